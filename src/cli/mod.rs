@@ -1,0 +1,28 @@
+//! Subcommands of the `tengen` binary, one module each.
+
+pub mod rules;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// tengen: an online Go server under the Chinese rules.
+#[derive(Debug, Parser)]
+#[command(name = "tengen", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay SGF files under a ruleset and print one JSON verdict and count per file.
+    Rules(rules::Args),
+}
+
+/// Runs the chosen subcommand and returns the process exit status.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Rules(args) => rules::run(args),
+    }
+}

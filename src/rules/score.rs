@@ -1,0 +1,237 @@
+//! Counting a finished position (RULES.md §6): area counting with dame split for the
+//! Chinese rules, territory plus prisoners for the Japanese and Korean ones. Counts are
+//! kept in exact half points; floats appear only when a number is shown.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::board::Board;
+use super::result::GameResult;
+use super::ruleset::{Counting, Ruleset};
+use super::vertex::{Color, Vertex};
+
+/// A number of points in halves: 15 is 7.5 points, which is 3¾ stones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct HalfPoints(pub i32);
+
+impl HalfPoints {
+    /// Points from a float that must be a whole multiple of ½ (komi as people write it).
+    pub fn from_points(points: f64) -> Option<HalfPoints> {
+        let halves = points * 2.0;
+        (halves.is_finite() && halves.fract() == 0.0 && halves.abs() <= 2_000.0)
+            .then_some(HalfPoints(halves as i32))
+    }
+
+    /// Reads `7.5`, `-3`, `0.5`.
+    pub fn parse_points(s: &str) -> Option<HalfPoints> {
+        s.trim().parse::<f64>().ok().and_then(HalfPoints::from_points)
+    }
+
+    pub fn points(self) -> f64 {
+        f64::from(self.0) / 2.0
+    }
+
+    /// The same amount in stones (one stone is two points).
+    pub fn stones(self) -> f64 {
+        f64::from(self.0) / 4.0
+    }
+}
+
+impl fmt::Display for HalfPoints {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let a = self.0.unsigned_abs();
+        if a % 2 == 0 {
+            write!(f, "{sign}{}", a / 2)
+        } else {
+            write!(f, "{sign}{}.5", a / 2)
+        }
+    }
+}
+
+impl Serialize for HalfPoints {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.points())
+    }
+}
+
+impl<'de> Deserialize<'de> for HalfPoints {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let p = f64::deserialize(d)?;
+        HalfPoints::from_points(p)
+            .ok_or_else(|| serde::de::Error::custom("points must be a multiple of 0.5, at most 1000"))
+    }
+}
+
+/// The stones both players are marking dead. Marks go by chain: marking one stone
+/// marks every stone connected to it, and so does unmarking.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DeadStones(BTreeSet<Vertex>);
+
+impl DeadStones {
+    pub fn new() -> DeadStones {
+        DeadStones::default()
+    }
+
+    /// Marks (`dead = true`) or unmarks the whole chain through `v`. Returns false when
+    /// `v` holds no stone, so nothing changed.
+    pub fn set_chain(&mut self, board: &Board, v: Vertex, dead: bool) -> bool {
+        let chain = board.chain(v);
+        for &s in &chain {
+            if dead {
+                self.0.insert(s);
+            } else {
+                self.0.remove(&s);
+            }
+        }
+        !chain.is_empty()
+    }
+
+    /// Flips the chain through `v` between dead and alive.
+    pub fn toggle_chain(&mut self, board: &Board, v: Vertex) -> bool {
+        let dead = !self.contains(v);
+        self.set_chain(board, v, dead)
+    }
+
+    pub fn contains(&self, v: Vertex) -> bool {
+        self.0.contains(&v)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Vertex> + '_ {
+        self.0.iter().copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// What the count needs besides the position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScoreRules {
+    pub ruleset: Ruleset,
+    pub komi: HalfPoints,
+    /// Handicap stones Black received (0 for an even game).
+    pub handicap: u8,
+}
+
+/// A counted position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Score {
+    /// Black's count: area (stones + surrounded points) or territory + prisoners.
+    pub black: HalfPoints,
+    pub white: HalfPoints,
+    /// Black's margin after komi and handicap compensation; negative when White wins.
+    pub black_margin: HalfPoints,
+    pub result: GameResult,
+}
+
+impl Score {
+    /// Black's margin in stones (RULES.md §6: 0.75 is "Black wins by ¾ stone").
+    pub fn margin_stones(&self) -> f64 {
+        self.black_margin.stones()
+    }
+
+    /// The result as the Chinese rules say it, e.g. `黑胜3/4子`, `白胜1又1/4子`, `和棋`.
+    pub fn chinese(&self) -> String {
+        let quarters = self.black_margin.0.unsigned_abs();
+        if quarters == 0 {
+            return "和棋".to_string();
+        }
+        let who = if self.black_margin.0 > 0 { "黑" } else { "白" };
+        let (whole, frac) = (quarters / 4, quarters % 4);
+        let frac = ["", "1/4", "1/2", "3/4"][frac as usize];
+        match (whole, frac) {
+            (w, "") => format!("{who}胜{w}子"),
+            (0, f) => format!("{who}胜{f}子"),
+            (w, f) => format!("{who}胜{w}又{f}子"),
+        }
+    }
+}
+
+/// Counts `board` with the `dead` stones taken off. `prisoners[c]` are the stones colour
+/// `c` captured during play (only territory counting uses them).
+pub fn count(board: &Board, dead: &DeadStones, rules: &ScoreRules, prisoners: [u32; 2]) -> Score {
+    let size = board.size() as usize;
+    let at = |v: Vertex| board.get(v).filter(|_| !dead.contains(v));
+    // Per colour: live stones, surrounded empty points; dame is shared.
+    let mut stones = [0i32; 2];
+    let mut surrounded = [0i32; 2];
+    let mut dame = 0i32;
+    let mut seen = vec![false; size * size];
+    let mut stack = Vec::new();
+    for v in board.points() {
+        if let Some(c) = at(v) {
+            stones[c.index()] += 1;
+            continue;
+        }
+        let slot = |v: Vertex| v.y as usize * size + v.x as usize;
+        if seen[slot(v)] {
+            continue;
+        }
+        // Flood the empty (or dead) region from v; note which colours border it.
+        let (mut region, mut borders) = (0i32, [false; 2]);
+        seen[slot(v)] = true;
+        stack.push(v);
+        while let Some(p) = stack.pop() {
+            region += 1;
+            for n in board.neighbors(p) {
+                match at(n) {
+                    Some(c) => borders[c.index()] = true,
+                    None if !seen[slot(n)] => {
+                        seen[slot(n)] = true;
+                        stack.push(n);
+                    }
+                    None => {}
+                }
+            }
+        }
+        match borders {
+            [true, false] => surrounded[0] += region,
+            [false, true] => surrounded[1] += region,
+            [true, true] => dame += region,
+            [false, false] => {}
+        }
+    }
+    let dead_of = |c: Color| dead.iter().filter(|&v| board.get(v) == Some(c)).count() as i32;
+    let (black, white) = match rules.ruleset.counting() {
+        Counting::Area { split_dame } => {
+            let shared = if split_dame { dame } else { 0 };
+            (
+                2 * (stones[0] + surrounded[0]) + shared,
+                2 * (stones[1] + surrounded[1]) + shared,
+            )
+        }
+        Counting::Territory => (
+            2 * (surrounded[0] + prisoners[0] as i32 + dead_of(Color::White)),
+            2 * (surrounded[1] + prisoners[1] as i32 + dead_of(Color::Black)),
+        ),
+    };
+    let compensation = if rules.ruleset.compensates_handicap() && rules.handicap >= 2 {
+        2 * i32::from(rules.handicap)
+    } else {
+        0
+    };
+    let black_margin = HalfPoints(black - white - rules.komi.0 - compensation);
+    let winner = match black_margin.0 {
+        0 => None,
+        m if m > 0 => Some(Color::Black),
+        _ => Some(Color::White),
+    };
+    Score {
+        black: HalfPoints(black),
+        white: HalfPoints(white),
+        black_margin,
+        result: GameResult::Score {
+            winner,
+            margin: HalfPoints(black_margin.0.abs()),
+        },
+    }
+}
