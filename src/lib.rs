@@ -6,5 +6,6 @@
 //! pure cores the room consults, and [`store`] is the durable event log.
 
 pub mod clock;
+pub mod protocol;
 pub mod rules;
 pub mod store;

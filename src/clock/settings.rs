@@ -1,0 +1,487 @@
+//! The time control a game is played under, and the check that refuses impossible or
+//! absurd settings before a game is created with them.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::Millis;
+
+/// How much time each side has, in one of the time systems players know.
+///
+/// On the wire: `{"system":"byoyomi","main_ms":600000,"periods":5,"period_ms":30000}`.
+/// Every system spends main time first; what follows main time differs per system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "system", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TimeControl {
+    /// Untimed: nobody ever loses on time (casual and correspondence-like games).
+    None,
+    /// Sudden death: `main_ms` for the whole game.
+    Absolute {
+        /// Time for the whole game.
+        main_ms: Millis,
+    },
+    /// Fischer increment: `increment_ms` is added after each move, and main time is
+    /// capped at `max_ms` when that is given, so time cannot be banked without limit.
+    Fischer {
+        /// Time at the start of the game.
+        main_ms: Millis,
+        /// Added to main time after every move made in time.
+        increment_ms: Millis,
+        /// Upper bound on main time after an increment.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_ms: Option<Millis>,
+    },
+    /// Japanese byo-yomi (RULES.md §8): main time, then `periods` periods of `period_ms`.
+    /// A move within the current period uses none; each full period used consumes one;
+    /// using up the last period loses on time. `main_ms` may be 0 (straight byo-yomi).
+    Byoyomi {
+        /// Main time before the periods start; may be 0.
+        main_ms: Millis,
+        /// Number of periods.
+        periods: u32,
+        /// Length of one period.
+        period_ms: Millis,
+    },
+    /// Canadian overtime: after main time, `moves` moves within `block_ms`; when they are
+    /// made, a fresh block of `moves` moves in `block_ms` starts. `main_ms` may be 0.
+    Canadian {
+        /// Main time before the blocks start; may be 0.
+        main_ms: Millis,
+        /// Moves to make in each block.
+        moves: u32,
+        /// Time for each block.
+        block_ms: Millis,
+    },
+    /// A fixed time for every move, unused time is not carried over.
+    Simple {
+        /// Time for each move.
+        per_move_ms: Millis,
+    },
+}
+
+impl TimeControl {
+    /// Whether a side can lose on time; the room arms no timer for untimed games.
+    pub fn is_timed(&self) -> bool {
+        !matches!(self, Self::None)
+    }
+
+    /// Refuses settings that cannot be played (a zero where time is needed, a cap below
+    /// the starting time) or are absurd for this server (above `limits`), naming the
+    /// field so the client can fix its request.
+    pub fn validate(&self, limits: &ClockLimits) -> Result<(), ClockError> {
+        match *self {
+            Self::None => Ok(()),
+            Self::Absolute { main_ms } => {
+                positive("main_ms", main_ms)?;
+                at_most("main_ms", main_ms, limits.max_main_ms)
+            }
+            Self::Fischer {
+                main_ms,
+                increment_ms,
+                max_ms,
+            } => {
+                // The increment is only added after a move, so a clock starting at zero
+                // would flag before the first move whatever the increment is.
+                if main_ms == 0 {
+                    return Err(ClockError::InvalidField {
+                        field: "main_ms",
+                        reason: "must be positive, because the increment is only added after a move",
+                    });
+                }
+                at_most("main_ms", main_ms, limits.max_main_ms)?;
+                at_most("increment_ms", increment_ms, limits.max_period_ms)?;
+                if let Some(max_ms) = max_ms {
+                    if max_ms < main_ms {
+                        return Err(ClockError::InvalidField {
+                            field: "max_ms",
+                            reason: "must not be below main_ms",
+                        });
+                    }
+                    at_most("max_ms", max_ms, limits.max_main_ms)?;
+                }
+                Ok(())
+            }
+            Self::Byoyomi {
+                main_ms,
+                periods,
+                period_ms,
+            } => {
+                at_most("main_ms", main_ms, limits.max_main_ms)?;
+                positive("periods", u64::from(periods))?;
+                at_most("periods", u64::from(periods), u64::from(limits.max_periods))?;
+                positive("period_ms", period_ms)?;
+                at_most("period_ms", period_ms, limits.max_period_ms)
+            }
+            Self::Canadian {
+                main_ms,
+                moves,
+                block_ms,
+            } => {
+                at_most("main_ms", main_ms, limits.max_main_ms)?;
+                positive("moves", u64::from(moves))?;
+                at_most("moves", u64::from(moves), u64::from(limits.max_moves))?;
+                positive("block_ms", block_ms)?;
+                at_most("block_ms", block_ms, limits.max_period_ms)
+            }
+            Self::Simple { per_move_ms } => {
+                positive("per_move_ms", per_move_ms)?;
+                at_most("per_move_ms", per_move_ms, limits.max_period_ms)
+            }
+        }
+    }
+}
+
+fn positive(field: &'static str, value: u64) -> Result<(), ClockError> {
+    if value == 0 {
+        return Err(ClockError::InvalidField {
+            field,
+            reason: "must be positive",
+        });
+    }
+    Ok(())
+}
+
+fn at_most(field: &'static str, value: u64, limit: u64) -> Result<(), ClockError> {
+    if value > limit {
+        return Err(ClockError::AboveLimit {
+            field,
+            value,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+/// The largest settings this server accepts, so one request cannot create a game that
+/// holds a room open for weeks. Configurable; the defaults suit public play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClockLimits {
+    /// Largest main time (also bounds Fischer's `max_ms`). Default 24 hours.
+    pub max_main_ms: Millis,
+    /// Largest byo-yomi period, Canadian block, simple per-move time or Fischer
+    /// increment. Default 1 hour.
+    pub max_period_ms: Millis,
+    /// Most byo-yomi periods. Default 100.
+    pub max_periods: u32,
+    /// Most moves in a Canadian block. Default 1000.
+    pub max_moves: u32,
+}
+
+impl Default for ClockLimits {
+    fn default() -> Self {
+        Self {
+            max_main_ms: 24 * 60 * 60 * 1000,
+            max_period_ms: 60 * 60 * 1000,
+            max_periods: 100,
+            max_moves: 1000,
+        }
+    }
+}
+
+/// Why a time control was refused; names the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ClockError {
+    /// The value cannot be played (zero where time is needed, or inconsistent).
+    #[error("The time setting `{field}` {reason}.")]
+    InvalidField {
+        /// The JSON field name.
+        field: &'static str,
+        /// What the value must be, as the end of a sentence.
+        reason: &'static str,
+    },
+    /// The value is above this server's limit.
+    #[error("The time setting `{field}` is {value}, above this server's limit of {limit}.")]
+    AboveLimit {
+        /// The JSON field name.
+        field: &'static str,
+        /// The value requested.
+        value: u64,
+        /// The largest value accepted.
+        limit: u64,
+    },
+}
+
+impl ClockError {
+    /// The JSON field at fault, whatever the reason.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Self::InvalidField { field, .. } | Self::AboveLimit { field, .. } => field,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(tc: TimeControl) -> Result<(), ClockError> {
+        tc.validate(&ClockLimits::default())
+    }
+
+    fn field_of(tc: TimeControl) -> &'static str {
+        match check(tc) {
+            Err(e) => e.field(),
+            Ok(()) => panic!("{tc:?} should be refused"),
+        }
+    }
+
+    #[test]
+    fn byoyomi_json_form() {
+        let json = r#"{"system":"byoyomi","main_ms":600000,"periods":5,"period_ms":30000}"#;
+        let tc: TimeControl = serde_json::from_str(json).unwrap();
+        assert_eq!(
+            tc,
+            TimeControl::Byoyomi {
+                main_ms: 600_000,
+                periods: 5,
+                period_ms: 30_000
+            }
+        );
+        assert_eq!(serde_json::to_string(&tc).unwrap(), json);
+    }
+
+    #[test]
+    fn other_json_forms() {
+        let none: TimeControl = serde_json::from_str(r#"{"system":"none"}"#).unwrap();
+        assert_eq!(none, TimeControl::None);
+        assert!(!none.is_timed());
+        let fischer: TimeControl =
+            serde_json::from_str(r#"{"system":"fischer","main_ms":1,"increment_ms":2}"#).unwrap();
+        assert_eq!(
+            fischer,
+            TimeControl::Fischer {
+                main_ms: 1,
+                increment_ms: 2,
+                max_ms: None
+            }
+        );
+        assert!(fischer.is_timed());
+        assert_eq!(
+            serde_json::to_string(&fischer).unwrap(),
+            r#"{"system":"fischer","main_ms":1,"increment_ms":2}"#
+        );
+        let simple: TimeControl =
+            serde_json::from_str(r#"{"system":"simple","per_move_ms":5000}"#).unwrap();
+        assert_eq!(simple, TimeControl::Simple { per_move_ms: 5000 });
+    }
+
+    #[test]
+    fn unknown_fields_and_systems_are_refused() {
+        assert!(
+            serde_json::from_str::<TimeControl>(r#"{"system":"absolute","main_ms":1,"x":2}"#)
+                .is_err()
+        );
+        assert!(serde_json::from_str::<TimeControl>(r#"{"system":"hourglass"}"#).is_err());
+        assert!(serde_json::from_str::<TimeControl>(r#"{"system":"absolute"}"#).is_err());
+    }
+
+    #[test]
+    fn sensible_settings_pass() {
+        let ok = [
+            TimeControl::None,
+            TimeControl::Absolute { main_ms: 300_000 },
+            TimeControl::Fischer {
+                main_ms: 300_000,
+                increment_ms: 0,
+                max_ms: None,
+            },
+            TimeControl::Fischer {
+                main_ms: 300_000,
+                increment_ms: 5_000,
+                max_ms: Some(300_000),
+            },
+            TimeControl::Byoyomi {
+                main_ms: 0,
+                periods: 5,
+                period_ms: 30_000,
+            },
+            TimeControl::Canadian {
+                main_ms: 0,
+                moves: 25,
+                block_ms: 600_000,
+            },
+            TimeControl::Simple {
+                per_move_ms: 10_000,
+            },
+        ];
+        for tc in ok {
+            assert_eq!(check(tc), Ok(()), "{tc:?}");
+        }
+    }
+
+    #[test]
+    fn zeros_are_refused_naming_the_field() {
+        assert_eq!(
+            check(TimeControl::Byoyomi {
+                main_ms: 0,
+                periods: 5,
+                period_ms: 0
+            }),
+            Err(ClockError::InvalidField {
+                field: "period_ms",
+                reason: "must be positive"
+            })
+        );
+        assert_eq!(field_of(TimeControl::Absolute { main_ms: 0 }), "main_ms");
+        assert_eq!(
+            field_of(TimeControl::Byoyomi {
+                main_ms: 1,
+                periods: 0,
+                period_ms: 1
+            }),
+            "periods"
+        );
+        assert_eq!(
+            field_of(TimeControl::Canadian {
+                main_ms: 1,
+                moves: 0,
+                block_ms: 1
+            }),
+            "moves"
+        );
+        assert_eq!(
+            field_of(TimeControl::Canadian {
+                main_ms: 1,
+                moves: 1,
+                block_ms: 0
+            }),
+            "block_ms"
+        );
+        assert_eq!(
+            field_of(TimeControl::Simple { per_move_ms: 0 }),
+            "per_move_ms"
+        );
+        assert_eq!(
+            field_of(TimeControl::Fischer {
+                main_ms: 0,
+                increment_ms: 0,
+                max_ms: None
+            }),
+            "main_ms"
+        );
+        assert_eq!(
+            field_of(TimeControl::Fischer {
+                main_ms: 0,
+                increment_ms: 5_000,
+                max_ms: None
+            }),
+            "main_ms"
+        );
+    }
+
+    #[test]
+    fn fischer_cap_below_main_is_refused() {
+        assert_eq!(
+            check(TimeControl::Fischer {
+                main_ms: 60_000,
+                increment_ms: 1_000,
+                max_ms: Some(59_999)
+            }),
+            Err(ClockError::InvalidField {
+                field: "max_ms",
+                reason: "must not be below main_ms"
+            })
+        );
+    }
+
+    #[test]
+    fn absurd_values_are_refused_naming_the_field() {
+        let limits = ClockLimits::default();
+        let day = limits.max_main_ms;
+        let hour = limits.max_period_ms;
+        assert_eq!(check(TimeControl::Absolute { main_ms: day }), Ok(()));
+        assert_eq!(
+            check(TimeControl::Absolute { main_ms: day + 1 }),
+            Err(ClockError::AboveLimit {
+                field: "main_ms",
+                value: day + 1,
+                limit: day
+            })
+        );
+        assert_eq!(
+            field_of(TimeControl::Byoyomi {
+                main_ms: 0,
+                periods: 101,
+                period_ms: 1
+            }),
+            "periods"
+        );
+        assert_eq!(
+            field_of(TimeControl::Byoyomi {
+                main_ms: 0,
+                periods: 1,
+                period_ms: hour + 1
+            }),
+            "period_ms"
+        );
+        assert_eq!(
+            field_of(TimeControl::Canadian {
+                main_ms: 0,
+                moves: 1001,
+                block_ms: 1
+            }),
+            "moves"
+        );
+        assert_eq!(
+            field_of(TimeControl::Canadian {
+                main_ms: 0,
+                moves: 1,
+                block_ms: hour + 1
+            }),
+            "block_ms"
+        );
+        assert_eq!(
+            field_of(TimeControl::Simple {
+                per_move_ms: hour + 1
+            }),
+            "per_move_ms"
+        );
+        assert_eq!(
+            field_of(TimeControl::Fischer {
+                main_ms: 1,
+                increment_ms: hour + 1,
+                max_ms: None
+            }),
+            "increment_ms"
+        );
+        assert_eq!(
+            field_of(TimeControl::Fischer {
+                main_ms: 1,
+                increment_ms: 1,
+                max_ms: Some(day + 1)
+            }),
+            "max_ms"
+        );
+    }
+
+    #[test]
+    fn error_texts_are_sentences() {
+        let e = ClockError::InvalidField {
+            field: "period_ms",
+            reason: "must be positive",
+        };
+        assert_eq!(
+            e.to_string(),
+            "The time setting `period_ms` must be positive."
+        );
+        let e = ClockError::AboveLimit {
+            field: "periods",
+            value: 101,
+            limit: 100,
+        };
+        assert_eq!(
+            e.to_string(),
+            "The time setting `periods` is 101, above this server's limit of 100."
+        );
+    }
+
+    #[test]
+    fn limits_have_the_documented_defaults() {
+        let l = ClockLimits::default();
+        assert_eq!(l.max_main_ms, 86_400_000);
+        assert_eq!(l.max_period_ms, 3_600_000);
+        assert_eq!(l.max_periods, 100);
+        assert_eq!(l.max_moves, 1000);
+    }
+}

@@ -1,0 +1,84 @@
+//! Error codes: stable strings a client can match on, one per way a request can fail.
+
+use serde::{Deserialize, Serialize};
+
+/// Why a request was refused. The wire form is the snake_case name; it never changes
+/// once published (client-protocol/errors.md lists them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Malformed JSON, a missing or mistyped field, or impossible settings.
+    BadRequest,
+    /// A `type` the server does not know.
+    UnknownType,
+    /// No valid token, or the token was refused.
+    Unauthorized,
+    /// Authenticated, but not allowed to do this (a spectator playing, say).
+    Forbidden,
+    /// No such game, seek, challenge or user.
+    NotFound,
+    /// It is the opponent's move.
+    NotYourTurn,
+    /// The rules forbid the move; `reason` says which rule.
+    IllegalMove,
+    /// The request names a move number that is not the next one (a duplicate or old retry).
+    StaleMove,
+    /// The game is not in the phase this request belongs to.
+    WrongPhase,
+    /// Too many messages; slow down.
+    RateLimited,
+    /// The message is larger than the server accepts.
+    TooLarge,
+    /// A per-user limit (open seeks, live games) is reached.
+    LimitReached,
+    /// The server cannot take the request now (store failure, shutting down).
+    Unavailable,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::UnknownType => "unknown_type",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::IllegalMove => "illegal_move",
+            ErrorCode::StaleMove => "stale_move",
+            ErrorCode::WrongPhase => "wrong_phase",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::LimitReached => "limit_reached",
+            ErrorCode::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// A refusal: the code, a sentence for people, and for illegal moves the rule broken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    pub code: ErrorCode,
+    pub message: String,
+    /// For `illegal_move`: `occupied`, `suicide`, `ko`, `superko` or `off_board`.
+    pub reason: Option<&'static str>,
+}
+
+impl Refusal {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            message: message.into(),
+            reason: None,
+        }
+    }
+
+    pub fn illegal(err: crate::rules::IllegalMove) -> Refusal {
+        Refusal {
+            code: ErrorCode::IllegalMove,
+            message: err.to_string(),
+            reason: Some(err.reason()),
+        }
+    }
+}

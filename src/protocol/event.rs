@@ -1,0 +1,117 @@
+//! Game events: what happened in a game, numbered per game (`seq` 1, 2, 3 … with no gaps).
+//! The same values are broadcast to players and spectators, kept for reconnecting
+//! clients, and written to the durable log, from which a game is rebuilt after a restart.
+
+use serde::{Deserialize, Serialize};
+
+use super::settings::GameSettings;
+use super::user::UserInfo;
+use crate::clock::ClockView;
+use crate::rules::{Color, GameResult, HalfPoints, Move, Vertex};
+
+/// Proof that the colours were drawn fairly (see client-protocol/nigiri.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NigiriProof {
+    /// sha256 of the secret, hex; shown with the seek before anyone accepted.
+    pub commitment: String,
+    /// The server's secret, hex; revealed when the game starts.
+    pub secret: String,
+    /// The accepting player's seed, as sent in `accept` (empty if none).
+    pub seed: String,
+    /// The colour the draw gave the challenger.
+    pub challenger: Color,
+}
+
+/// The count of a finished game, in points and in stones (RULES.md §6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreView {
+    pub black: HalfPoints,
+    pub white: HalfPoints,
+    pub komi: HalfPoints,
+    /// Black's margin in stones after komi; negative when White wins.
+    pub margin_stones: f64,
+    /// The result as the Chinese rules say it, e.g. `黑胜3/4子`.
+    pub chinese: String,
+    /// The stones both players agreed were dead.
+    pub dead: Vec<Vertex>,
+}
+
+/// Something that happened in a game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum GameEvent {
+    /// The first event of every game.
+    GameCreated {
+        settings: GameSettings,
+        black: UserInfo,
+        white: UserInfo,
+        /// Handicap stones the server placed (fixed placement).
+        handicap_stones: Vec<Vertex>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nigiri: Option<NigiriProof>,
+        created_at: i64,
+    },
+    /// Black placed free handicap stones; White moves next.
+    HandicapPlaced { vertices: Vec<Vertex> },
+    /// A stone or a pass. `captures` lists the stones it removed.
+    MovePlayed {
+        move_number: u32,
+        color: Color,
+        vertex: Move,
+        captures: Vec<Vertex>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+    },
+    /// Two passes in a row: players now mark dead stones. `disputes` counts earlier
+    /// rejections; from the second scoring on, unagreed marks mean all stones live.
+    ScoringStarted { disputes: u32 },
+    /// A player marked or unmarked a chain; `marks` is the whole set now, and every
+    /// earlier acceptance is void.
+    DeadMarked {
+        by: Color,
+        vertex: Vertex,
+        dead: bool,
+        marks: Vec<Vertex>,
+    },
+    ScoreAccepted { by: Color },
+    /// A player rejected the marks; play resumes with `to_move` (RULES.md §5).
+    PlayResumed { by: Color, to_move: Color },
+    GameEnded {
+        result: GameResult,
+        /// `score`, `resignation`, `time`, `forfeit`, `double_forfeit`, `draw`, `void`.
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        score: Option<ScoreView>,
+    },
+    /// Players' chat (spectators' chat is not part of the numbered stream).
+    Chat { from: UserInfo, text: String, at: i64 },
+    /// A player's connection came or went.
+    Presence { color: Color, online: bool },
+}
+
+impl GameEvent {
+    /// The name stored in the log and used as `type` on the wire.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GameEvent::GameCreated { .. } => "game_created",
+            GameEvent::HandicapPlaced { .. } => "handicap_placed",
+            GameEvent::MovePlayed { .. } => "move_played",
+            GameEvent::ScoringStarted { .. } => "scoring_started",
+            GameEvent::DeadMarked { .. } => "dead_marked",
+            GameEvent::ScoreAccepted { .. } => "score_accepted",
+            GameEvent::PlayResumed { .. } => "play_resumed",
+            GameEvent::GameEnded { .. } => "game_ended",
+            GameEvent::Chat { .. } => "chat",
+            GameEvent::Presence { .. } => "presence",
+        }
+    }
+}
+
+/// An event as it goes on the wire: the game, its number, then the event's own fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventFrame {
+    pub game_id: String,
+    pub seq: u64,
+    #[serde(flatten)]
+    pub event: GameEvent,
+}

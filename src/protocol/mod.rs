@@ -1,0 +1,20 @@
+//! The wire format: every message that crosses a WebSocket, and the error codes. The only
+//! module that knows the JSON shapes; `client-protocol/` documents them and a test checks
+//! its examples against these types.
+
+mod client;
+mod error;
+mod event;
+mod server;
+mod settings;
+mod user;
+
+pub use client::{ClientMsg, DecodeError, Request, RequestId, decode};
+pub use error::{ErrorCode, Refusal};
+pub use event::{EventFrame, GameEvent, NigiriProof, ScoreView};
+pub use server::{Challenge, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerMsg, Snapshot};
+pub use settings::{ColorChoice, GameSettings, HandicapPlacement};
+pub use user::{Role, UserInfo};
+
+/// Bumped when a change could break an existing client.
+pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,0 +1,190 @@
+//! Server → client messages that are not numbered game events: replies, the lobby,
+//! snapshots and spectators' chat.
+
+use serde::{Deserialize, Serialize};
+
+use super::client::RequestId;
+use super::error::ErrorCode;
+use super::event::{NigiriProof, ScoreView};
+use super::settings::GameSettings;
+use super::user::UserInfo;
+use crate::clock::ClockView;
+use crate::rules::{Color, GameResult, Move, Vertex};
+
+/// The stage a game is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Black is to place free handicap stones.
+    Handicap,
+    Play,
+    /// Two passes ended play; players mark dead stones.
+    Scoring,
+    Ended,
+}
+
+/// An open seek (no `to`) or a direct challenge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Challenge {
+    pub challenge_id: String,
+    pub from: UserInfo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    pub settings: GameSettings,
+    pub created_at: i64,
+    /// For `nigiri`: sha256 of the server's secret, fixed before anyone accepts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nigiri_commitment: Option<String>,
+}
+
+/// A game as the lobby lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameSummary {
+    pub game_id: String,
+    pub black: UserInfo,
+    pub white: UserInfo,
+    pub board_size: u8,
+    pub move_number: u32,
+    pub phase: Phase,
+    pub spectators: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+}
+
+/// A player's seat: who, and whether connected now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Seat {
+    pub user: UserInfo,
+    pub online: bool,
+}
+
+/// One move of the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    pub color: Color,
+    pub vertex: Move,
+}
+
+/// Prisoners each side has taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prisoners {
+    pub black: u32,
+    pub white: u32,
+}
+
+/// Everything a client needs to draw a game from nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub game_id: String,
+    /// The last event's number; events that follow continue from it.
+    pub seq: u64,
+    pub settings: GameSettings,
+    pub black: Seat,
+    pub white: Seat,
+    pub phase: Phase,
+    /// Rows from the top: `X` black, `O` white, `.` empty.
+    pub board: Vec<String>,
+    pub handicap_stones: Vec<Vertex>,
+    pub moves: Vec<MoveRecord>,
+    pub prisoners: Prisoners,
+    pub to_move: Color,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockView>,
+    pub server_time: i64,
+    /// Marks in the scoring phase.
+    pub dead: Vec<Vertex>,
+    /// Who has accepted the current marks.
+    pub accepted: Vec<Color>,
+    pub disputes: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<ScoreView>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nigiri: Option<NigiriProof>,
+    /// Your colour when you play in this game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub you: Option<Color>,
+}
+
+/// A message from the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// The first message on every connection.
+    Welcome {
+        protocol: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user: Option<UserInfo>,
+        server_time: i64,
+    },
+    Error {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        code: ErrorCode,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    Pong {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        server_time: i64,
+    },
+    /// A request succeeded; for game actions `seq` is the number of the event it caused.
+    Ack {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// Reply to `auth`.
+    Authenticated {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        user: UserInfo,
+    },
+    Seeks {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        challenges: Vec<Challenge>,
+    },
+    Games {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        games: Vec<GameSummary>,
+    },
+    /// Reply to `seek` and `challenge`.
+    ChallengeCreated {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        challenge: Challenge,
+    },
+    /// A new open seek (to lobby watchers) or a challenge addressed to you.
+    ChallengeAdded { challenge: Challenge },
+    /// A seek or challenge is gone: `accepted`, `declined`, `cancelled` or `disconnected`.
+    ChallengeRemoved { challenge_id: String, reason: String },
+    /// A game you play in has started; `join` it to play.
+    GameStarted {
+        game_id: String,
+        black: UserInfo,
+        white: UserInfo,
+        settings: GameSettings,
+    },
+    /// Lobby watchers: a game started or ended.
+    GameListed { game: GameSummary },
+    Snapshot(Box<Snapshot>),
+    /// Spectators' chat: not numbered, never sent to the players.
+    Kibitz {
+        game_id: String,
+        from: UserInfo,
+        text: String,
+        at: i64,
+    },
+    /// The server is going away (shutdown); reconnect later and `join` with `since_seq`.
+    Closing { reason: String },
+}

@@ -1,0 +1,22 @@
+//! Who is on the other end of a connection, as tokens name them.
+
+use serde::{Deserialize, Serialize};
+
+/// What an account may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    #[default]
+    Player,
+    Bot,
+    Referee,
+    Admin,
+}
+
+/// A user as other clients see them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct UserInfo {
+    pub id: String,
+    pub name: String,
+    pub role: Role,
+}
