@@ -1,0 +1,132 @@
+//! The versioned schema of the SQLite game database: an ordered list of migrations, the
+//! file's `PRAGMA user_version` saying how many have run. Never edit a released
+//! migration; append a new one.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+/// `PRAGMA application_id` of a tengen database ("TGEN"), so another program's SQLite
+/// file is recognised and refused instead of having tables added to it.
+pub(crate) const APPLICATION_ID: i64 = 0x5447_454E;
+
+/// Migration `i` (0-based) brings the schema from version `i` to version `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: games and their numbered events.
+    "
+    CREATE TABLE games (
+        id            TEXT PRIMARY KEY NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        settings      TEXT NOT NULL,
+        black         TEXT NOT NULL,
+        white         TEXT NOT NULL,
+        black_name    TEXT NOT NULL,
+        white_name    TEXT NOT NULL,
+        status        TEXT NOT NULL CHECK (status IN ('live', 'finished')),
+        result        TEXT,
+        ended_at_ms   INTEGER,
+        move_count    INTEGER NOT NULL DEFAULT 0 CHECK (move_count >= 0)
+    ) STRICT;
+    CREATE INDEX games_by_created ON games (created_at_ms, id);
+    CREATE INDEX games_by_status ON games (status, created_at_ms, id);
+    CREATE INDEX games_by_black ON games (black, created_at_ms, id);
+    CREATE INDEX games_by_white ON games (white, created_at_ms, id);
+    CREATE TABLE events (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        seq     INTEGER NOT NULL CHECK (seq >= 1),
+        kind    TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        at_ms   INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) STRICT, WITHOUT ROWID;
+    ",
+];
+
+/// The schema version this build writes and understands.
+pub(crate) fn latest_version() -> i64 {
+    // A handful of migrations; the cast cannot truncate.
+    MIGRATIONS.len() as i64
+}
+
+/// Reads the file's schema version, refusing a file this build must not touch.
+///
+/// Runs before anything writes, so a refused file is left byte for byte as it was.
+pub(crate) fn check_version(conn: &Connection, path: &Path) -> Result<i64, StoreError> {
+    let read = |pragma: &str| -> Result<i64, StoreError> {
+        conn.pragma_query_value(None, pragma, |row| row.get::<_, i64>(0))
+            .map_err(|source| classify_read_error(path, source))
+    };
+    let version = read("user_version")?;
+    let application_id = read("application_id")?;
+    if application_id != 0 && application_id != APPLICATION_ID {
+        return Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("its application id is {application_id:#x}, another program's"),
+        });
+    }
+    if version > latest_version() {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found: version,
+            supported: latest_version(),
+        });
+    }
+    if version == 0 {
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
+            .map_err(|source| classify_read_error(path, source))?;
+        if tables > 0 {
+            return Err(StoreError::Corrupt {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "it has {tables} schema objects but no tengen schema version, so it belongs to another program"
+                ),
+            });
+        }
+    }
+    Ok(version)
+}
+
+/// Runs every migration after `from`, each in its own transaction together with the
+/// `user_version` bump, so a crash mid-upgrade leaves a consistent earlier version.
+pub(crate) fn migrate(conn: &mut Connection, path: &Path, from: i64) -> Result<(), StoreError> {
+    for (index, sql) in MIGRATIONS.iter().enumerate() {
+        let version = index as i64 + 1;
+        if version <= from {
+            continue;
+        }
+        let failed = |source| StoreError::Migration {
+            path: path.to_path_buf(),
+            version,
+            source: Arc::new(source),
+        };
+        let tx = conn.transaction().map_err(failed)?;
+        tx.execute_batch(sql).map_err(failed)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(failed)?;
+        tx.pragma_update(None, "user_version", version)
+            .map_err(failed)?;
+        tx.commit().map_err(failed)?;
+        tracing::info!(path = %path.display(), version, "migrated the game database");
+    }
+    Ok(())
+}
+
+/// Turns SQLite's "not a database" and "corrupt" codes into [`StoreError::Corrupt`], so
+/// the message says what is wrong with the file rather than just "could not read".
+pub(crate) fn classify_read_error(path: &Path, source: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode;
+    match source.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: source.to_string(),
+        },
+        _ => StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source: Arc::new(source),
+        },
+    }
+}

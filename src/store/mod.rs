@@ -1,0 +1,353 @@
+//! store: owns the durable event log of every game (the games and their numbered events);
+//! it never interprets an event's meaning, never decides what is legal, and no SQL lives
+//! outside `src/store/`.
+//!
+//! The room commits every accepted event here *before* it acknowledges or broadcasts it,
+//! so after a crash or restart [`Store::unfinished_games`] gives back exactly what players
+//! were told. The store is generic: an event is a `(kind, JSON text)` pair numbered by a
+//! per-game `seq` (1, 2, 3 … with no gaps), and the store refuses a duplicate or gapped
+//! number instead of overwriting history.
+//!
+//! [`SqliteStore`] is the embedded backend; the synchronous [`Store`] trait keeps room for
+//! a PostgreSQL backend that several nodes can share. [`StoreWriter`] puts many games'
+//! commits into one transaction (one fsync) from an async context.
+
+mod migrations;
+mod sqlite;
+mod writer;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+pub use sqlite::{SqliteStore, SyncMode};
+pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
+
+/// Where a game stands, so restart recovery can pick out the games still being played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// Being played (or waiting for a move); replayed into a room after a restart.
+    Live,
+    /// Over, with a result; only read for history and review.
+    Finished,
+}
+
+impl GameStatus {
+    /// The stored and serialised spelling (`"live"`, `"finished"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Live => "live",
+            GameStatus::Finished => "finished",
+        }
+    }
+
+    /// Parses the stored spelling; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "live" => Some(GameStatus::Live),
+            "finished" => Some(GameStatus::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// One game's summary row: who plays, with what settings, and how it ended.
+///
+/// The event log is the truth about the game's course; this row is what game lists and
+/// player histories read without replaying events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Unique game id, chosen by the caller.
+    pub id: String,
+    /// Server Unix time in milliseconds when the game was created.
+    pub created_at_ms: i64,
+    /// The game's settings as JSON text; the store does not look inside.
+    pub settings: String,
+    /// User id of the player with Black.
+    pub black: String,
+    /// User id of the player with White.
+    pub white: String,
+    /// Black's display name at the time of the game.
+    pub black_name: String,
+    /// White's display name at the time of the game.
+    pub white_name: String,
+    /// Live or finished.
+    pub status: GameStatus,
+    /// SGF-style result (`B+1.5`, `W+R`, `B+T`, `0`, `Void`) once finished.
+    pub result: Option<String>,
+    /// Server Unix time in milliseconds when the game ended.
+    pub ended_at_ms: Option<i64>,
+    /// Moves played so far, as last set by the caller (see [`Append::MoveCount`]).
+    pub move_count: u32,
+}
+
+/// One numbered event of one game, stored as `(kind, JSON text)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRecord {
+    /// The game this event belongs to; the game must already exist (or be created earlier
+    /// in the same batch).
+    pub game_id: String,
+    /// Per-game sequence number: the first event is 1 and each next one is one more.
+    pub seq: u64,
+    /// The event's type name (for example `move_played`), chosen by the caller.
+    pub kind: String,
+    /// The event's body as JSON text; the store does not look inside.
+    pub payload: String,
+    /// Server Unix time in milliseconds when the event was accepted.
+    pub at_ms: i64,
+}
+
+/// One change in an atomic batch given to [`Store::append`].
+///
+/// A batch may mix creations, events and endings of several games; either all of it is
+/// written or none of it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Append {
+    /// Create a game; refused if the id already exists.
+    Create(GameRecord),
+    /// Append the next event of a game; refused unless `seq` is exactly one more than the
+    /// game's last stored `seq` (1 for the first).
+    Event(EventRecord),
+    /// Record how many moves a game has, so lists can show it without replaying events.
+    /// The store does not know which event kinds are moves, so the room says so here.
+    MoveCount {
+        /// The game to update.
+        game_id: String,
+        /// Moves played so far.
+        move_count: u32,
+    },
+    /// Mark a live game finished with its result; refused if it is already finished,
+    /// so a result is never overwritten.
+    Finish {
+        /// The game that ended.
+        game_id: String,
+        /// SGF-style result (`B+1.5`, `W+R`, `B+T`, `0`, `Void`).
+        result: String,
+        /// Server Unix time in milliseconds when the game ended.
+        ended_at_ms: i64,
+    },
+}
+
+impl Append {
+    /// The game this change is about, for logs and for isolating a failed request.
+    pub fn game_id(&self) -> &str {
+        match self {
+            Append::Create(game) => &game.id,
+            Append::Event(event) => &event.game_id,
+            Append::MoveCount { game_id, .. } | Append::Finish { game_id, .. } => game_id,
+        }
+    }
+}
+
+/// A page of the game list, newest first.
+///
+/// Paging: pass the last game's `created_at_ms` as `before_ms` and its `id` as
+/// `before_id` to get the next page. With `before_id` the cursor is the pair
+/// `(created_at_ms, id)`, so games created in the same millisecond are never skipped;
+/// with only `before_ms` every game created at that millisecond or later is excluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameQuery {
+    /// Only games where this user id plays Black or White.
+    pub player: Option<String>,
+    /// Only games in this status.
+    pub status: Option<GameStatus>,
+    /// Only games created before this instant (see the type's doc for the cursor).
+    pub before_ms: Option<i64>,
+    /// Tie-breaker for `before_ms`: also include games created exactly at `before_ms`
+    /// whose id sorts before this one. Ignored without `before_ms`.
+    pub before_id: Option<String>,
+    /// How many games at most; values above [`GameQuery::MAX_LIMIT`] are capped.
+    pub limit: u32,
+}
+
+impl GameQuery {
+    /// The most games one query returns, so a single request cannot read the whole table.
+    pub const MAX_LIMIT: u32 = 200;
+    /// The page size of [`GameQuery::default`].
+    pub const DEFAULT_LIMIT: u32 = 50;
+
+    /// The limit actually applied.
+    pub fn effective_limit(&self) -> u32 {
+        self.limit.min(Self::MAX_LIMIT)
+    }
+}
+
+impl Default for GameQuery {
+    /// All games, newest first, one page of [`GameQuery::DEFAULT_LIMIT`].
+    fn default() -> Self {
+        GameQuery {
+            player: None,
+            status: None,
+            before_ms: None,
+            before_id: None,
+            limit: Self::DEFAULT_LIMIT,
+        }
+    }
+}
+
+/// Why the store could not do what was asked.
+///
+/// Variants about a database file name it; variants about a request name the game, so the
+/// room can tell a bug in its own numbering ([`StoreError::SeqOutOfOrder`]) from storage
+/// trouble ([`StoreError::Sqlite`]). It is `Clone` (sources are shared) so the
+/// [`StoreWriter`] can give every waiter of a failed group commit the same error.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// SQLite could not open the file at all (missing directory, no permission, …).
+    #[error("The game database {path} could not be opened: {source}.")]
+    Open {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's reason.
+        #[source]
+        source: Arc<rusqlite::Error>,
+    },
+    /// The path names a directory, not a database file.
+    #[error("The game database path {path} is a directory, not a database file.")]
+    IsDirectory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The file is not a SQLite database, is damaged, or belongs to another program; it
+    /// was left exactly as it was.
+    #[error(
+        "The game database {path} is damaged or is not a tengen database ({detail}); it was left untouched: restore it from a backup or move it aside."
+    )]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What was found wrong.
+        detail: String,
+    },
+    /// The file was written by a newer tengen whose schema this build does not know.
+    #[error(
+        "The game database {path} has schema version {found}, newer than version {supported} that this build of tengen understands; run a newer tengen instead (the file was left untouched)."
+    )]
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// The file's `user_version`.
+        found: i64,
+        /// The newest version this build knows.
+        supported: i64,
+    },
+    /// A schema migration failed and was rolled back.
+    #[error("Upgrading the game database {path} to schema version {version} failed: {source}.")]
+    Migration {
+        /// The database file.
+        path: PathBuf,
+        /// The version that could not be reached.
+        version: i64,
+        /// SQLite's reason.
+        #[source]
+        source: Arc<rusqlite::Error>,
+    },
+    /// A read or write of the database failed (disk full, read-only file, I/O error, …).
+    #[error("The game database {path} could not be read or written: {source}.")]
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's reason.
+        #[source]
+        source: Arc<rusqlite::Error>,
+    },
+    /// A stored row holds a value this build cannot read back.
+    #[error("The game database {path} holds an unreadable value: {detail}.")]
+    BadRow {
+        /// The database file.
+        path: PathBuf,
+        /// Which value and why.
+        detail: String,
+    },
+    /// [`Append::Create`] for an id that is already taken.
+    #[error("Game {game_id} already exists.")]
+    DuplicateGame {
+        /// The id asked for.
+        game_id: String,
+    },
+    /// An event, move count or ending for a game the store does not have.
+    #[error("Game {game_id} does not exist.")]
+    UnknownGame {
+        /// The id asked for.
+        game_id: String,
+    },
+    /// An event whose `seq` is not the game's next number (a duplicate or a gap).
+    #[error(
+        "Event {seq} of game {game_id} is out of order: the next event must be number {expected}."
+    )]
+    SeqOutOfOrder {
+        /// The game.
+        game_id: String,
+        /// The number given.
+        seq: u64,
+        /// The only number the store would accept next.
+        expected: u64,
+    },
+    /// [`Append::Finish`] for a game that already has a result.
+    #[error("Game {game_id} is already finished, so its result cannot be changed.")]
+    AlreadyFinished {
+        /// The game.
+        game_id: String,
+    },
+    /// A thread panicked while holding the database connection.
+    #[error(
+        "The game database connection was abandoned by a thread that panicked; restart the server."
+    )]
+    Poisoned,
+    /// The [`StoreWriter`] thread has stopped, so the commit was not (or not known to be)
+    /// written.
+    #[error("The store writer has stopped, so the commit was not written.")]
+    WriterStopped,
+}
+
+impl StoreError {
+    /// True when the store refused the request for what it asked (a taken id, an unknown
+    /// game, an out-of-order `seq`, a second result): the store itself is healthy, and
+    /// sending the same request again fails the same way.
+    pub fn is_rejection(&self) -> bool {
+        matches!(
+            self,
+            StoreError::DuplicateGame { .. }
+                | StoreError::UnknownGame { .. }
+                | StoreError::SeqOutOfOrder { .. }
+                | StoreError::AlreadyFinished { .. }
+        )
+    }
+}
+
+/// The durable event log, as the room and the HTTP handlers see it.
+///
+/// Synchronous on purpose: SQLite is a blocking library, and a PostgreSQL backend can
+/// implement it with a blocking client too. Async callers go through [`StoreWriter`] for
+/// writes (which batches them) and `spawn_blocking` for reads.
+pub trait Store: Send + Sync + 'static {
+    /// Creates a game; [`StoreError::DuplicateGame`] if its id is taken.
+    fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
+
+    /// Writes the whole batch in one transaction, in order, or nothing of it.
+    ///
+    /// Later items see earlier ones, so a batch may create a game and append its first
+    /// events. Once this returns `Ok` the batch is durable to the degree the backend's
+    /// sync mode promises.
+    fn append(&self, batch: &[Append]) -> Result<(), StoreError>;
+
+    /// Every live game with all its events in `seq` order, oldest game first, so a
+    /// restarted server can rebuild its rooms.
+    fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError>;
+
+    /// One game's summary row, if it exists.
+    fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError>;
+
+    /// One game's events in `seq` order (empty if the game has none or does not exist).
+    fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError>;
+
+    /// A page of games, newest first (see [`GameQuery`]).
+    fn list_games(&self, query: &GameQuery) -> Result<Vec<GameRecord>, StoreError>;
+
+    /// Proves the store can take a write right now without changing anything, for the
+    /// readiness probe: a read-only file, a full lock or a lost connection fails it.
+    fn check_writable(&self) -> Result<(), StoreError>;
+}

@@ -1,0 +1,1129 @@
+//! The embedded SQLite backend of [`Store`]: one file, one connection behind a mutex, WAL
+//! journal. The only place in tengen that writes SQL.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rusqlite::types::{Type, Value};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
+
+use super::migrations;
+use super::{Append, EventRecord, GameQuery, GameRecord, GameStatus, Store, StoreError};
+
+/// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
+/// a backup) before failing, rather than failing at once.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Enough for every statement this module prepares, so none is ever re-parsed.
+const STATEMENT_CACHE: usize = 32;
+
+/// How hard each commit is pushed to the disk (`PRAGMA synchronous`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyncMode {
+    /// `synchronous = FULL` (the default): every commit is fsynced before it returns, so
+    /// an acknowledged move survives a process crash, `SIGKILL`, a kernel panic and a
+    /// power loss. Costs one fsync per transaction, which is why the
+    /// [`StoreWriter`](crate::store::StoreWriter) puts many games' moves into one
+    /// transaction.
+    #[default]
+    Full,
+    /// `synchronous = NORMAL` in WAL mode: a commit is written to the operating system but
+    /// fsynced only at checkpoints, so an acknowledged move survives a process crash or
+    /// `SIGKILL`, but the last commits before a power loss or kernel panic may be lost (the
+    /// file stays consistent, never corrupt). Much faster on slow disks.
+    Normal,
+}
+
+impl SyncMode {
+    fn pragma_value(self) -> &'static str {
+        match self {
+            SyncMode::Full => "FULL",
+            SyncMode::Normal => "NORMAL",
+        }
+    }
+}
+
+/// The game database in one SQLite file.
+///
+/// All access goes through one connection behind a mutex: SQLite serialises writers
+/// anyway, and the [`StoreWriter`](crate::store::StoreWriter) batches writes so the
+/// mutex is taken once per group of commits, not once per move.
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+    sync: SyncMode,
+    read_only: bool,
+}
+
+impl fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .field("sync", &self.sync)
+            .field("read_only", &self.read_only)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the game database at `path` and brings its schema up
+    /// to date.
+    ///
+    /// Sets WAL journalling, `sync`, a busy timeout and foreign keys, and runs `PRAGMA
+    /// quick_check` (which reads the whole file, so open time grows with its size). A file
+    /// that is not a tengen database, is damaged, or comes from a newer tengen is refused
+    /// with an error naming it, and is never deleted or rewritten.
+    pub fn open(path: &Path, sync: SyncMode) -> Result<Self, StoreError> {
+        Self::open_inner(path, sync, false)
+    }
+
+    /// Opens an existing, up-to-date game database for reading only.
+    ///
+    /// For inspection tools and for proving the readiness probe: writes through this
+    /// store (and [`Store::check_writable`]) fail even for root, whom file permissions do
+    /// not stop. Nothing in the file is changed, not even the journal mode.
+    pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        Self::open_inner(path, SyncMode::Full, true)
+    }
+
+    fn open_inner(path: &Path, sync: SyncMode, read_only: bool) -> Result<Self, StoreError> {
+        if path.is_dir() {
+            return Err(StoreError::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
+        let flags = if read_only {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        };
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source: Arc::new(source),
+        };
+        let mut conn = Connection::open_with_flags(path, flags).map_err(open_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+
+        // Everything up to the migrations only reads, so a refused file stays untouched.
+        let version = migrations::check_version(&conn, path)?;
+        quick_check(&conn, path)?;
+
+        let db_err = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source: Arc::new(source),
+        };
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(db_err)?;
+        if read_only {
+            if version != migrations::latest_version() {
+                return Err(StoreError::Corrupt {
+                    path: path.to_path_buf(),
+                    detail: format!(
+                        "its schema version is {version}, older than {}, and a read-only open cannot upgrade it",
+                        migrations::latest_version()
+                    ),
+                });
+            }
+        } else {
+            let mode: String = conn
+                .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+                .map_err(db_err)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                tracing::warn!(path = %path.display(), mode, "the game database is not in WAL mode");
+            }
+            conn.pragma_update(None, "synchronous", sync.pragma_value())
+                .map_err(db_err)?;
+            migrations::migrate(&mut conn, path, version)?;
+        }
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+            path: path.to_path_buf(),
+            sync,
+            read_only,
+        })
+    }
+
+    /// The database file, for logs and error messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The sync mode this store was opened with.
+    pub fn sync_mode(&self) -> SyncMode {
+        self.sync
+    }
+
+    /// Closes the connection and reports a failure to do so cleanly (dropping the store
+    /// closes it too, silently). SQLite checkpoints the WAL into the main file here.
+    pub fn close(self) -> Result<(), StoreError> {
+        let conn = self.conn.into_inner().map_err(|_| StoreError::Poisoned)?;
+        conn.close().map_err(|(_, source)| StoreError::Sqlite {
+            path: self.path.clone(),
+            source: Arc::new(source),
+        })
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
+        self.conn.lock().map_err(|_| StoreError::Poisoned)
+    }
+
+    fn db_err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source: Arc::new(source),
+        }
+    }
+
+    /// Runs `apply` for every item inside one immediate transaction; any error rolls the
+    /// whole batch back (the transaction is dropped uncommitted).
+    fn write<'a>(&self, items: impl IntoIterator<Item = Write<'a>>) -> Result<(), StoreError> {
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(self.db_err())?;
+        for item in items {
+            self.apply(&tx, item)?;
+        }
+        tx.commit().map_err(self.db_err())
+    }
+
+    fn apply(&self, tx: &Transaction<'_>, item: Write<'_>) -> Result<(), StoreError> {
+        let db = self.db_err();
+        match item {
+            Write::Create(game) => {
+                let inserted = tx
+                    .prepare_cached(
+                        "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
+                             white_name, status, result, ended_at_ms, move_count)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                         ON CONFLICT (id) DO NOTHING",
+                    )
+                    .map_err(&db)?
+                    .execute(rusqlite::params![
+                        game.id,
+                        game.created_at_ms,
+                        game.settings,
+                        game.black,
+                        game.white,
+                        game.black_name,
+                        game.white_name,
+                        game.status.as_str(),
+                        game.result,
+                        game.ended_at_ms,
+                        game.move_count,
+                    ])
+                    .map_err(&db)?;
+                if inserted == 0 {
+                    return Err(StoreError::DuplicateGame {
+                        game_id: game.id.clone(),
+                    });
+                }
+            }
+            Write::Event(event) => {
+                let (exists, last): (bool, Option<i64>) = tx
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM games WHERE id = ?1),
+                                (SELECT max(seq) FROM events WHERE game_id = ?1)",
+                    )
+                    .map_err(&db)?
+                    .query_row([&event.game_id], |row| Ok((row.get(0)?, row.get(1)?)))
+                    .map_err(&db)?;
+                if !exists {
+                    return Err(StoreError::UnknownGame {
+                        game_id: event.game_id.clone(),
+                    });
+                }
+                let last = u64::try_from(last.unwrap_or(0)).map_err(|_| StoreError::BadRow {
+                    path: self.path.clone(),
+                    detail: format!("game {} has a negative event number", event.game_id),
+                })?;
+                let expected = last.saturating_add(1);
+                if event.seq != expected {
+                    return Err(StoreError::SeqOutOfOrder {
+                        game_id: event.game_id.clone(),
+                        seq: event.seq,
+                        expected,
+                    });
+                }
+                let seq = i64::try_from(event.seq).map_err(|_| StoreError::SeqOutOfOrder {
+                    game_id: event.game_id.clone(),
+                    seq: event.seq,
+                    expected,
+                })?;
+                tx.prepare_cached(
+                    "INSERT INTO events (game_id, seq, kind, payload, at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .map_err(&db)?
+                .execute(rusqlite::params![
+                    event.game_id,
+                    seq,
+                    event.kind,
+                    event.payload,
+                    event.at_ms,
+                ])
+                .map_err(&db)?;
+            }
+            Write::MoveCount {
+                game_id,
+                move_count,
+            } => {
+                let updated = tx
+                    .prepare_cached("UPDATE games SET move_count = ?2 WHERE id = ?1")
+                    .map_err(&db)?
+                    .execute(rusqlite::params![game_id, move_count])
+                    .map_err(&db)?;
+                if updated == 0 {
+                    return Err(StoreError::UnknownGame {
+                        game_id: game_id.to_owned(),
+                    });
+                }
+            }
+            Write::Finish {
+                game_id,
+                result,
+                ended_at_ms,
+            } => {
+                let updated = tx
+                    .prepare_cached(
+                        "UPDATE games SET status = 'finished', result = ?2, ended_at_ms = ?3
+                         WHERE id = ?1 AND status = 'live'",
+                    )
+                    .map_err(&db)?
+                    .execute(rusqlite::params![game_id, result, ended_at_ms])
+                    .map_err(&db)?;
+                if updated == 0 {
+                    let exists = tx
+                        .prepare_cached("SELECT 1 FROM games WHERE id = ?1")
+                        .map_err(&db)?
+                        .query_row([game_id], |_| Ok(()))
+                        .optional()
+                        .map_err(&db)?
+                        .is_some();
+                    return Err(if exists {
+                        StoreError::AlreadyFinished {
+                            game_id: game_id.to_owned(),
+                        }
+                    } else {
+                        StoreError::UnknownGame {
+                            game_id: game_id.to_owned(),
+                        }
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_events(&self, conn: &Connection, id: &str) -> Result<Vec<EventRecord>, StoreError> {
+        let db = self.db_err();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT game_id, seq, kind, payload, at_ms FROM events
+                 WHERE game_id = ?1 ORDER BY seq",
+            )
+            .map_err(&db)?;
+        let rows = stmt
+            .query_map([id], |row| {
+                Ok(EventRecord {
+                    game_id: row.get(0)?,
+                    seq: u64::try_from(row.get::<_, i64>(1)?).map_err(|err| {
+                        rusqlite::Error::FromSqlConversionFailure(1, Type::Integer, Box::new(err))
+                    })?,
+                    kind: row.get(2)?,
+                    payload: row.get(3)?,
+                    at_ms: row.get(4)?,
+                })
+            })
+            .map_err(&db)?;
+        rows.map(|row| row.map_err(&db)).collect()
+    }
+
+    fn game_from_row(&self, row: &Row<'_>) -> Result<GameRecord, StoreError> {
+        let db = self.db_err();
+        let id: String = row.get(0).map_err(&db)?;
+        let status_text: String = row.get(7).map_err(&db)?;
+        let status = GameStatus::parse(&status_text).ok_or_else(|| StoreError::BadRow {
+            path: self.path.clone(),
+            detail: format!("game {id} has the unknown status {status_text:?}"),
+        })?;
+        Ok(GameRecord {
+            created_at_ms: row.get(1).map_err(&db)?,
+            settings: row.get(2).map_err(&db)?,
+            black: row.get(3).map_err(&db)?,
+            white: row.get(4).map_err(&db)?,
+            black_name: row.get(5).map_err(&db)?,
+            white_name: row.get(6).map_err(&db)?,
+            status,
+            result: row.get(8).map_err(&db)?,
+            ended_at_ms: row.get(9).map_err(&db)?,
+            move_count: row.get(10).map_err(&db)?,
+            id,
+        })
+    }
+
+    fn query_games(
+        &self,
+        conn: &Connection,
+        sql: &str,
+        params: &[Value],
+    ) -> Result<Vec<GameRecord>, StoreError> {
+        let db = self.db_err();
+        let mut stmt = conn.prepare_cached(sql).map_err(&db)?;
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(params.iter()))
+            .map_err(&db)?;
+        let mut games = Vec::new();
+        while let Some(row) = rows.next().map_err(&db)? {
+            games.push(self.game_from_row(row)?);
+        }
+        Ok(games)
+    }
+}
+
+/// The columns of [`GameRecord`] in the order [`SqliteStore::game_from_row`] reads them.
+const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
+                            status, result, ended_at_ms, move_count";
+
+/// A borrowed [`Append`], so `create_game` need not clone its record.
+enum Write<'a> {
+    Create(&'a GameRecord),
+    Event(&'a EventRecord),
+    MoveCount {
+        game_id: &'a str,
+        move_count: u32,
+    },
+    Finish {
+        game_id: &'a str,
+        result: &'a str,
+        ended_at_ms: i64,
+    },
+}
+
+impl<'a> From<&'a Append> for Write<'a> {
+    fn from(item: &'a Append) -> Self {
+        match item {
+            Append::Create(game) => Write::Create(game),
+            Append::Event(event) => Write::Event(event),
+            Append::MoveCount {
+                game_id,
+                move_count,
+            } => Write::MoveCount {
+                game_id,
+                move_count: *move_count,
+            },
+            Append::Finish {
+                game_id,
+                result,
+                ended_at_ms,
+            } => Write::Finish {
+                game_id,
+                result,
+                ended_at_ms: *ended_at_ms,
+            },
+        }
+    }
+}
+
+/// Refuses a file whose pages SQLite finds damaged, quoting the first few complaints.
+fn quick_check(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let mut problems = Vec::new();
+    conn.pragma_query(None, "quick_check", |row| {
+        problems.push(row.get::<_, String>(0)?);
+        Ok(())
+    })
+    .map_err(|source| migrations::classify_read_error(path, source))?;
+    if problems.len() == 1 && problems[0] == "ok" {
+        return Ok(());
+    }
+    let shown: Vec<&str> = problems.iter().take(3).map(String::as_str).collect();
+    Err(StoreError::Corrupt {
+        path: path.to_path_buf(),
+        detail: format!("quick_check found: {}", shown.join("; ")),
+    })
+}
+
+impl Store for SqliteStore {
+    fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
+        self.write([Write::Create(game)])
+    }
+
+    fn append(&self, batch: &[Append]) -> Result<(), StoreError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.write(batch.iter().map(Write::from))
+    }
+
+    fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
+        let mut conn = self.lock()?;
+        // One read transaction, so every game's events match its row.
+        let tx = conn.transaction().map_err(self.db_err())?;
+        let sql = format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE status = 'live' ORDER BY created_at_ms, id"
+        );
+        let games = self.query_games(&tx, &sql, &[])?;
+        let mut out = Vec::with_capacity(games.len());
+        for game in games {
+            let events = self.read_events(&tx, &game.id)?;
+            out.push((game, events));
+        }
+        tx.commit().map_err(self.db_err())?;
+        Ok(out)
+    }
+
+    fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
+        let conn = self.lock()?;
+        let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = ?1");
+        let mut games = self.query_games(&conn, &sql, &[Value::Text(id.to_owned())])?;
+        Ok(games.pop())
+    }
+
+    fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
+        let conn = self.lock()?;
+        self.read_events(&conn, id)
+    }
+
+    fn list_games(&self, query: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
+        let limit = query.effective_limit();
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        // The SQL is assembled from fixed fragments only (values are bound), so each of
+        // the eight shapes is prepared once and served from the statement cache, and each
+        // can use its index instead of `?n IS NULL OR …` filters that defeat them.
+        let mut conditions = Vec::new();
+        let mut params = Vec::new();
+        if let Some(player) = &query.player {
+            params.push(Value::Text(player.clone()));
+            conditions.push(format!("(black = ?{n} OR white = ?{n})", n = params.len()));
+        }
+        if let Some(status) = query.status {
+            params.push(Value::Text(status.as_str().to_owned()));
+            conditions.push(format!("status = ?{}", params.len()));
+        }
+        if let Some(before_ms) = query.before_ms {
+            params.push(Value::Integer(before_ms));
+            let ms = params.len();
+            // An empty id sorts before every id, so without `before_id` the whole
+            // millisecond `before_ms` is excluded.
+            params.push(Value::Text(query.before_id.clone().unwrap_or_default()));
+            conditions.push(format!("(created_at_ms, id) < (?{ms}, ?{})", params.len()));
+        }
+        params.push(Value::Integer(i64::from(limit)));
+        let filter = if conditions.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conditions.join(" AND "))
+        };
+        let sql = format!(
+            "SELECT {GAME_COLUMNS} FROM games {filter}
+             ORDER BY created_at_ms DESC, id DESC LIMIT ?{}",
+            params.len()
+        );
+        let conn = self.lock()?;
+        self.query_games(&conn, &sql, &params)
+    }
+
+    fn check_writable(&self) -> Result<(), StoreError> {
+        let mut conn = self.lock()?;
+        // BEGIN IMMEDIATE takes the write lock (failing on a read-only file or connection,
+        // or when another process holds the lock past the busy timeout); the no-op update
+        // makes SQLite open the file for writing. Rolled back: nothing changes.
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(self.db_err())?;
+        tx.execute("UPDATE games SET move_count = move_count WHERE 0", [])
+            .map_err(self.db_err())?;
+        tx.rollback().map_err(self.db_err())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+    use tempfile::TempDir;
+
+    fn temp_db() -> (TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("games.sqlite");
+        (dir, path)
+    }
+
+    fn open(path: &Path) -> SqliteStore {
+        SqliteStore::open(path, SyncMode::Normal).expect("open the store")
+    }
+
+    fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
+        GameRecord {
+            id: id.to_owned(),
+            created_at_ms,
+            settings: r#"{"size":19,"komi":7.5}"#.to_owned(),
+            black: black.to_owned(),
+            white: white.to_owned(),
+            black_name: format!("{black} the Black"),
+            white_name: format!("{white} the White"),
+            status: GameStatus::Live,
+            result: None,
+            ended_at_ms: None,
+            move_count: 0,
+        }
+    }
+
+    fn event(game_id: &str, seq: u64) -> EventRecord {
+        EventRecord {
+            game_id: game_id.to_owned(),
+            seq,
+            kind: "move_played".to_owned(),
+            payload: format!(r#"{{"vertex":"D{seq}"}}"#),
+            at_ms: 1_000 + seq as i64,
+        }
+    }
+
+    fn events(game_id: &str, seqs: std::ops::RangeInclusive<u64>) -> Vec<Append> {
+        seqs.map(|seq| Append::Event(event(game_id, seq))).collect()
+    }
+
+    #[test]
+    fn a_game_and_its_events_round_trip_through_the_file() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        let g = game("g1", 10, "alice", "bob");
+        store.create_game(&g).expect("create");
+        store.append(&events("g1", 1..=2)).expect("first events");
+        let mut batch = events("g1", 3..=4);
+        batch.push(Append::MoveCount {
+            game_id: "g1".to_owned(),
+            move_count: 4,
+        });
+        store.append(&batch).expect("more events");
+        // A game can also be created in the same batch as its first event.
+        store
+            .append(&[
+                Append::Create(game("g2", 11, "carol", "dave")),
+                Append::Event(event("g2", 1)),
+            ])
+            .expect("create with first event");
+
+        let expected = GameRecord {
+            move_count: 4,
+            ..g.clone()
+        };
+        assert_eq!(store.game("g1").expect("read"), Some(expected.clone()));
+        let want: Vec<EventRecord> = (1..=4).map(|seq| event("g1", seq)).collect();
+        assert_eq!(store.events("g1").expect("events"), want);
+        assert_eq!(store.events("g2").expect("events"), vec![event("g2", 1)]);
+        assert_eq!(store.game("nope").expect("read"), None);
+        assert!(store.events("nope").expect("events").is_empty());
+        store.close().expect("close");
+
+        let store = open(&path);
+        assert_eq!(store.game("g1").expect("read"), Some(expected));
+        assert_eq!(store.events("g1").expect("events"), want);
+    }
+
+    #[test]
+    fn only_live_games_come_back_for_recovery() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        for (id, at) in [("late", 30), ("early", 10), ("done", 20)] {
+            store
+                .create_game(&game(id, at, "alice", "bob"))
+                .expect("create");
+        }
+        store.append(&events("late", 1..=3)).expect("events");
+        store.append(&events("done", 1..=2)).expect("events");
+        store.append(&events("early", 1..=1)).expect("events");
+        store
+            .append(&[
+                Append::Event(event("done", 3)),
+                Append::Finish {
+                    game_id: "done".to_owned(),
+                    result: "W+R".to_owned(),
+                    ended_at_ms: 99,
+                },
+            ])
+            .expect("finish");
+
+        let live = store.unfinished_games().expect("unfinished");
+        let ids: Vec<&str> = live.iter().map(|(g, _)| g.id.as_str()).collect();
+        assert_eq!(ids, ["early", "late"], "oldest first, finished left out");
+        let seqs: Vec<u64> = live[1].1.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, [1, 2, 3]);
+        assert!(live[1].1.iter().all(|e| e.game_id == "late"));
+
+        let done = store.game("done").expect("read").expect("exists");
+        assert_eq!(done.status, GameStatus::Finished);
+        assert_eq!(done.result.as_deref(), Some("W+R"));
+        assert_eq!(done.ended_at_ms, Some(99));
+
+        // A result is never overwritten.
+        let again = store.append(&[Append::Finish {
+            game_id: "done".to_owned(),
+            result: "B+R".to_owned(),
+            ended_at_ms: 100,
+        }]);
+        assert!(
+            matches!(again, Err(StoreError::AlreadyFinished { .. })),
+            "{again:?}"
+        );
+        let done = store.game("done").expect("read").expect("exists");
+        assert_eq!(done.result.as_deref(), Some("W+R"));
+    }
+
+    #[test]
+    fn requests_about_unknown_or_taken_games_are_refused() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        let dup = store.create_game(&game("g", 2, "c", "d"));
+        assert!(
+            matches!(dup, Err(StoreError::DuplicateGame { .. })),
+            "{dup:?}"
+        );
+        assert_eq!(
+            store.game("g").expect("read").map(|g| g.black),
+            Some("a".to_owned())
+        );
+
+        let unknown = [
+            Append::Event(event("x", 1)),
+            Append::MoveCount {
+                game_id: "x".to_owned(),
+                move_count: 1,
+            },
+            Append::Finish {
+                game_id: "x".to_owned(),
+                result: "0".to_owned(),
+                ended_at_ms: 1,
+            },
+        ];
+        for item in unknown {
+            let err = store.append(std::slice::from_ref(&item));
+            assert!(
+                matches!(err, Err(StoreError::UnknownGame { .. })),
+                "{item:?}: {err:?}"
+            );
+            assert!(err.err().is_some_and(|e| e.is_rejection()));
+        }
+    }
+
+    #[test]
+    fn game_lists_page_newest_first_without_skipping_ties() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        let games = [
+            game("a", 100, "alice", "bob"),
+            game("b", 200, "carol", "alice"),
+            game("c", 200, "bob", "carol"),
+            game("d", 200, "alice", "dave"),
+            game("e", 300, "bob", "dave"),
+            game("f", 400, "alice", "carol"),
+            game("g", 500, "erin", "bob"),
+        ];
+        let batch: Vec<Append> = games.iter().cloned().map(Append::Create).collect();
+        store.append(&batch).expect("create");
+        store
+            .append(&[Append::Finish {
+                game_id: "f".to_owned(),
+                result: "B+3.5".to_owned(),
+                ended_at_ms: 450,
+            }])
+            .expect("finish");
+
+        let all = store.list_games(&GameQuery::default()).expect("list");
+        let ids: Vec<&str> = all.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(ids, ["g", "f", "e", "d", "c", "b", "a"]);
+
+        // Pages of 2 with the (created_at_ms, id) cursor cross the three-way tie at 200.
+        let mut paged = Vec::new();
+        let mut query = GameQuery {
+            limit: 2,
+            ..GameQuery::default()
+        };
+        loop {
+            let page = store.list_games(&query).expect("page");
+            assert!(page.len() <= 2);
+            let Some(last) = page.last() else { break };
+            query.before_ms = Some(last.created_at_ms);
+            query.before_id = Some(last.id.clone());
+            paged.extend(page.into_iter().map(|g| g.id));
+        }
+        assert_eq!(paged, ["g", "f", "e", "d", "c", "b", "a"]);
+
+        // A bare millisecond cursor excludes that whole millisecond.
+        let before = store
+            .list_games(&GameQuery {
+                before_ms: Some(200),
+                ..GameQuery::default()
+            })
+            .expect("list");
+        assert_eq!(
+            before.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(),
+            ["a"]
+        );
+
+        let alice = store
+            .list_games(&GameQuery {
+                player: Some("alice".to_owned()),
+                ..GameQuery::default()
+            })
+            .expect("list");
+        let ids: Vec<&str> = alice.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(ids, ["f", "d", "b", "a"], "alice as Black or White");
+
+        let alice_live_page = store
+            .list_games(&GameQuery {
+                player: Some("alice".to_owned()),
+                status: Some(GameStatus::Live),
+                before_ms: Some(200),
+                before_id: Some("d".to_owned()),
+                limit: 1,
+            })
+            .expect("list");
+        let ids: Vec<&str> = alice_live_page.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(ids, ["b"]);
+
+        let finished = store
+            .list_games(&GameQuery {
+                status: Some(GameStatus::Finished),
+                ..GameQuery::default()
+            })
+            .expect("list");
+        assert_eq!(
+            finished.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(),
+            ["f"]
+        );
+
+        let none = store
+            .list_games(&GameQuery {
+                limit: 0,
+                ..GameQuery::default()
+            })
+            .expect("list");
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn a_list_never_returns_more_than_the_cap() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        let batch: Vec<Append> = (0..GameQuery::MAX_LIMIT + 5)
+            .map(|i| Append::Create(game(&format!("g{i:03}"), i64::from(i), "a", "b")))
+            .collect();
+        store.append(&batch).expect("create");
+        let page = store
+            .list_games(&GameQuery {
+                limit: u32::MAX,
+                ..GameQuery::default()
+            })
+            .expect("list");
+        assert_eq!(page.len(), GameQuery::MAX_LIMIT as usize);
+        assert_eq!(page[0].id, "g204");
+    }
+
+    #[test]
+    fn a_duplicate_seq_fails_the_whole_batch() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        store.append(&events("g", 1..=2)).expect("events");
+
+        let err = store.append(&[Append::Event(event("g", 2))]);
+        assert!(
+            matches!(
+                err,
+                Err(StoreError::SeqOutOfOrder {
+                    seq: 2,
+                    expected: 3,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+
+        // A duplicate after good items: nothing of the batch may be written.
+        let mut replaced = event("g", 1);
+        replaced.payload = r#"{"vertex":"Q16"}"#.to_owned();
+        let err = store.append(&[
+            Append::Create(game("h", 2, "c", "d")),
+            Append::Event(event("g", 3)),
+            Append::MoveCount {
+                game_id: "g".to_owned(),
+                move_count: 3,
+            },
+            Append::Event(replaced),
+        ]);
+        assert!(
+            matches!(
+                err,
+                Err(StoreError::SeqOutOfOrder {
+                    seq: 1,
+                    expected: 4,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        assert_eq!(store.game("h").expect("read"), None);
+        assert_eq!(
+            store.game("g").expect("read").map(|g| g.move_count),
+            Some(0)
+        );
+        let want: Vec<EventRecord> = (1..=2).map(|seq| event("g", seq)).collect();
+        assert_eq!(
+            store.events("g").expect("events"),
+            want,
+            "history unchanged"
+        );
+    }
+
+    #[test]
+    fn a_gap_or_zero_seq_is_refused() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        for seq in [0, 2] {
+            let err = store.append(&[Append::Event(event("g", seq))]);
+            assert!(
+                matches!(err, Err(StoreError::SeqOutOfOrder { expected: 1, .. })),
+                "seq {seq}: {err:?}"
+            );
+        }
+        store.append(&events("g", 1..=2)).expect("events");
+        let err = store.append(&[Append::Event(event("g", 4))]);
+        assert!(
+            matches!(
+                err,
+                Err(StoreError::SeqOutOfOrder {
+                    seq: 4,
+                    expected: 3,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        let err = store.append(&[Append::Event(event("g", u64::MAX))]);
+        assert!(
+            matches!(err, Err(StoreError::SeqOutOfOrder { .. })),
+            "{err:?}"
+        );
+        assert_eq!(store.events("g").expect("events").len(), 2);
+    }
+
+    /// Deterministic bytes that are not a SQLite header.
+    fn garbage(len: usize) -> Vec<u8> {
+        let mut state: u32 = 0x2545_f491;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                state.to_le_bytes()[0]
+            })
+            .collect()
+    }
+
+    fn assert_refused_untouched(path: &Path, err: StoreError, bytes: &[u8]) {
+        let text = err.to_string();
+        assert!(
+            text.contains(&path.display().to_string()),
+            "the message names the file: {text}"
+        );
+        assert_eq!(fs::read(path).expect("read back"), bytes, "file unchanged");
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
+        assert!(!wal.exists(), "no WAL file was created beside it");
+    }
+
+    #[test]
+    fn a_file_of_garbage_is_refused_and_left_alone() {
+        let (_dir, path) = temp_db();
+        for bytes in [garbage(8192), b"hello, this is not a database\n".to_vec()] {
+            fs::write(&path, &bytes).expect("write garbage");
+            let err = SqliteStore::open(&path, SyncMode::Full).expect_err("refused");
+            assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+            assert_refused_untouched(&path, err, &bytes);
+        }
+    }
+
+    #[test]
+    fn a_damaged_page_is_caught_by_the_quick_check() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        store.append(&events("g", 1..=50)).expect("events");
+        store.close().expect("close");
+        let mut bytes = fs::read(&path).expect("read");
+        let page_size = 4096;
+        assert!(bytes.len() > 2 * page_size, "the file has a second page");
+        // Scribble over the b-tree header of page 2.
+        for byte in &mut bytes[page_size..page_size + 12] {
+            *byte = 0xff;
+        }
+        fs::write(&path, &bytes).expect("damage");
+        let err = SqliteStore::open(&path, SyncMode::Full).expect_err("refused");
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+        assert_refused_untouched(&path, err, &bytes);
+    }
+
+    #[test]
+    fn a_directory_is_not_a_database() {
+        let (dir, _path) = temp_db();
+        let err = SqliteStore::open(dir.path(), SyncMode::Full).expect_err("refused");
+        assert!(matches!(err, StoreError::IsDirectory { .. }), "{err:?}");
+        assert!(err.to_string().contains(&dir.path().display().to_string()));
+    }
+
+    #[test]
+    fn a_database_from_a_newer_tengen_is_refused() {
+        let (_dir, path) = temp_db();
+        {
+            let conn = Connection::open(&path).expect("raw open");
+            conn.execute_batch(&format!(
+                "CREATE TABLE games (id TEXT PRIMARY KEY);
+                 PRAGMA application_id = {};
+                 PRAGMA user_version = 99;",
+                migrations::APPLICATION_ID
+            ))
+            .expect("make a future schema");
+        }
+        let bytes = fs::read(&path).expect("read");
+        let err = SqliteStore::open(&path, SyncMode::Full).expect_err("refused");
+        assert!(
+            matches!(err, StoreError::TooNew { found: 99, .. }),
+            "{err:?}"
+        );
+        assert_refused_untouched(&path, err, &bytes);
+    }
+
+    #[test]
+    fn another_programs_database_is_refused() {
+        let (_dir, path) = temp_db();
+        {
+            let conn = Connection::open(&path).expect("raw open");
+            conn.execute_batch("CREATE TABLE notes (body TEXT);")
+                .expect("someone else's schema");
+        }
+        let bytes = fs::read(&path).expect("read");
+        let err = SqliteStore::open(&path, SyncMode::Full).expect_err("refused");
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+        assert_refused_untouched(&path, err, &bytes);
+    }
+
+    #[test]
+    fn reopening_keeps_everything_and_migrates_once() {
+        let (_dir, path) = temp_db();
+        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
+        assert_eq!(store.sync_mode(), SyncMode::Full);
+        assert_eq!(store.path(), path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        store.append(&events("g", 1..=3)).expect("events");
+        store.close().expect("close");
+
+        for _ in 0..2 {
+            let store = SqliteStore::open(&path, SyncMode::Full).expect("reopen");
+            assert_eq!(store.events("g").expect("events").len(), 3);
+            let conn = store.lock().expect("lock");
+            let version: i64 = conn
+                .pragma_query_value(None, "user_version", |row| row.get(0))
+                .expect("version");
+            assert_eq!(version, migrations::latest_version());
+            let mode: String = conn
+                .pragma_query_value(None, "journal_mode", |row| row.get(0))
+                .expect("mode");
+            assert_eq!(mode, "wal");
+            let sync: i64 = conn
+                .pragma_query_value(None, "synchronous", |row| row.get(0))
+                .expect("sync");
+            assert_eq!(sync, 2, "FULL");
+        }
+    }
+
+    #[test]
+    fn a_read_only_database_fails_the_writability_check() {
+        let (dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        store.check_writable().expect("a fresh store is writable");
+        store.close().expect("close");
+        let before = fs::read(&path).expect("read");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).expect("chmod file");
+
+        // Root (as in CI) ignores permission bits, so a chmod alone proves nothing there.
+        // SQLite's own read-only open is the mechanism that holds for everyone. (The
+        // directory stays writable for this part: a reader of a WAL database must be
+        // able to create its shared-memory file.)
+        let read_only = SqliteStore::open_read_only(&path).expect("open read-only");
+        assert_eq!(read_only.events("g").expect("reads work").len(), 0);
+        let err = read_only.check_writable().expect_err("not writable");
+        assert!(matches!(err, StoreError::Sqlite { .. }), "{err:?}");
+        assert!(err.to_string().contains(&path.display().to_string()));
+        let write = read_only.append(&[Append::Event(event("g", 1))]);
+        assert!(write.is_err(), "{write:?}");
+        drop(read_only);
+
+        // Where the permission bits do bite (not root), a normal open of a 0444 file in a
+        // 0555 directory must not pass the check either. Probe: if we can still create a
+        // file in the directory, we are privileged and this part cannot fail honestly.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).expect("chmod dir");
+        let privileged = fs::write(dir.path().join("probe"), b"x").is_ok();
+        if !privileged {
+            let outcome = SqliteStore::open(&path, SyncMode::Full).and_then(|s| s.check_writable());
+            assert!(
+                outcome.is_err(),
+                "a 0444 file in a 0555 directory is not writable"
+            );
+        }
+
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod dir");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).expect("chmod file");
+        assert_eq!(
+            fs::read(&path).expect("read"),
+            before,
+            "nothing was written"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Whatever numbers arrive, the store keeps exactly the 1, 2, 3 … prefix it
+        /// accepted, per game, and refuses everything else.
+        #[test]
+        fn only_the_next_seq_is_ever_accepted(
+            attempts in proptest::collection::vec((0usize..3, 0u64..6), 1..40)
+        ) {
+            let (_dir, path) = temp_db();
+            let store = open(&path);
+            let ids = ["g0", "g1", "g2"];
+            for (i, id) in ids.iter().enumerate() {
+                store.create_game(&game(id, i as i64, "a", "b")).expect("create");
+            }
+            let mut next = [1u64; 3];
+            for (g, seq) in attempts {
+                let outcome = store.append(&[Append::Event(event(ids[g], seq))]);
+                if seq == next[g] {
+                    prop_assert!(outcome.is_ok(), "{:?}", outcome);
+                    next[g] += 1;
+                } else {
+                    prop_assert!(
+                        matches!(outcome, Err(StoreError::SeqOutOfOrder { expected, .. }) if expected == next[g]),
+                        "{:?}", outcome
+                    );
+                }
+            }
+            for (g, id) in ids.iter().enumerate() {
+                let seqs: Vec<u64> = store.events(id).expect("events").iter().map(|e| e.seq).collect();
+                prop_assert_eq!(seqs, (1..next[g]).collect::<Vec<_>>());
+            }
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! Group commit: one dedicated thread owns all writes to the [`Store`], and whatever many
+//! games queue while it is busy goes into one transaction, so they share one fsync.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::{Append, Store, StoreError};
+
+/// The most commit requests folded into one transaction, so one transaction (and the
+/// time its waiters wait) stays bounded however deep the queue is.
+pub const MAX_BATCH_REQUESTS: usize = 1024;
+
+/// A commit waiting for its group's transaction.
+struct Request {
+    items: Vec<Append>,
+    ack: oneshot::Sender<Result<(), StoreError>>,
+}
+
+enum Message {
+    Commit(Request),
+    /// Stop taking new commits, finish the queued ones, and exit.
+    Close,
+}
+
+/// A cloneable handle to the store's writer thread.
+///
+/// `commit` returns once the items are durable (to the store's sync mode), so the room
+/// can acknowledge and broadcast after it. The queue is bounded: when it is full,
+/// `commit` waits, slowing the games down instead of growing memory. The thread exits
+/// after finishing queued commits when every handle is dropped or [`StoreWriter::close`]
+/// is called, releasing its reference to the store.
+#[derive(Clone, Debug)]
+pub struct StoreWriter {
+    tx: mpsc::Sender<Message>,
+    /// Its sender lives on the writer thread; `changed()` fails once the thread is gone.
+    stopped: watch::Receiver<()>,
+}
+
+impl StoreWriter {
+    /// Starts the writer thread with room for `queue` waiting commits (at least 1).
+    ///
+    /// If the operating system refuses a new thread, the failure is logged and every
+    /// `commit` on the returned handle fails with [`StoreError::WriterStopped`] (so the
+    /// readiness probe and the games see it) rather than panicking here.
+    pub fn spawn(store: Arc<dyn Store>, queue: usize) -> StoreWriter {
+        let (tx, rx) = mpsc::channel(queue.max(1));
+        let (stopped_tx, stopped) = watch::channel(());
+        let spawned = std::thread::Builder::new()
+            .name("tengen-store-writer".to_owned())
+            .spawn(move || run(store, rx, stopped_tx));
+        if let Err(err) = spawned {
+            // `rx` and `stopped_tx` were dropped with the closure: sends fail, and
+            // `close` returns at once.
+            tracing::error!(error = %err, "could not start the store writer thread");
+        }
+        StoreWriter { tx, stopped }
+    }
+
+    /// Commits `items` as one unit (all or nothing) in the next group transaction and
+    /// returns when it is durable, or with the error that kept it out.
+    ///
+    /// A request the store rejects (say a duplicate `seq`) fails alone: the others in the
+    /// same group are still written. If this future is dropped after the request was
+    /// queued, the items may or may not be written.
+    pub async fn commit(&self, items: Vec<Append>) -> Result<(), StoreError> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let (ack, done) = oneshot::channel();
+        self.tx
+            .send(Message::Commit(Request { items, ack }))
+            .await
+            .map_err(|_| StoreError::WriterStopped)?;
+        done.await.map_err(|_| StoreError::WriterStopped)?
+    }
+
+    /// Commits waiting in the queue, not counting the group being written; for metrics
+    /// and for noticing a store that falls behind.
+    pub fn queued(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
+    }
+
+    /// Stops taking commits (from every handle: later ones fail with
+    /// [`StoreError::WriterStopped`]), waits until those already queued are written and
+    /// acknowledged, and returns once the thread has released the store, so graceful
+    /// shutdown can then close it.
+    pub async fn close(self) {
+        // Fails only if the thread is already gone, which is what we wait for anyway.
+        let _ = self.tx.send(Message::Close).await;
+        drop(self.tx);
+        let mut stopped = self.stopped;
+        // The thread never sends; `changed` returns Err when it drops the sender on exit.
+        while stopped.changed().await.is_ok() {}
+    }
+}
+
+/// The writer thread: wait for one request, take everything else already queued (up to
+/// the cap), write it as one group, repeat until the channel is closed and empty.
+fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Message>, stopped: watch::Sender<()>) {
+    let mut batch = Vec::new();
+    while let Some(message) = rx.blocking_recv() {
+        take(message, &mut batch, &mut rx);
+        while batch.len() < MAX_BATCH_REQUESTS {
+            match rx.try_recv() {
+                Ok(message) => take(message, &mut batch, &mut rx),
+                Err(_) => break,
+            }
+        }
+        if !batch.is_empty() {
+            commit_batch(store.as_ref(), std::mem::take(&mut batch));
+        }
+    }
+    // Release the store before announcing the stop, so `close` returning means the
+    // caller may close the store.
+    drop(store);
+    drop(stopped);
+}
+
+fn take(message: Message, batch: &mut Vec<Request>, rx: &mut mpsc::Receiver<Message>) {
+    match message {
+        Message::Commit(request) => batch.push(request),
+        // Queued messages can still be received after `close`; new sends fail.
+        Message::Close => rx.close(),
+    }
+}
+
+/// A waiter and the span of the group's items that are its request.
+struct Waiter {
+    span: Range<usize>,
+    ack: oneshot::Sender<Result<(), StoreError>>,
+}
+
+fn commit_batch(store: &dyn Store, batch: Vec<Request>) {
+    let mut items = Vec::with_capacity(batch.iter().map(|r| r.items.len()).sum());
+    let mut waiters = Vec::with_capacity(batch.len());
+    for Request {
+        items: mut request_items,
+        ack,
+    } in batch
+    {
+        let start = items.len();
+        items.append(&mut request_items);
+        waiters.push(Waiter {
+            span: start..items.len(),
+            ack,
+        });
+    }
+    commit_group(store, &items, waiters);
+}
+
+/// Writes the requests of `waiters` (contiguous in `items`) in one transaction. If the
+/// store rejects one request, the group is halved and each half retried in order, so the
+/// bad request fails alone after about 2·log₂(n) transactions and a later request that
+/// depends on an earlier good one still sees it. Any other failure (I/O, a full disk) is
+/// given to every waiter: retrying would only fail slower.
+fn commit_group(store: &dyn Store, items: &[Append], mut waiters: Vec<Waiter>) {
+    let (Some(first), Some(last)) = (waiters.first(), waiters.last()) else {
+        return;
+    };
+    let span = first.span.start..last.span.end;
+    match store.append(&items[span]) {
+        Ok(()) => {
+            for waiter in waiters {
+                // A waiter that stopped waiting needs no answer.
+                let _ = waiter.ack.send(Ok(()));
+            }
+        }
+        Err(err) if err.is_rejection() && waiters.len() > 1 => {
+            tracing::debug!(error = %err, requests = waiters.len(), "isolating a rejected commit");
+            let right = waiters.split_off(waiters.len() / 2);
+            commit_group(store, items, waiters);
+            commit_group(store, items, right);
+        }
+        Err(err) => {
+            if !err.is_rejection() {
+                tracing::warn!(error = %err, requests = waiters.len(), "a group commit failed");
+            }
+            for waiter in waiters {
+                let _ = waiter.ack.send(Err(err.clone()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{EventRecord, GameRecord, GameStatus, SqliteStore, SyncMode};
+    use std::sync::Mutex;
+    use std::time::Duration;
+    use tempfile::TempDir;
+
+    fn game(id: &str) -> GameRecord {
+        GameRecord {
+            id: id.to_owned(),
+            created_at_ms: 1,
+            settings: "{}".to_owned(),
+            black: "a".to_owned(),
+            white: "b".to_owned(),
+            black_name: "A".to_owned(),
+            white_name: "B".to_owned(),
+            status: GameStatus::Live,
+            result: None,
+            ended_at_ms: None,
+            move_count: 0,
+        }
+    }
+
+    fn event(game_id: &str, seq: u64) -> Append {
+        Append::Event(EventRecord {
+            game_id: game_id.to_owned(),
+            seq,
+            kind: "move_played".to_owned(),
+            payload: "{}".to_owned(),
+            at_ms: 5,
+        })
+    }
+
+    /// A real store that records each `append` call's batch size and can hold the first
+    /// call until told to go on, so a test can line commits up behind it deterministically.
+    struct GatedStore {
+        inner: SqliteStore,
+        batches: Mutex<Vec<usize>>,
+        gate: Mutex<Option<(oneshot::Sender<()>, std::sync::mpsc::Receiver<()>)>>,
+    }
+
+    impl Store for GatedStore {
+        fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
+            self.inner.create_game(game)
+        }
+        fn append(&self, batch: &[Append]) -> Result<(), StoreError> {
+            let gate = self.gate.lock().expect("gate").take();
+            if let Some((entered, release)) = gate {
+                let _ = entered.send(());
+                let _ = release.recv();
+            }
+            self.batches.lock().expect("batches").push(batch.len());
+            self.inner.append(batch)
+        }
+        fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
+            self.inner.unfinished_games()
+        }
+        fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
+            self.inner.game(id)
+        }
+        fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
+            self.inner.events(id)
+        }
+        fn list_games(
+            &self,
+            query: &crate::store::GameQuery,
+        ) -> Result<Vec<GameRecord>, StoreError> {
+            self.inner.list_games(query)
+        }
+        fn check_writable(&self) -> Result<(), StoreError> {
+            self.inner.check_writable()
+        }
+    }
+
+    struct Gate {
+        entered: oneshot::Receiver<()>,
+        release: std::sync::mpsc::Sender<()>,
+    }
+
+    fn gated_store(games: &[&str]) -> (TempDir, Arc<GatedStore>, Gate) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let inner =
+            SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Full).expect("open");
+        for id in games {
+            inner.create_game(&game(id)).expect("create");
+        }
+        let (entered_tx, entered) = oneshot::channel();
+        let (release, release_rx) = std::sync::mpsc::channel();
+        let store = Arc::new(GatedStore {
+            inner,
+            batches: Mutex::new(Vec::new()),
+            gate: Mutex::new(Some((entered_tx, release_rx))),
+        });
+        (dir, store, Gate { entered, release })
+    }
+
+    async fn wait_for_queue(writer: &StoreWriter, n: usize) {
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while writer.queued() < n {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        })
+        .await
+        .expect("the commits were queued");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn fifty_concurrent_commits_share_one_transaction() {
+        let ids: Vec<String> = (0..50).map(|i| format!("g{i}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let (_dir, store, gate) = gated_store(&refs);
+        let writer = StoreWriter::spawn(store.clone(), 64);
+
+        // The first commit holds the writer inside `append` ...
+        let first = tokio::spawn({
+            let writer = writer.clone();
+            async move { writer.commit(vec![event("g0", 1)]).await }
+        });
+        gate.entered.await.expect("writer entered append");
+        // ... while 49 more games queue theirs.
+        let mut tasks = Vec::new();
+        for id in &ids[1..] {
+            let writer = writer.clone();
+            let id = id.clone();
+            tasks.push(tokio::spawn(async move {
+                writer.commit(vec![event(&id, 1)]).await
+            }));
+        }
+        wait_for_queue(&writer, 49).await;
+        gate.release.send(()).expect("release");
+
+        first.await.expect("task").expect("first commit");
+        for task in tasks {
+            task.await.expect("task").expect("commit acknowledged");
+        }
+        assert_eq!(*store.batches.lock().expect("batches"), [1, 49]);
+        for id in &ids {
+            assert_eq!(store.events(id).expect("events").len(), 1, "{id} is stored");
+        }
+        writer.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_rejected_commit_does_not_fail_its_neighbours() {
+        let (_dir, store, gate) = gated_store(&["a", "b", "c", "d"]);
+        store.inner.append(&[event("b", 1)]).expect("b has event 1");
+        let writer = StoreWriter::spawn(store.clone(), 64);
+
+        let hold = tokio::spawn({
+            let writer = writer.clone();
+            async move { writer.commit(vec![event("d", 1)]).await }
+        });
+        gate.entered.await.expect("writer entered append");
+        let requests = [
+            vec![event("a", 1), event("a", 2)],
+            vec![event("b", 1)], // duplicate
+            vec![
+                Append::Create(game("e")),
+                event("e", 1),
+                event("c", 1),
+                Append::Finish {
+                    game_id: "c".to_owned(),
+                    result: "B+R".to_owned(),
+                    ended_at_ms: 9,
+                },
+            ],
+            vec![event("e", 2)], // depends on the request before it
+        ];
+        let mut tasks = Vec::new();
+        for items in requests {
+            let handle = writer.clone();
+            tasks.push(tokio::spawn(async move { handle.commit(items).await }));
+            // Keep queue order equal to this list's order.
+            wait_for_queue(&writer, tasks.len()).await;
+        }
+        gate.release.send(()).expect("release");
+        hold.await.expect("task").expect("d commits");
+
+        let mut outcomes = Vec::new();
+        for task in tasks {
+            outcomes.push(task.await.expect("task"));
+        }
+        assert!(outcomes[0].is_ok(), "{:?}", outcomes[0]);
+        assert!(
+            matches!(
+                outcomes[1],
+                Err(StoreError::SeqOutOfOrder {
+                    seq: 1,
+                    expected: 2,
+                    ..
+                })
+            ),
+            "{:?}",
+            outcomes[1]
+        );
+        assert!(outcomes[2].is_ok(), "{:?}", outcomes[2]);
+        assert!(outcomes[3].is_ok(), "{:?}", outcomes[3]);
+        assert_eq!(store.events("a").expect("events").len(), 2);
+        assert_eq!(store.events("b").expect("events").len(), 1);
+        assert_eq!(store.events("e").expect("events").len(), 2);
+        let c = store.game("c").expect("read").expect("exists");
+        assert_eq!(c.status, GameStatus::Finished);
+        // The group of four (8 items) was tried once, then halved around the bad request:
+        // [a a, b] fails and splits into [a a] and [b]; [e e c c, e] commits whole.
+        assert_eq!(*store.batches.lock().expect("batches"), [1, 8, 3, 2, 1, 5]);
+        writer.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn close_finishes_queued_commits_then_refuses_new_ones() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Arc::new(
+            SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Normal).expect("open"),
+        );
+        store.create_game(&game("g")).expect("create");
+        let writer = StoreWriter::spawn(store.clone(), 8);
+        let other = writer.clone();
+
+        // Commits from one game in order: each queued before close is acknowledged.
+        let queued = tokio::spawn({
+            let writer = writer.clone();
+            async move {
+                for seq in 1..=100 {
+                    writer.commit(vec![event("g", seq)]).await?;
+                }
+                Ok::<_, StoreError>(())
+            }
+        });
+        queued.await.expect("task").expect("all committed");
+        writer.close().await;
+
+        let late = other.commit(vec![event("g", 101)]).await;
+        assert!(matches!(late, Err(StoreError::WriterStopped)), "{late:?}");
+        assert_eq!(store.events("g").expect("events").len(), 100);
+        // The thread let go of the store, so it can be closed cleanly now.
+        drop(other);
+        let store = Arc::try_unwrap(store).expect("the writer released the store");
+        store.close().expect("close");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dropping_every_handle_drains_the_queue_and_stops_the_thread() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Arc::new(
+            SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Normal).expect("open"),
+        );
+        let store_dyn: Arc<dyn Store> = store.clone();
+        let writer = StoreWriter::spawn(store_dyn, 4);
+        let ack = {
+            let writer = writer.clone();
+            tokio::spawn(async move { writer.commit(vec![Append::Create(game("g"))]).await })
+        };
+        ack.await.expect("task").expect("created");
+        let mut stopped = writer.stopped.clone();
+        drop(writer);
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while stopped.changed().await.is_ok() {}
+        })
+        .await
+        .expect("the thread stopped");
+        assert_eq!(
+            Arc::strong_count(&store),
+            1,
+            "the thread released the store"
+        );
+        assert!(store.game("g").expect("read").is_some());
+    }
+
+    #[tokio::test]
+    async fn an_empty_commit_is_a_no_op() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Arc::new(
+            SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Normal).expect("open"),
+        );
+        let writer = StoreWriter::spawn(store, 1);
+        writer.commit(Vec::new()).await.expect("nothing to do");
+        writer.close().await;
+    }
+}
