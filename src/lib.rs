@@ -5,7 +5,14 @@
 //! crosses the wire, [`room`] runs one actor task per game, [`clock`] and [`rules`] are the
 //! pure cores the room consults, and [`store`] is the durable event log.
 
+pub mod auth;
 pub mod clock;
+pub mod config;
+pub mod hub;
+pub mod lobby;
+pub mod metrics;
+pub mod net;
 pub mod protocol;
+pub mod room;
 pub mod rules;
 pub mod store;

@@ -1,6 +1,9 @@
 //! Subcommands of the `tengen` binary, one module each.
 
+mod config_args;
 pub mod rules;
+pub mod serve;
+pub mod token;
 
 use std::process::ExitCode;
 
@@ -16,6 +19,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the server (HTTP and WebSocket on one port).
+    Serve(serve::Args),
+    /// Print a login token signed with this server's secret.
+    Token(token::Args),
     /// Replay SGF files under a ruleset and print one JSON verdict and count per file.
     Rules(rules::Args),
 }
@@ -23,6 +30,8 @@ pub enum Command {
 /// Runs the chosen subcommand and returns the process exit status.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Token(args) => token::run(args),
         Command::Rules(args) => rules::run(args),
     }
 }

@@ -249,6 +249,21 @@ impl GameClock {
         self.halt(now)
     }
 
+    /// Puts back both sides' clocks as a stored view shows them, with no clock running:
+    /// a game rebuilt after a restart charges nobody for the downtime until the room
+    /// starts the clock of the side to move again.
+    pub fn restore(&mut self, view: ClockView) {
+        self.black = view.black;
+        self.white = view.white;
+        self.turn = None;
+        self.paused = None;
+    }
+
+    /// How long the running side's clock has run by `now` (None when no clock runs).
+    pub fn elapsed(&self, now: Millis) -> Option<Millis> {
+        self.turn.map(|turn| now.saturating_sub(turn.since))
+    }
+
     /// The side whose clock is running, if any.
     pub fn running(&self) -> Option<Color> {
         self.turn.map(|turn| turn.color)

@@ -20,7 +20,9 @@ pub enum RequestId {
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMsg {
     /// Log in on an open connection (instead of `?token=` on the URL).
-    Auth { token: String },
+    Auth {
+        token: String,
+    },
     /// Application-level ping; answered by `pong` with the server's time.
     Ping,
     /// Open seeks and direct challenges addressed to you.
@@ -31,9 +33,14 @@ pub enum ClientMsg {
     WatchLobby,
     UnwatchLobby,
     /// Post an open seek anyone may accept.
-    Seek { settings: GameSettings },
+    Seek {
+        settings: GameSettings,
+    },
     /// Challenge one user (by id) directly.
-    Challenge { opponent: String, settings: GameSettings },
+    Challenge {
+        opponent: String,
+        settings: GameSettings,
+    },
     /// Accept a seek or a challenge; `nigiri_seed` is your contribution to the colour draw.
     Accept {
         challenge_id: String,
@@ -41,9 +48,13 @@ pub enum ClientMsg {
         nigiri_seed: Option<String>,
     },
     /// Decline a challenge addressed to you.
-    Decline { challenge_id: String },
+    Decline {
+        challenge_id: String,
+    },
     /// Withdraw your own seek or challenge.
-    Cancel { challenge_id: String },
+    Cancel {
+        challenge_id: String,
+    },
     /// Watch or play a game. With `since_seq`, receive exactly the events after it;
     /// without, a `snapshot`.
     Join {
@@ -51,15 +62,22 @@ pub enum ClientMsg {
         #[serde(default)]
         since_seq: Option<u64>,
     },
-    Leave { game_id: String },
+    Leave {
+        game_id: String,
+    },
     /// Play a stone (or `"pass"`); `move_number` is the number this move will have.
     Play {
         game_id: String,
         move_number: u32,
         vertex: Move,
     },
-    Pass { game_id: String, move_number: u32 },
-    Resign { game_id: String },
+    Pass {
+        game_id: String,
+        move_number: u32,
+    },
+    Resign {
+        game_id: String,
+    },
     /// Free handicap: Black places all its stones at once.
     PlaceHandicap {
         game_id: String,
@@ -80,9 +98,14 @@ pub enum ClientMsg {
         marks_seq: Option<u64>,
     },
     /// Refuse the marks: play resumes and settles the question (RULES.md §5).
-    RejectScore { game_id: String },
+    RejectScore {
+        game_id: String,
+    },
     /// Chat in a game: players talk to each other, spectators among themselves.
-    Chat { game_id: String, text: String },
+    Chat {
+        game_id: String,
+        text: String,
+    },
 }
 
 fn yes() -> bool {
@@ -131,7 +154,10 @@ const KNOWN: &[&str] = &[
 pub fn decode(text: &str) -> Result<Request, DecodeError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| DecodeError {
         id: None,
-        refusal: Refusal::new(ErrorCode::BadRequest, format!("the frame is not valid JSON: {e}")),
+        refusal: Refusal::new(
+            ErrorCode::BadRequest,
+            format!("the frame is not valid JSON: {e}"),
+        ),
     })?;
     let serde_json::Value::Object(mut map) = value else {
         return Err(DecodeError {
@@ -141,10 +167,15 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
     };
     let id = match map.remove("id") {
         None | Some(serde_json::Value::Null) => None,
-        Some(raw) => Some(serde_json::from_value::<RequestId>(raw).map_err(|_| DecodeError {
-            id: None,
-            refusal: Refusal::new(ErrorCode::BadRequest, "`id` must be a string or a non-negative integer"),
-        })?),
+        Some(raw) => Some(
+            serde_json::from_value::<RequestId>(raw).map_err(|_| DecodeError {
+                id: None,
+                refusal: Refusal::new(
+                    ErrorCode::BadRequest,
+                    "`id` must be a string or a non-negative integer",
+                ),
+            })?,
+        ),
     };
     let fail = |code, message: String| DecodeError {
         id: id.clone(),
@@ -152,10 +183,18 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
     };
     match map.get("type") {
         Some(serde_json::Value::String(t)) if !KNOWN.contains(&t.as_str()) => {
-            return Err(fail(ErrorCode::UnknownType, format!("unknown message type `{t}`")));
+            return Err(fail(
+                ErrorCode::UnknownType,
+                format!("unknown message type `{t}`"),
+            ));
         }
         Some(serde_json::Value::String(_)) => {}
-        _ => return Err(fail(ErrorCode::BadRequest, "a message needs a string `type`".into())),
+        _ => {
+            return Err(fail(
+                ErrorCode::BadRequest,
+                "a message needs a string `type`".into(),
+            ));
+        }
     }
     let msg = serde_json::from_value(serde_json::Value::Object(map))
         .map_err(|e| fail(ErrorCode::BadRequest, format!("bad message: {e}")))?;
@@ -173,7 +212,11 @@ mod tests {
             let err = decode(&format!(r#"{{"type":"{t}"}}"#));
             if let Err(e) = err {
                 assert_ne!(e.refusal.code, ErrorCode::UnknownType, "{t}");
-                assert!(!e.refusal.message.contains("unknown variant"), "{t}: {}", e.refusal.message);
+                assert!(
+                    !e.refusal.message.contains("unknown variant"),
+                    "{t}: {}",
+                    e.refusal.message
+                );
             }
         }
     }
@@ -183,17 +226,28 @@ mod tests {
         let e = decode(r#"{"type":"play","id":7,"game_id":"g"}"#).unwrap_err();
         assert_eq!(e.id, Some(RequestId::Number(7)));
         assert_eq!(e.refusal.code, ErrorCode::BadRequest);
-        assert!(e.refusal.message.contains("move_number"), "{}", e.refusal.message);
+        assert!(
+            e.refusal.message.contains("move_number"),
+            "{}",
+            e.refusal.message
+        );
         let e = decode(r#"{"type":"fly","id":"x"}"#).unwrap_err();
         assert_eq!(e.refusal.code, ErrorCode::UnknownType);
         assert_eq!(e.id, Some(RequestId::Text("x".into())));
-        assert_eq!(decode("[1").unwrap_err().refusal.code, ErrorCode::BadRequest);
-        assert_eq!(decode("[1]").unwrap_err().refusal.code, ErrorCode::BadRequest);
+        assert_eq!(
+            decode("[1").unwrap_err().refusal.code,
+            ErrorCode::BadRequest
+        );
+        assert_eq!(
+            decode("[1]").unwrap_err().refusal.code,
+            ErrorCode::BadRequest
+        );
     }
 
     #[test]
     fn a_move_decodes() {
-        let r = decode(r#"{"type":"play","id":"a","game_id":"g1","move_number":3,"vertex":"D4"}"#).unwrap();
+        let r = decode(r#"{"type":"play","id":"a","game_id":"g1","move_number":3,"vertex":"D4"}"#)
+            .unwrap();
         assert_eq!(
             r.msg,
             ClientMsg::Play {
@@ -202,6 +256,9 @@ mod tests {
                 vertex: Move::Play(Vertex::new(3, 3))
             }
         );
-        assert!(decode(r#"{"type":"play","game_id":"g1","move_number":3,"vertex":"D4","x":1}"#).is_err());
+        assert!(
+            decode(r#"{"type":"play","game_id":"g1","move_number":3,"vertex":"D4","x":1}"#)
+                .is_err()
+        );
     }
 }

@@ -52,7 +52,9 @@ pub enum GameEvent {
         created_at: i64,
     },
     /// Black placed free handicap stones; White moves next.
-    HandicapPlaced { vertices: Vec<Vertex> },
+    HandicapPlaced {
+        vertices: Vec<Vertex>,
+    },
     /// A stone or a pass. `captures` lists the stones it removed.
     MovePlayed {
         move_number: u32,
@@ -64,7 +66,9 @@ pub enum GameEvent {
     },
     /// Two passes in a row: players now mark dead stones. `disputes` counts earlier
     /// rejections; from the second scoring on, unagreed marks mean all stones live.
-    ScoringStarted { disputes: u32 },
+    ScoringStarted {
+        disputes: u32,
+    },
     /// A player marked or unmarked a chain; `marks` is the whole set now, and every
     /// earlier acceptance is void.
     DeadMarked {
@@ -73,9 +77,14 @@ pub enum GameEvent {
         dead: bool,
         marks: Vec<Vertex>,
     },
-    ScoreAccepted { by: Color },
+    ScoreAccepted {
+        by: Color,
+    },
     /// A player rejected the marks; play resumes with `to_move` (RULES.md §5).
-    PlayResumed { by: Color, to_move: Color },
+    PlayResumed {
+        by: Color,
+        to_move: Color,
+    },
     GameEnded {
         result: GameResult,
         /// `score`, `resignation`, `time`, `forfeit`, `double_forfeit`, `draw`, `void`.
@@ -84,9 +93,16 @@ pub enum GameEvent {
         score: Option<ScoreView>,
     },
     /// Players' chat (spectators' chat is not part of the numbered stream).
-    Chat { from: UserInfo, text: String, at: i64 },
+    Chat {
+        from: UserInfo,
+        text: String,
+        at: i64,
+    },
     /// A player's connection came or went.
-    Presence { color: Color, online: bool },
+    Presence {
+        color: Color,
+        online: bool,
+    },
 }
 
 impl GameEvent {

@@ -165,9 +165,14 @@ pub enum ServerMsg {
         challenge: Challenge,
     },
     /// A new open seek (to lobby watchers) or a challenge addressed to you.
-    ChallengeAdded { challenge: Challenge },
+    ChallengeAdded {
+        challenge: Challenge,
+    },
     /// A seek or challenge is gone: `accepted`, `declined`, `cancelled` or `disconnected`.
-    ChallengeRemoved { challenge_id: String, reason: String },
+    ChallengeRemoved {
+        challenge_id: String,
+        reason: String,
+    },
     /// A game you play in has started; `join` it to play.
     GameStarted {
         game_id: String,
@@ -176,7 +181,9 @@ pub enum ServerMsg {
         settings: GameSettings,
     },
     /// Lobby watchers: a game started or ended.
-    GameListed { game: GameSummary },
+    GameListed {
+        game: GameSummary,
+    },
     Snapshot(Box<Snapshot>),
     /// Spectators' chat: not numbered, never sent to the players.
     Kibitz {
@@ -186,5 +193,7 @@ pub enum ServerMsg {
         at: i64,
     },
     /// The server is going away (shutdown); reconnect later and `join` with `since_seq`.
-    Closing { reason: String },
+    Closing {
+        reason: String,
+    },
 }

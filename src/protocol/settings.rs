@@ -95,11 +95,16 @@ impl GameSettings {
         rules::check_handicap(self.handicap).map_err(|e| bad(format!("settings.handicap: {e}")))?;
         let area = u16::from(self.board_size) * u16::from(self.board_size);
         if u16::from(self.handicap) >= area {
-            return Err(bad("settings.handicap: more stones than the board has points".into()));
+            return Err(bad(
+                "settings.handicap: more stones than the board has points".into(),
+            ));
         }
         if self.handicap >= 2 && self.handicap_placement == HandicapPlacement::Fixed {
-            rules::fixed_handicap(self.board_size, self.handicap)
-                .map_err(|e| bad(format!("settings.handicap: {e}; use handicap_placement free")))?;
+            rules::fixed_handicap(self.board_size, self.handicap).map_err(|e| {
+                bad(format!(
+                    "settings.handicap: {e}; use handicap_placement free"
+                ))
+            })?;
         }
         if let Some(komi) = self.komi
             && komi.0.abs() > 2 * 500
@@ -151,7 +156,10 @@ mod tests {
         assert_eq!(s.ko_rule, Some(KoRule::Situational));
         assert_eq!(s.komi, Some(HalfPoints(15)));
         let h: GameSettings = serde_json::from_str(r#"{"board_size":9,"handicap":3}"#).unwrap();
-        assert_eq!(h.resolve(&ClockLimits::default()).unwrap().komi, Some(HalfPoints(0)));
+        assert_eq!(
+            h.resolve(&ClockLimits::default()).unwrap().komi,
+            Some(HalfPoints(0))
+        );
     }
 
     #[test]
@@ -162,7 +170,10 @@ mod tests {
             (r#"{"handicap":1}"#, "handicap"),
             (r#"{"board_size":5,"handicap":2}"#, "handicap"),
             (r#"{"komi":600}"#, "komi"),
-            (r#"{"clock":{"system":"byoyomi","main_ms":0,"periods":0,"period_ms":30000}}"#, "clock"),
+            (
+                r#"{"clock":{"system":"byoyomi","main_ms":0,"periods":0,"period_ms":30000}}"#,
+                "clock",
+            ),
         ] {
             let s: GameSettings = serde_json::from_str(json).unwrap();
             let err = s.resolve(&limits).unwrap_err();

@@ -107,7 +107,8 @@ impl Board {
 
     /// The stone on `v`, if any.
     pub fn get(&self, v: Vertex) -> Option<Color> {
-        self.contains(v).then(|| color_of(self.cells[self.idx(v)]))?
+        self.contains(v)
+            .then(|| color_of(self.cells[self.idx(v)]))?
     }
 
     /// Whether `v` lies on this board.
@@ -170,10 +171,7 @@ impl Board {
     /// The hash recomputed from the stones alone, to check the incremental one.
     pub fn recompute_hash(&self) -> u64 {
         self.points()
-            .filter_map(|v| {
-                self.get(v)
-                    .map(|c| zobrist::key(c, self.idx(v)))
-            })
+            .filter_map(|v| self.get(v).map(|c| zobrist::key(c, self.idx(v))))
             .fold(0, |h, k| h ^ k)
     }
 
@@ -298,7 +296,8 @@ impl Board {
         }
         for n in around {
             let cell = self.cells[n];
-            if cell != own && cell != EMPTY && cell != EDGE && self.libs[self.head[n] as usize] == 0 {
+            if cell != own && cell != EMPTY && cell != EDGE && self.libs[self.head[n] as usize] == 0
+            {
                 self.remove(self.head[n] as usize, &mut captured);
             }
         }
@@ -308,7 +307,11 @@ impl Board {
     }
 
     fn merge(&mut self, a: usize, b: usize) {
-        let (base, other) = if self.len[a] >= self.len[b] { (a, b) } else { (b, a) };
+        let (base, other) = if self.len[a] >= self.len[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let mut s = other;
         loop {
             self.head[s] = base as u16;

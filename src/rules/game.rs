@@ -204,15 +204,17 @@ impl Game {
     /// Plays `mv` for `color`. The game does not enforce alternation (game records may
     /// hold two moves by one side); the server checks turn order before calling this.
     /// After a move, [`Game::to_move`] is `color`'s opponent.
+    /// An illegal move leaves the game exactly as it was.
     pub fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
-        self.last_captures.clear();
         match mv {
             Move::Pass => {
+                self.last_captures.clear();
                 self.ko = None;
                 self.passes_in_row += 1;
             }
             Move::Play(v) => {
                 let (p, placement) = self.judge(color, v)?;
+                self.last_captures.clear();
                 let captured = &mut self.last_captures;
                 self.board.apply(p, color, |s| captured.push(s));
                 self.prisoners[color.index()] += u32::from(placement.captures);

@@ -45,7 +45,11 @@ pub fn fixed_points(size: u8, stones: u8) -> Result<Vec<Vertex>, HandicapError> 
     let hi = size - 1 - lo;
     let mid = size / 2;
     let corners = [(lo, lo), (hi, hi), (lo, hi), (hi, lo)];
-    let mut points: Vec<(u8, u8)> = corners.iter().copied().take(stones.min(4) as usize).collect();
+    let mut points: Vec<(u8, u8)> = corners
+        .iter()
+        .copied()
+        .take(stones.min(4) as usize)
+        .collect();
     let sides: &[(u8, u8)] = match stones {
         5 => &[(mid, mid)],
         6 => &[(lo, mid), (hi, mid)],
@@ -91,8 +95,14 @@ mod tests {
     fn impossible_handicaps_are_refused() {
         assert_eq!(fixed_points(19, 1), Err(HandicapError::Count(1)));
         assert_eq!(fixed_points(19, 10), Err(HandicapError::Count(10)));
-        assert!(matches!(fixed_points(10, 5), Err(HandicapError::NoPlacement { .. })));
-        assert!(matches!(fixed_points(5, 2), Err(HandicapError::NoPlacement { .. })));
+        assert!(matches!(
+            fixed_points(10, 5),
+            Err(HandicapError::NoPlacement { .. })
+        ));
+        assert!(matches!(
+            fixed_points(5, 2),
+            Err(HandicapError::NoPlacement { .. })
+        ));
         assert!(fixed_points(19, 0).unwrap().is_empty());
     }
 }

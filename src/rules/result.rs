@@ -12,11 +12,20 @@ use super::vertex::Color;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameResult {
     /// Counted: the winner (None for a draw) and the margin in points.
-    Score { winner: Option<Color>, margin: HalfPoints },
-    Resignation { winner: Color },
-    Time { winner: Color },
+    Score {
+        winner: Option<Color>,
+        margin: HalfPoints,
+    },
+    Resignation {
+        winner: Color,
+    },
+    Time {
+        winner: Color,
+    },
     /// Absence, lateness or a referee's award.
-    Forfeit { winner: Color },
+    Forfeit {
+        winner: Color,
+    },
     /// Both players absent past the forfeit limit: both lose.
     DoubleForfeit,
     /// A draw declared by a referee.
@@ -62,7 +71,10 @@ impl fmt::Display for GameResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (winner, what) = match *self {
             GameResult::Score { winner: None, .. } | GameResult::Draw => return f.write_str("0"),
-            GameResult::Score { winner: Some(w), margin } => (w, margin.to_string()),
+            GameResult::Score {
+                winner: Some(w),
+                margin,
+            } => (w, margin.to_string()),
             GameResult::Resignation { winner } => (winner, "R".into()),
             GameResult::Time { winner } => (winner, "T".into()),
             GameResult::Forfeit { winner } => (winner, "F".into()),
@@ -78,7 +90,12 @@ impl FromStr for GameResult {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || BadResult(s.to_string());
         match s.trim() {
-            "0" | "Draw" | "Jigo" => return Ok(GameResult::Score { winner: None, margin: HalfPoints(0) }),
+            "0" | "Draw" | "Jigo" => {
+                return Ok(GameResult::Score {
+                    winner: None,
+                    margin: HalfPoints(0),
+                });
+            }
             "Void" => return Ok(GameResult::Void),
             _ => {}
         }
@@ -92,9 +109,12 @@ impl FromStr for GameResult {
             "R" | "Resign" => GameResult::Resignation { winner },
             "T" | "Time" => GameResult::Time { winner },
             "F" | "Forfeit" => GameResult::Forfeit { winner },
+            // A winner's margin is positive: `B+0` or `B+-3` would contradict the winner.
             points => GameResult::Score {
                 winner: Some(winner),
-                margin: HalfPoints::parse_points(points).ok_or_else(bad)?,
+                margin: HalfPoints::parse_points(points)
+                    .filter(|m| m.0 > 0)
+                    .ok_or_else(bad)?,
             },
         })
     }

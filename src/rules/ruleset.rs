@@ -138,12 +138,20 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_sgf_spellings_are_understood() {
-        for r in [Ruleset::Chinese, Ruleset::Japanese, Ruleset::Korean, Ruleset::TrompTaylor] {
+        for r in [
+            Ruleset::Chinese,
+            Ruleset::Japanese,
+            Ruleset::Korean,
+            Ruleset::TrompTaylor,
+        ] {
             assert_eq!(r.name().parse::<Ruleset>().unwrap(), r);
             let json = serde_json::to_string(&r).unwrap();
             assert_eq!(json, format!("\"{}\"", r.name()));
         }
-        assert_eq!("Tromp-Taylor".parse::<Ruleset>().unwrap(), Ruleset::TrompTaylor);
+        assert_eq!(
+            "Tromp-Taylor".parse::<Ruleset>().unwrap(),
+            Ruleset::TrompTaylor
+        );
         assert_eq!("JP".parse::<Ruleset>().unwrap(), Ruleset::Japanese);
         assert!("ing".parse::<Ruleset>().is_err());
     }

@@ -26,7 +26,10 @@ impl HalfPoints {
 
     /// Reads `7.5`, `-3`, `0.5`.
     pub fn parse_points(s: &str) -> Option<HalfPoints> {
-        s.trim().parse::<f64>().ok().and_then(HalfPoints::from_points)
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(HalfPoints::from_points)
     }
 
     pub fn points(self) -> f64 {
@@ -60,8 +63,9 @@ impl Serialize for HalfPoints {
 impl<'de> Deserialize<'de> for HalfPoints {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let p = f64::deserialize(d)?;
-        HalfPoints::from_points(p)
-            .ok_or_else(|| serde::de::Error::custom("points must be a multiple of 0.5, at most 1000"))
+        HalfPoints::from_points(p).ok_or_else(|| {
+            serde::de::Error::custom("points must be a multiple of 0.5, at most 1000")
+        })
     }
 }
 
@@ -145,7 +149,11 @@ impl Score {
         if quarters == 0 {
             return "和棋".to_string();
         }
-        let who = if self.black_margin.0 > 0 { "黑" } else { "白" };
+        let who = if self.black_margin.0 > 0 {
+            "黑"
+        } else {
+            "白"
+        };
         let (whole, frac) = (quarters / 4, quarters % 4);
         let frac = ["", "1/4", "1/2", "3/4"][frac as usize];
         match (whole, frac) {

@@ -96,7 +96,10 @@ impl Vertex {
     pub fn parse(s: &str, size: u8) -> Result<Vertex, VertexError> {
         let v = Vertex::parse_unchecked(s)?;
         if v.x >= size || v.y >= size {
-            return Err(VertexError::OffBoard { vertex: s.to_string(), size });
+            return Err(VertexError::OffBoard {
+                vertex: s.to_string(),
+                size,
+            });
         }
         Ok(v)
     }

@@ -1,0 +1,192 @@
+//! Tokens: who a connection is. JWTs with a pinned algorithm (HS256 with a secret by
+//! default; RS256 or EdDSA public keys so an external identity service can issue them).
+//! `exp` is required and checked, `nbf` checked when present, `iss`/`aud` when configured.
+
+use std::path::{Path, PathBuf};
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{AuthConfig, JwtAlgorithm};
+use crate::protocol::{Role, UserInfo};
+
+/// File in the data dir holding the generated HS256 secret.
+pub const SECRET_FILE: &str = "jwt-secret";
+
+/// The claims tengen reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    /// The user id.
+    pub sub: String,
+    /// Display name (defaults to `sub`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub role: Role,
+    /// Expiry, Unix seconds.
+    pub exp: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nbf: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iss: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aud: Option<String>,
+}
+
+/// Why the token setup could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("cannot read or create the JWT secret {path}: {source}")]
+    Secret {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read the public key {path}: {source}")]
+    KeyFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the {what} is not usable: {source}")]
+    Key {
+        what: &'static str,
+        source: jsonwebtoken::errors::Error,
+    },
+    #[error("auth.algorithm {0:?} needs auth.public_key_file")]
+    MissingPublicKey(JwtAlgorithm),
+    #[error("cannot sign a token: {0}")]
+    Sign(jsonwebtoken::errors::Error),
+}
+
+/// Checks tokens.
+pub struct Verifier {
+    key: DecodingKey,
+    validation: Validation,
+}
+
+/// Reads the HS256 secret: the configured one, or the one in `data_dir/jwt-secret`,
+/// generated (64 random bytes, hex, mode 0600) on first use.
+pub fn load_or_create_secret(config: &AuthConfig, data_dir: &Path) -> Result<Vec<u8>, AuthError> {
+    if let Some(secret) = &config.secret {
+        return Ok(secret.as_bytes().to_vec());
+    }
+    let path = data_dir.join(SECRET_FILE);
+    let err = |source| AuthError::Secret {
+        path: path.clone(),
+        source,
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) if !text.trim().is_empty() => return Ok(text.trim().as_bytes().to_vec()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(err(e)),
+    }
+    std::fs::create_dir_all(data_dir).map_err(err)?;
+    let bytes: [u8; 64] = rand::random();
+    let secret = hex::encode(bytes);
+    write_private(&path, &secret).map_err(err)?;
+    tracing::info!(path = %path.display(), "generated a new JWT secret");
+    Ok(secret.into_bytes())
+}
+
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
+}
+
+impl Verifier {
+    pub fn new(config: &AuthConfig, data_dir: &Path) -> Result<Verifier, AuthError> {
+        let (algorithm, key) = match config.algorithm {
+            JwtAlgorithm::HS256 => {
+                let secret = load_or_create_secret(config, data_dir)?;
+                let key = DecodingKey::from_secret(&secret).map_err(|source| AuthError::Key {
+                    what: "secret",
+                    source,
+                })?;
+                (Algorithm::HS256, key)
+            }
+            alg @ (JwtAlgorithm::RS256 | JwtAlgorithm::EdDSA) => {
+                let path = config
+                    .public_key_file
+                    .as_ref()
+                    .ok_or(AuthError::MissingPublicKey(alg))?;
+                let pem = std::fs::read(path).map_err(|source| AuthError::KeyFile {
+                    path: path.clone(),
+                    source,
+                })?;
+                let key = if alg == JwtAlgorithm::RS256 {
+                    DecodingKey::from_rsa_pem(&pem).map(|k| (Algorithm::RS256, k))
+                } else {
+                    DecodingKey::from_ed_pem(&pem).map(|k| (Algorithm::EdDSA, k))
+                };
+                key.map_err(|source| AuthError::Key {
+                    what: "public key",
+                    source,
+                })?
+            }
+        };
+        let mut validation = Validation::new(algorithm);
+        validation.validate_nbf = true;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        match &config.audience {
+            Some(aud) => validation.set_audience(&[aud]),
+            None => validation.validate_aud = false,
+        }
+        if let Some(iss) = &config.issuer {
+            validation.set_issuer(&[iss]);
+        }
+        Ok(Verifier { key, validation })
+    }
+
+    /// The user a token names, or why it is refused (a sentence for the client).
+    pub fn verify(&self, token: &str) -> Result<UserInfo, String> {
+        let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
+            .map_err(|e| format!("the token was refused: {e}"))?;
+        let c = data.claims;
+        if c.sub.is_empty() || c.sub.len() > 64 {
+            return Err("the token's `sub` must have 1 to 64 characters".into());
+        }
+        Ok(UserInfo {
+            name: c
+                .name
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| c.sub.clone()),
+            id: c.sub,
+            role: c.role,
+        })
+    }
+}
+
+/// Signs HS256 claims with `secret` (for `tengen token`, tests and the load tool).
+pub fn sign(secret: &[u8], claims: &Claims) -> Result<String, AuthError> {
+    let key = EncodingKey::from_secret(secret).map_err(|source| AuthError::Key {
+        what: "secret",
+        source,
+    })?;
+    jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &key).map_err(AuthError::Sign)
+}
+
+/// Claims for `sub` that expire `ttl_secs` from now.
+pub fn claims_for(sub: &str, name: Option<&str>, role: Role, ttl_secs: u64) -> Claims {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    Claims {
+        sub: sub.to_string(),
+        name: name.map(str::to_string),
+        role,
+        exp: now + ttl_secs,
+        nbf: None,
+        iss: None,
+        aud: None,
+    }
+}

@@ -1,0 +1,71 @@
+//! `tengen serve`: run the server until SIGINT or SIGTERM.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use tengen::config::LogFormat;
+use tengen::net::Server;
+use tracing_subscriber::EnvFilter;
+
+use super::config_args::ConfigArgs;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Address to listen on for HTTP and WebSocket [default: 127.0.0.1:7480]
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut config = args.config.load()?;
+    if let Some(listen) = args.listen {
+        config.listen = listen;
+    }
+    let filter = EnvFilter::try_from_env("TENGEN_LOG")
+        .unwrap_or_else(|_| EnvFilter::new(&config.log.filter));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match config.log.format {
+        LogFormat::Human => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async move {
+        tracing::info!(
+            listen = %config.listen,
+            data = %config.data_dir.display(),
+            "starting tengen {}",
+            env!("CARGO_PKG_VERSION")
+        );
+        let server = Server::start(config).await?;
+        stop_signal().await;
+        server.shutdown().await;
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Waits for Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}

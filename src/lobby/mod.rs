@@ -1,0 +1,255 @@
+//! The lobby: open seeks and direct challenges, who is online, and who watches the lobby.
+//! Small shared maps (DashMap), never game state.
+
+pub mod nigiri;
+
+use dashmap::DashMap;
+
+use crate::protocol::{Challenge, ErrorCode, GameSettings, Refusal, ServerMsg, UserInfo};
+use crate::room::{Frame, Outbox, encode, wall_ms};
+
+/// A seek or challenge waiting for an answer, with the nigiri secret behind it.
+#[derive(Debug, Clone)]
+pub struct Open {
+    pub challenge: Challenge,
+    pub secret: Option<[u8; 32]>,
+}
+
+#[derive(Default)]
+pub struct Lobby {
+    challenges: DashMap<String, Open>,
+    watchers: DashMap<u64, Outbox>,
+    online: DashMap<String, Vec<Outbox>>,
+}
+
+/// A short random id (base 36).
+pub fn new_id() -> String {
+    const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    (0..10)
+        .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+impl Lobby {
+    /// Posts a seek (`to: None`) or a challenge to one user.
+    pub fn post(
+        &self,
+        from: &UserInfo,
+        to: Option<String>,
+        settings: GameSettings,
+        max_per_user: usize,
+    ) -> Result<Challenge, Refusal> {
+        if to.as_deref() == Some(from.id.as_str()) {
+            return Err(Refusal::new(
+                ErrorCode::BadRequest,
+                "you cannot challenge yourself",
+            ));
+        }
+        if let Some(to) = &to
+            && !self.online.contains_key(to)
+        {
+            return Err(Refusal::new(
+                ErrorCode::NotFound,
+                format!("user `{to}` is not online"),
+            ));
+        }
+        let mine = self
+            .challenges
+            .iter()
+            .filter(|c| c.challenge.from.id == from.id)
+            .count();
+        if mine >= max_per_user {
+            return Err(Refusal::new(
+                ErrorCode::LimitReached,
+                format!("you already have {mine} open seeks and challenges"),
+            ));
+        }
+        let (secret, commitment) = match settings.color {
+            crate::protocol::ColorChoice::Nigiri => {
+                let (s, c) = nigiri::commit();
+                (Some(s), Some(c))
+            }
+            _ => (None, None),
+        };
+        let challenge = Challenge {
+            challenge_id: new_id(),
+            from: from.clone(),
+            to,
+            settings,
+            created_at: wall_ms(),
+            nigiri_commitment: commitment,
+        };
+        self.challenges.insert(
+            challenge.challenge_id.clone(),
+            Open {
+                challenge: challenge.clone(),
+                secret,
+            },
+        );
+        let added = encode(&ServerMsg::ChallengeAdded {
+            challenge: challenge.clone(),
+        });
+        match &challenge.to {
+            None => self.announce(&added),
+            Some(to) => self.send_to_user(to, &added),
+        }
+        Ok(challenge)
+    }
+
+    /// Takes a seek or challenge out of the lobby for `accepter` to accept.
+    pub fn take(&self, id: &str, accepter: &UserInfo) -> Result<Open, Refusal> {
+        let not_found = || {
+            Refusal::new(
+                ErrorCode::NotFound,
+                format!("no open seek or challenge `{id}`"),
+            )
+        };
+        let open = self
+            .challenges
+            .remove(id)
+            .map(|(_, o)| o)
+            .ok_or_else(not_found)?;
+        let c = &open.challenge;
+        let refusal = if c.from.id == accepter.id {
+            Some(Refusal::new(
+                ErrorCode::Forbidden,
+                "you cannot accept your own seek",
+            ))
+        } else if c.to.as_ref().is_some_and(|to| *to != accepter.id) {
+            Some(Refusal::new(
+                ErrorCode::Forbidden,
+                "that challenge is for someone else",
+            ))
+        } else {
+            None
+        };
+        if let Some(r) = refusal {
+            self.challenges.insert(id.to_string(), open);
+            return Err(r);
+        }
+        Ok(open)
+    }
+
+    /// Puts back a challenge taken by [`Lobby::take`] when the game could not start.
+    pub fn put_back(&self, open: Open) {
+        self.challenges
+            .insert(open.challenge.challenge_id.clone(), open);
+    }
+
+    /// Withdraws (`cancel`, by its author) or declines (`decline`, by its addressee).
+    pub fn withdraw(&self, id: &str, user: &UserInfo, decline: bool) -> Result<(), Refusal> {
+        let allowed = |o: &Open| {
+            if decline {
+                o.challenge.to.as_deref() == Some(user.id.as_str())
+            } else {
+                o.challenge.from.id == user.id
+            }
+        };
+        let open = self
+            .challenges
+            .remove_if(id, |_, o| allowed(o))
+            .map(|(_, o)| o)
+            .ok_or_else(|| {
+                Refusal::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "no challenge `{id}` you can {}",
+                        if decline { "decline" } else { "cancel" }
+                    ),
+                )
+            })?;
+        self.removed(
+            &open.challenge,
+            if decline { "declined" } else { "cancelled" },
+        );
+        Ok(())
+    }
+
+    /// Tells those concerned that a challenge is gone.
+    pub fn removed(&self, c: &Challenge, reason: &str) {
+        let frame = encode(&ServerMsg::ChallengeRemoved {
+            challenge_id: c.challenge_id.clone(),
+            reason: reason.to_string(),
+        });
+        self.send_to_user(&c.from.id, &frame);
+        match &c.to {
+            None => self.announce(&frame),
+            Some(to) => self.send_to_user(to, &frame),
+        }
+    }
+
+    /// Open seeks, plus the challenges from or to `user`.
+    pub fn list_for(&self, user: Option<&UserInfo>) -> Vec<Challenge> {
+        let mut list: Vec<Challenge> = self
+            .challenges
+            .iter()
+            .map(|o| o.challenge.clone())
+            .filter(|c| {
+                c.to.is_none()
+                    || user.is_some_and(|u| {
+                        c.from.id == u.id || c.to.as_deref() == Some(u.id.as_str())
+                    })
+            })
+            .collect();
+        list.sort_by_key(|c| c.created_at);
+        list
+    }
+
+    pub fn connect(&self, user: &UserInfo, outbox: Outbox) {
+        self.online.entry(user.id.clone()).or_default().push(outbox);
+    }
+
+    /// A connection closed. When it was the user's last one, their seeks and challenges
+    /// go too (an absent player cannot answer).
+    pub fn disconnect(&self, user: &UserInfo, conn: u64) {
+        let gone = match self.online.get_mut(&user.id) {
+            Some(mut list) => {
+                list.retain(|o| o.conn() != conn);
+                list.is_empty()
+            }
+            None => false,
+        };
+        if gone {
+            self.online.remove_if(&user.id, |_, l| l.is_empty());
+            let mine: Vec<String> = self
+                .challenges
+                .iter()
+                .filter(|o| o.challenge.from.id == user.id)
+                .map(|o| o.key().clone())
+                .collect();
+            for id in mine {
+                if let Some((_, open)) = self.challenges.remove(&id) {
+                    self.removed(&open.challenge, "disconnected");
+                }
+            }
+        }
+        self.watchers.remove(&conn);
+    }
+
+    pub fn is_online(&self, user_id: &str) -> bool {
+        self.online.contains_key(user_id)
+    }
+
+    pub fn send_to_user(&self, user_id: &str, frame: &Frame) {
+        if let Some(list) = self.online.get(user_id) {
+            for o in list.iter() {
+                o.push(frame.clone());
+            }
+        }
+    }
+
+    pub fn watch(&self, outbox: Outbox) {
+        self.watchers.insert(outbox.conn(), outbox);
+    }
+
+    pub fn unwatch(&self, conn: u64) {
+        self.watchers.remove(&conn);
+    }
+
+    /// Sends a frame to everyone watching the lobby.
+    pub fn announce(&self, frame: &Frame) {
+        for w in self.watchers.iter() {
+            w.push(frame.clone());
+        }
+    }
+}

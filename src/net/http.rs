@@ -1,0 +1,131 @@
+//! HTTP routes: the WebSocket endpoint, health and readiness, metrics.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Router;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+
+use super::session;
+use crate::hub::Hub;
+use crate::protocol::{ErrorCode, ServerMsg};
+use crate::room::encode;
+
+/// Close code for a connection whose token was refused.
+const UNAUTHORIZED: u16 = 4001;
+
+pub fn router(hub: Arc<Hub>) -> Router {
+    Router::new()
+        .route("/ws", get(websocket))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .with_state(hub)
+}
+
+#[derive(Deserialize)]
+struct WsQuery {
+    token: Option<String>,
+}
+
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    value.strip_prefix("Bearer ").map(|t| t.trim().to_string())
+}
+
+async fn websocket(
+    State(hub): State<Arc<Hub>>,
+    Query(query): Query<WsQuery>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let limits = &hub.config.limits;
+    if hub.connections.load(Ordering::Relaxed) >= limits.max_connections {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many connections; try again later",
+        )
+            .into_response();
+    }
+    let upgrade = upgrade
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(16 * 1024)
+        .max_write_buffer_size(
+            limits.outbound_queue.max(16) * limits.max_frame_bytes.min(64 * 1024),
+        )
+        .max_message_size(limits.max_frame_bytes)
+        .max_frame_size(limits.max_frame_bytes);
+    let user = match query.token.or_else(|| bearer(&headers)) {
+        None => None,
+        Some(token) => match hub.verifier.verify(&token) {
+            Ok(user) => Some(user),
+            Err(message) => return upgrade.on_upgrade(move |socket| refuse(socket, message)),
+        },
+    };
+    upgrade.on_upgrade(move |socket| async move {
+        hub.connections.fetch_add(1, Ordering::Relaxed);
+        session::serve(hub.clone(), socket, user).await;
+        hub.connections.fetch_sub(1, Ordering::Relaxed);
+    })
+}
+
+/// Answers a refused token on the socket itself (browsers cannot read an HTTP 401 on
+/// an upgrade), then closes.
+async fn refuse(mut socket: WebSocket, message: String) {
+    let frame = encode(&ServerMsg::Error {
+        id: None,
+        code: ErrorCode::Unauthorized,
+        message,
+        game_id: None,
+        reason: None,
+    });
+    let _ = socket.send(Message::Text(frame)).await;
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame {
+            code: UNAUTHORIZED,
+            reason: Utf8Bytes::from_static("unauthorized"),
+        })))
+        .await;
+}
+
+async fn healthz(State(hub): State<Arc<Hub>>) -> Response {
+    if *hub.shutdown.borrow() {
+        (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response()
+    } else {
+        (StatusCode::OK, "ok\n").into_response()
+    }
+}
+
+/// Ready when accepting and the store can take a write.
+async fn readyz(State(hub): State<Arc<Hub>>) -> Response {
+    if *hub.shutdown.borrow() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response();
+    }
+    let store = hub.store.clone();
+    match tokio::task::spawn_blocking(move || store.check_writable()).await {
+        Ok(Ok(())) => (StatusCode::OK, "ready\n").into_response(),
+        Ok(Err(e)) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("store not writable: {e}\n"),
+        )
+            .into_response(),
+        Err(e) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("store check failed: {e}\n"),
+        )
+            .into_response(),
+    }
+}
+
+async fn metrics() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        crate::metrics::render(),
+    )
+        .into_response()
+}

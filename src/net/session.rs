@@ -1,0 +1,446 @@
+//! One WebSocket connection: reads requests, answers them through its own bounded
+//! outbound queue (so replies and broadcasts arrive in order), writes queued frames in
+//! batches with one flush, pings for liveness and latency, and leaves every room it
+//! joined when it closes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use tokio::time::{Instant, MissedTickBehavior};
+
+use super::limits::RateLimit;
+use crate::hub::Hub;
+use crate::protocol::{
+    ClientMsg, ErrorCode, PROTOCOL_VERSION, Refusal, Request, RequestId, ServerMsg, UserInfo,
+    decode,
+};
+use crate::room::{Action, Inbox, Outbox, RoomCmd, RoomHandle, encode, wall_ms};
+use crate::rules::Move;
+
+/// Frames written per flush at most.
+const BATCH: usize = 64;
+/// Close code for a client that could not keep up with its queue.
+const SLOW_CONSUMER: u16 = 4008;
+/// Close code for a connection that kept flooding.
+const FLOODING: u16 = 4029;
+
+/// What a connection knows about itself.
+struct Session {
+    hub: Arc<Hub>,
+    conn: u64,
+    user: Option<UserInfo>,
+    outbox: Outbox,
+    joined: HashMap<String, RoomHandle>,
+    /// Round-trip time estimate from WebSocket pings, in milliseconds.
+    rtt_ms: Option<u64>,
+}
+
+/// Serves one upgraded connection until it closes or the server shuts down.
+pub async fn serve(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>) {
+    let conn = hub.next_conn();
+    let span = tracing::info_span!(
+        "conn",
+        conn,
+        user = user.as_ref().map(|u| u.id.as_str()).unwrap_or("-")
+    );
+    let _enter = span.enter();
+    let limits = hub.config.limits.clone();
+    let (outbox, inbox) = Outbox::new(conn, limits.outbound_queue);
+    crate::metrics::connected(None, 1);
+    let mut session = Session {
+        hub: hub.clone(),
+        conn,
+        user: None,
+        outbox,
+        joined: HashMap::new(),
+        rtt_ms: None,
+    };
+    if let Some(user) = user {
+        session.log_in(user);
+    }
+    session.send(&ServerMsg::Welcome {
+        protocol: PROTOCOL_VERSION,
+        user: session.user.clone(),
+        server_time: wall_ms(),
+    });
+    let close = session.run(socket, inbox).await;
+    tracing::debug!(?close, "connection closed");
+    session.leave_all().await;
+}
+
+impl Session {
+    fn log_in(&mut self, user: UserInfo) {
+        self.hub.lobby.connect(&user, self.outbox.clone());
+        crate::metrics::connected(None, -1);
+        crate::metrics::connected(Some(user.role), 1);
+        self.user = Some(user);
+    }
+
+    fn send(&self, msg: &ServerMsg) {
+        self.outbox.push(encode(msg));
+    }
+
+    fn refuse(&self, id: Option<RequestId>, game_id: Option<&str>, r: Refusal) {
+        self.send(&ServerMsg::Error {
+            id,
+            code: r.code,
+            message: r.message,
+            game_id: game_id.map(str::to_string),
+            reason: r.reason.map(str::to_string),
+        });
+    }
+
+    async fn run(&mut self, socket: WebSocket, mut inbox: Inbox) -> Option<(u16, &'static str)> {
+        let limits = self.hub.config.limits.clone();
+        let (mut sink, mut stream) = socket.split();
+        let mut rate = RateLimit::new(limits.messages_per_second, limits.burst);
+        let mut heartbeat =
+            tokio::time::interval(Duration::from_secs(limits.heartbeat_secs.max(1)));
+        heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let idle_timeout = Duration::from_secs(limits.idle_timeout_secs.max(1));
+        let mut last_heard = Instant::now();
+        let mut shutdown = self.hub.shutdown.subscribe();
+        let epoch = Instant::now();
+        let close = loop {
+            tokio::select! {
+                biased;
+                _ = shutdown.changed() => {
+                    self.send(&ServerMsg::Closing { reason: "the server is shutting down".into() });
+                    while let Ok(f) = inbox.frames.try_recv() {
+                        let _ = sink.feed(Message::Text(f)).await;
+                    }
+                    break Some((1001, "server shutting down"));
+                }
+                () = inbox.overflow.notified() => break Some((SLOW_CONSUMER, "too slow: reconnect and join with since_seq")),
+                frame = inbox.frames.recv() => {
+                    let Some(first) = frame else { break None };
+                    if write_batch(&mut sink, first, &mut inbox).await.is_err() {
+                        break None;
+                    }
+                }
+                msg = stream.next() => {
+                    let Some(Ok(msg)) = msg else { break None };
+                    last_heard = Instant::now();
+                    match msg {
+                        Message::Text(text) => {
+                            if !rate.allow() {
+                                if rate.refused_in_row > limits.flood_close_after {
+                                    break Some((FLOODING, "too many messages"));
+                                }
+                                crate::metrics::rate_limited();
+                                self.refuse(None, None, Refusal::new(ErrorCode::RateLimited, "too many messages; slow down"));
+                                continue;
+                            }
+                            if text.len() > limits.max_message_bytes {
+                                self.refuse(None, None, Refusal::new(ErrorCode::TooLarge, format!("messages are limited to {} bytes", limits.max_message_bytes)));
+                                continue;
+                            }
+                            crate::metrics::message_in();
+                            self.request(text.as_str()).await;
+                        }
+                        Message::Binary(_) => self.refuse(None, None, Refusal::new(ErrorCode::BadRequest, "send JSON text frames, not binary")),
+                        Message::Pong(payload) => {
+                            if let Ok(bytes) = <[u8; 8]>::try_from(payload.as_ref()) {
+                                let sent = u64::from_be_bytes(bytes);
+                                let now = epoch.elapsed().as_millis() as u64;
+                                let rtt = now.saturating_sub(sent);
+                                // A smoothed estimate: one ping cannot swing it far.
+                                self.rtt_ms = Some(self.rtt_ms.map_or(rtt, |old| (old * 3 + rtt) / 4));
+                            }
+                        }
+                        Message::Ping(_) => {}
+                        Message::Close(_) => break None,
+                    }
+                }
+                _ = heartbeat.tick() => {
+                    if last_heard.elapsed() > idle_timeout {
+                        break Some((1000, "idle timeout"));
+                    }
+                    let stamp = (epoch.elapsed().as_millis() as u64).to_be_bytes();
+                    if sink.send(Message::Ping(stamp.to_vec().into())).await.is_err() {
+                        break None;
+                    }
+                }
+            }
+        };
+        if let Some((code, reason)) = close {
+            let _ = sink
+                .send(Message::Close(Some(CloseFrame {
+                    code,
+                    reason: Utf8Bytes::from_static(reason),
+                })))
+                .await;
+        }
+        close
+    }
+
+    async fn leave_all(&mut self) {
+        for (_, room) in self.joined.drain() {
+            room.tell(RoomCmd::Leave { conn: self.conn }).await;
+        }
+        if let Some(user) = &self.user {
+            self.hub.lobby.disconnect(user, self.conn);
+        }
+        crate::metrics::connected(self.user.as_ref().map(|u| u.role), -1);
+        self.hub.lobby.unwatch(self.conn);
+    }
+
+    fn user(&self) -> Result<UserInfo, Refusal> {
+        self.user.clone().ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::Unauthorized,
+                "log in first (a token in ?token= or an `auth` message)",
+            )
+        })
+    }
+
+    async fn request(&mut self, text: &str) {
+        let Request { id, msg } = match decode(text) {
+            Ok(r) => r,
+            Err(e) => return self.refuse(e.id, None, e.refusal),
+        };
+        let game_id = game_of(&msg).map(str::to_string);
+        if let Err(r) = self.dispatch(id.clone(), msg).await {
+            self.refuse(id, game_id.as_deref(), r);
+        }
+    }
+
+    async fn dispatch(&mut self, id: Option<RequestId>, msg: ClientMsg) -> Result<(), Refusal> {
+        let hub = self.hub.clone();
+        match msg {
+            ClientMsg::Auth { token } => {
+                let user = hub
+                    .verifier
+                    .verify(&token)
+                    .map_err(|m| Refusal::new(ErrorCode::Unauthorized, m))?;
+                if let Some(current) = &self.user {
+                    if current.id != user.id {
+                        return Err(Refusal::new(
+                            ErrorCode::Forbidden,
+                            "this connection is already logged in as someone else",
+                        ));
+                    }
+                } else {
+                    self.log_in(user.clone());
+                }
+                self.send(&ServerMsg::Authenticated { id, user });
+            }
+            ClientMsg::Ping => self.send(&ServerMsg::Pong {
+                id,
+                server_time: wall_ms(),
+            }),
+            ClientMsg::ListSeeks => self.send(&ServerMsg::Seeks {
+                id,
+                challenges: hub.lobby.list_for(self.user.as_ref()),
+            }),
+            ClientMsg::ListGames => self.send(&ServerMsg::Games {
+                id,
+                games: hub.list_games().await,
+            }),
+            ClientMsg::WatchLobby => {
+                hub.lobby.watch(self.outbox.clone());
+                self.ack(id, None, None);
+            }
+            ClientMsg::UnwatchLobby => {
+                hub.lobby.unwatch(self.conn);
+                self.ack(id, None, None);
+            }
+            ClientMsg::Seek { settings } => self.post(id, None, settings)?,
+            ClientMsg::Challenge { opponent, settings } => {
+                self.post(id, Some(opponent), settings)?
+            }
+            ClientMsg::Accept {
+                challenge_id,
+                nigiri_seed,
+            } => {
+                let user = self.user()?;
+                let game_id = hub
+                    .accept(&user, &challenge_id, nigiri_seed.as_deref())
+                    .await?;
+                self.ack(id, Some(game_id), None);
+            }
+            ClientMsg::Decline { challenge_id } => {
+                hub.lobby.withdraw(&challenge_id, &self.user()?, true)?;
+                self.ack(id, None, None);
+            }
+            ClientMsg::Cancel { challenge_id } => {
+                hub.lobby.withdraw(&challenge_id, &self.user()?, false)?;
+                self.ack(id, None, None);
+            }
+            ClientMsg::Join { game_id, since_seq } => {
+                if self.user.is_none() && !hub.config.auth.anonymous_spectators {
+                    return Err(Refusal::new(
+                        ErrorCode::Unauthorized,
+                        "this server lets only logged-in users watch",
+                    ));
+                }
+                let room = hub.room(&game_id).await?;
+                let (outbox, user) = (self.outbox.clone(), self.user.clone());
+                room.ask(|reply| RoomCmd::Join {
+                    outbox,
+                    user,
+                    since_seq,
+                    reply,
+                })
+                .await??;
+                self.joined.insert(game_id.clone(), room);
+                self.ack(id, Some(game_id), None);
+            }
+            ClientMsg::Leave { game_id } => {
+                if let Some(room) = self.joined.remove(&game_id) {
+                    room.tell(RoomCmd::Leave { conn: self.conn }).await;
+                }
+                self.ack(id, Some(game_id), None);
+            }
+            ClientMsg::Play {
+                game_id,
+                move_number,
+                vertex,
+            } => {
+                self.act(
+                    id,
+                    game_id,
+                    Action::Play {
+                        move_number,
+                        mv: vertex,
+                    },
+                )
+                .await?
+            }
+            ClientMsg::Pass {
+                game_id,
+                move_number,
+            } => {
+                self.act(
+                    id,
+                    game_id,
+                    Action::Play {
+                        move_number,
+                        mv: Move::Pass,
+                    },
+                )
+                .await?
+            }
+            ClientMsg::Resign { game_id } => self.act(id, game_id, Action::Resign).await?,
+            ClientMsg::PlaceHandicap { game_id, vertices } => {
+                self.act(id, game_id, Action::PlaceHandicap(vertices))
+                    .await?
+            }
+            ClientMsg::MarkDead {
+                game_id,
+                vertex,
+                dead,
+            } => {
+                self.act(id, game_id, Action::MarkDead { vertex, dead })
+                    .await?
+            }
+            ClientMsg::AcceptScore { game_id, marks_seq } => {
+                self.act(id, game_id, Action::AcceptScore { marks_seq })
+                    .await?
+            }
+            ClientMsg::RejectScore { game_id } => {
+                self.act(id, game_id, Action::RejectScore).await?
+            }
+            ClientMsg::Chat { game_id, text } => {
+                let user = self.user()?;
+                let room = self.room(&game_id).await?;
+                let seq = room
+                    .ask(|reply| RoomCmd::Chat { user, text, reply })
+                    .await??;
+                self.ack(id, Some(game_id), seq);
+            }
+        }
+        Ok(())
+    }
+
+    fn ack(&self, id: Option<RequestId>, game_id: Option<String>, seq: Option<u64>) {
+        self.send(&ServerMsg::Ack { id, game_id, seq });
+    }
+
+    fn post(
+        &self,
+        id: Option<RequestId>,
+        to: Option<String>,
+        settings: crate::protocol::GameSettings,
+    ) -> Result<(), Refusal> {
+        let user = self.user()?;
+        let settings = settings.resolve(&self.hub.config.clock.limits)?;
+        let challenge = self.hub.lobby.post(
+            &user,
+            to,
+            settings,
+            self.hub.config.limits.max_seeks_per_user,
+        )?;
+        self.send(&ServerMsg::ChallengeCreated { id, challenge });
+        Ok(())
+    }
+
+    async fn room(&self, game_id: &str) -> Result<RoomHandle, Refusal> {
+        match self.joined.get(game_id) {
+            Some(room) => Ok(room.clone()),
+            None => self.hub.room(game_id).await,
+        }
+    }
+
+    async fn act(
+        &mut self,
+        id: Option<RequestId>,
+        game_id: String,
+        action: Action,
+    ) -> Result<(), Refusal> {
+        let user = self.user()?;
+        let room = self.room(&game_id).await?;
+        let lag_ms = self.rtt_ms.map_or(0, |rtt| rtt / 2);
+        let seq = room
+            .ask(|reply| RoomCmd::Act {
+                user,
+                action,
+                lag_ms,
+                reply,
+            })
+            .await??;
+        self.ack(id, Some(game_id), seq);
+        Ok(())
+    }
+}
+
+/// Writes `first` and whatever else is queued (up to a batch), then flushes once.
+async fn write_batch(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    first: Utf8Bytes,
+    inbox: &mut Inbox,
+) -> Result<(), axum::Error> {
+    sink.feed(Message::Text(first)).await?;
+    let mut n = 1;
+    while n < BATCH {
+        match inbox.frames.try_recv() {
+            Ok(f) => {
+                sink.feed(Message::Text(f)).await?;
+                n += 1;
+            }
+            Err(_) => break,
+        }
+    }
+    crate::metrics::messages_out(n);
+    sink.flush().await
+}
+
+/// The game a request is about, for the error reply.
+fn game_of(msg: &ClientMsg) -> Option<&str> {
+    match msg {
+        ClientMsg::Join { game_id, .. }
+        | ClientMsg::Leave { game_id }
+        | ClientMsg::Play { game_id, .. }
+        | ClientMsg::Pass { game_id, .. }
+        | ClientMsg::Resign { game_id }
+        | ClientMsg::PlaceHandicap { game_id, .. }
+        | ClientMsg::MarkDead { game_id, .. }
+        | ClientMsg::AcceptScore { game_id, .. }
+        | ClientMsg::RejectScore { game_id }
+        | ClientMsg::Chat { game_id, .. } => Some(game_id),
+        _ => None,
+    }
+}

@@ -1,0 +1,10 @@
+//! Game rooms: one actor task per game ([`actor`]) around a pure state machine
+//! ([`live`]), with its crowd of players and spectators ([`crowd`]).
+
+mod actor;
+mod crowd;
+mod live;
+
+pub use actor::{Room, RoomCmd, RoomHandle, wall_ms};
+pub use crowd::{Frame, Inbox, Outbox, encode};
+pub use live::{Action, LiveGame, MAX_CHAT_CHARS};
