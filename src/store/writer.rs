@@ -1,5 +1,9 @@
-//! Group commit: one dedicated thread owns all writes to the [`Store`], and whatever many
+//! Group commit: one writer task owns all writes to the [`Store`], and whatever many
 //! games queue while it is busy goes into one transaction, so they share one fsync.
+//!
+//! The transaction itself runs on tokio's blocking pool (`spawn_blocking`): SQLite
+//! blocks, and tokio's paused test clock knows to wait for blocking work, so clock tests
+//! over a real store stay exact.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -24,36 +28,35 @@ enum Message {
     Close,
 }
 
-/// A cloneable handle to the store's writer thread.
+/// A cloneable handle to the store's writer task.
 ///
 /// `commit` returns once the items are durable (to the store's sync mode), so the room
 /// can acknowledge and broadcast after it. The queue is bounded: when it is full,
-/// `commit` waits, slowing the games down instead of growing memory. The thread exits
+/// `commit` waits, slowing the games down instead of growing memory. The task exits
 /// after finishing queued commits when every handle is dropped or [`StoreWriter::close`]
 /// is called, releasing its reference to the store.
 #[derive(Clone, Debug)]
 pub struct StoreWriter {
     tx: mpsc::Sender<Message>,
-    /// Its sender lives on the writer thread; `changed()` fails once the thread is gone.
+    /// Its sender lives in the writer task; `changed()` fails once the task is gone.
     stopped: watch::Receiver<()>,
 }
 
 impl StoreWriter {
-    /// Starts the writer thread with room for `queue` waiting commits (at least 1).
+    /// Starts the writer task (on the current tokio runtime) with room for `queue` waiting commits.
     ///
-    /// If the operating system refuses a new thread, the failure is logged and every
+    /// Outside a runtime the failure is logged and every
     /// `commit` on the returned handle fails with [`StoreError::WriterStopped`] (so the
     /// readiness probe and the games see it) rather than panicking here.
     pub fn spawn(store: Arc<dyn Store>, queue: usize) -> StoreWriter {
         let (tx, rx) = mpsc::channel(queue.max(1));
         let (stopped_tx, stopped) = watch::channel(());
-        let spawned = std::thread::Builder::new()
-            .name("tengen-store-writer".to_owned())
-            .spawn(move || run(store, rx, stopped_tx));
-        if let Err(err) = spawned {
-            // `rx` and `stopped_tx` were dropped with the closure: sends fail, and
-            // `close` returns at once.
-            tracing::error!(error = %err, "could not start the store writer thread");
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(run(store, rx, stopped_tx));
+            }
+            // `rx` and `stopped_tx` are dropped here: sends fail, `close` returns at once.
+            Err(err) => tracing::error!(error = %err, "the store writer needs a tokio runtime"),
         }
         StoreWriter { tx, stopped }
     }
@@ -84,23 +87,23 @@ impl StoreWriter {
 
     /// Stops taking commits (from every handle: later ones fail with
     /// [`StoreError::WriterStopped`]), waits until those already queued are written and
-    /// acknowledged, and returns once the thread has released the store, so graceful
+    /// acknowledged, and returns once the task has released the store, so graceful
     /// shutdown can then close it.
     pub async fn close(self) {
-        // Fails only if the thread is already gone, which is what we wait for anyway.
+        // Fails only if the task is already gone, which is what we wait for anyway.
         let _ = self.tx.send(Message::Close).await;
         drop(self.tx);
         let mut stopped = self.stopped;
-        // The thread never sends; `changed` returns Err when it drops the sender on exit.
+        // The task never sends; `changed` returns Err when it drops the sender on exit.
         while stopped.changed().await.is_ok() {}
     }
 }
 
-/// The writer thread: wait for one request, take everything else already queued (up to
+/// The writer task: wait for one request, take everything else already queued (up to
 /// the cap), write it as one group, repeat until the channel is closed and empty.
-fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Message>, stopped: watch::Sender<()>) {
+async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Message>, stopped: watch::Sender<()>) {
     let mut batch = Vec::new();
-    while let Some(message) = rx.blocking_recv() {
+    while let Some(message) = rx.recv().await {
         take(message, &mut batch, &mut rx);
         while batch.len() < MAX_BATCH_REQUESTS {
             match rx.try_recv() {
@@ -109,7 +112,11 @@ fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Message>, stopped: watch::S
             }
         }
         if !batch.is_empty() {
-            commit_batch(store.as_ref(), std::mem::take(&mut batch));
+            let group = std::mem::take(&mut batch);
+            let store = store.clone();
+            // A panic in the store would drop the waiters' acks: they then see
+            // WriterStopped, and the next group goes on.
+            let _ = tokio::task::spawn_blocking(move || commit_batch(store.as_ref(), group)).await;
         }
     }
     // Release the store before announcing the stop, so `close` returning means the

@@ -1,0 +1,246 @@
+//! Test harness shared by the integration tests: a real server on port 0 with a fresh
+//! data directory (a real SQLite file), tokens signed with its secret, and WebSocket
+//! clients that speak JSON.
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tengen::auth::{claims_for, load_or_create_secret, sign};
+use tengen::config::Config;
+use tengen::net::Server;
+use tengen::protocol::Role;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+/// How long a test waits for a message before it fails (real or paused time).
+pub const WAIT: Duration = Duration::from_secs(10);
+
+pub struct TestServer {
+    pub server: Option<Server>,
+    pub dir: tempfile::TempDir,
+    pub url: String,
+    secret: Vec<u8>,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    /// Starts with the test defaults, changed by `tweak`.
+    pub async fn start_with(tweak: impl FnOnce(&mut Config)) -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        TestServer::start_in(dir, tweak).await
+    }
+
+    /// Starts on an existing data directory (to test restarts).
+    pub async fn start_in(dir: tempfile::TempDir, tweak: impl FnOnce(&mut Config)) -> TestServer {
+        let mut config = Config::default();
+        config.listen = "127.0.0.1:0".parse().expect("addr");
+        config.data_dir = dir.path().to_path_buf();
+        tweak(&mut config);
+        let secret = load_or_create_secret(&config.auth, &config.data_dir).expect("secret");
+        let server = Server::start(config).await.expect("server starts");
+        let url = format!("ws://{}/ws", server.addr());
+        TestServer {
+            server: Some(server),
+            dir,
+            url,
+            secret,
+        }
+    }
+
+    pub fn http(&self, path: &str) -> String {
+        format!(
+            "http://{}{}",
+            self.server.as_ref().expect("running").addr(),
+            path
+        )
+    }
+
+    pub fn token(&self, sub: &str) -> String {
+        self.token_as(sub, Role::Player)
+    }
+
+    pub fn token_as(&self, sub: &str, role: Role) -> String {
+        sign(&self.secret, &claims_for(sub, None, role, 3600)).expect("sign")
+    }
+
+    /// A client logged in as `sub`.
+    pub async fn login(&self, sub: &str) -> Client {
+        Client::connect(&format!("{}?token={}", self.url, self.token(sub))).await
+    }
+
+    /// A client without a token.
+    pub async fn anonymous(&self) -> Client {
+        Client::connect(&self.url).await
+    }
+
+    /// Stops the server the graceful way and keeps the data directory.
+    pub async fn stop(mut self) -> tempfile::TempDir {
+        if let Some(server) = self.server.take() {
+            server.shutdown().await;
+        }
+        self.dir
+    }
+}
+
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Messages received while waiting for something else, in arrival order.
+    pending: VecDeque<Value>,
+    next_id: u64,
+    pub welcome: Value,
+}
+
+impl Client {
+    pub async fn connect(url: &str) -> Client {
+        let (ws, _) = connect_async(url).await.expect("websocket connects");
+        let mut client = Client {
+            ws,
+            pending: VecDeque::new(),
+            next_id: 1,
+            welcome: Value::Null,
+        };
+        client.welcome = client.recv().await;
+        client
+    }
+
+    pub async fn send(&mut self, msg: Value) {
+        self.send_text(msg.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.ws.send(Message::text(text)).await.expect("send");
+    }
+
+    /// The next JSON message (pending ones first). Panics after [`WAIT`].
+    pub async fn recv(&mut self) -> Value {
+        if let Some(v) = self.pending.pop_front() {
+            return v;
+        }
+        self.recv_wire().await
+    }
+
+    async fn recv_wire(&mut self) -> Value {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a message within the wait")
+                .expect("the connection is open")
+                .expect("a websocket message");
+            match msg {
+                Message::Text(t) => return serde_json::from_str(t.as_str()).expect("JSON"),
+                Message::Close(frame) => {
+                    return json!({"type": "__closed", "frame": frame.map(|f| (u16::from(f.code), f.reason.to_string()))});
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    /// The next message of type `kind`, keeping the others for later `recv`s.
+    pub async fn recv_type(&mut self, kind: &str) -> Value {
+        if let Some(i) = self.pending.iter().position(|v| v["type"] == kind) {
+            return self.pending.remove(i).expect("present");
+        }
+        loop {
+            let v = self.recv_wire().await;
+            if v["type"] == kind {
+                return v;
+            }
+            self.pending.push_back(v);
+        }
+    }
+
+    /// Sends `msg` with a fresh id and returns the reply carrying that id (ack, error
+    /// or a typed reply); other messages stay pending, in order.
+    pub async fn request(&mut self, mut msg: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        msg["id"] = json!(id);
+        self.send(msg).await;
+        if let Some(i) = self.pending.iter().position(|v| v["id"] == id) {
+            return self.pending.remove(i).expect("present");
+        }
+        loop {
+            let v = self.recv_wire().await;
+            if v["id"] == id {
+                return v;
+            }
+            self.pending.push_back(v);
+        }
+    }
+
+    /// Like [`Client::request`], but the reply must not be an error.
+    pub async fn ok(&mut self, msg: Value) -> Value {
+        let reply = self.request(msg.clone()).await;
+        assert_ne!(reply["type"], "error", "request {msg} was refused: {reply}");
+        reply
+    }
+
+    /// Like [`Client::request`], but the reply must be an error with `code`.
+    pub async fn refused(&mut self, msg: Value, code: &str) -> Value {
+        let reply = self.request(msg.clone()).await;
+        assert_eq!(
+            reply["type"], "error",
+            "request {msg} should fail with {code}: {reply}"
+        );
+        assert_eq!(reply["code"], code, "request {msg}: {reply}");
+        reply
+    }
+
+    /// Drops messages received so far (pending and already on the wire is not waited for).
+    pub fn clear(&mut self) {
+        self.pending.clear();
+    }
+
+    pub fn pending(&self) -> &VecDeque<Value> {
+        &self.pending
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+/// `a` posts a seek with `settings` (the challenger's colour set there), `b` accepts;
+/// both join. Returns the game id; every client has its snapshot consumed.
+pub async fn start_game(a: &mut Client, b: &mut Client, settings: Value) -> String {
+    let created = a.ok(json!({"type": "seek", "settings": settings})).await;
+    let challenge_id = created["challenge"]["challenge_id"]
+        .as_str()
+        .expect("challenge id")
+        .to_string();
+    let ack = b
+        .ok(json!({"type": "accept", "challenge_id": challenge_id}))
+        .await;
+    let game_id = ack["game_id"].as_str().expect("game id").to_string();
+    for c in [a, b] {
+        c.recv_type("game_started").await;
+        c.ok(json!({"type": "join", "game_id": game_id})).await;
+        c.recv_type("snapshot").await;
+    }
+    game_id
+}
+
+/// Plays `vertex` (or "pass") as move `n` and returns the ack.
+pub async fn play(c: &mut Client, game_id: &str, n: u32, vertex: &str) -> Value {
+    c.ok(json!({"type": "play", "game_id": game_id, "move_number": n, "vertex": vertex}))
+        .await
+}
+
+/// Waits for the next numbered event of `game_id` and checks its seq.
+pub async fn event(c: &mut Client, seq: u64) -> Value {
+    loop {
+        let v = c.recv().await;
+        if v.get("seq").is_some() && v["type"] != "snapshot" && v["type"] != "ack" {
+            assert_eq!(v["seq"], seq, "event out of order: {v}");
+            return v;
+        }
+    }
+}
