@@ -5,7 +5,9 @@ pub mod nigiri;
 
 use dashmap::DashMap;
 
-use crate::protocol::{Challenge, ErrorCode, GameSettings, Refusal, ServerMsg, UserInfo};
+use crate::protocol::{
+    BotListing, BotOffer, Challenge, ErrorCode, GameSettings, Refusal, ServerMsg, UserInfo,
+};
 use crate::room::{Frame, Outbox, encode, wall_ms};
 
 /// A seek or challenge waiting for an answer, with the nigiri secret behind it.
@@ -20,6 +22,8 @@ pub struct Lobby {
     challenges: DashMap<String, Open>,
     watchers: DashMap<u64, Outbox>,
     online: DashMap<String, Vec<Outbox>>,
+    /// Bots' standing offers, by bot user id.
+    offers: DashMap<String, BotListing>,
 }
 
 /// A short random id (base 36).
@@ -211,6 +215,7 @@ impl Lobby {
         };
         if gone {
             self.online.remove_if(&user.id, |_, l| l.is_empty());
+            self.offers.remove(&user.id);
             let mine: Vec<String> = self
                 .challenges
                 .iter()
@@ -224,6 +229,32 @@ impl Lobby {
             }
         }
         self.watchers.remove(&conn);
+    }
+
+    /// A bot's standing offer (replacing any earlier one).
+    pub fn set_offer(&self, bot: &UserInfo, offer: BotOffer) {
+        self.offers.insert(
+            bot.id.clone(),
+            BotListing {
+                user: bot.clone(),
+                offer,
+            },
+        );
+    }
+
+    pub fn withdraw_offer(&self, bot_id: &str) {
+        self.offers.remove(bot_id);
+    }
+
+    pub fn offer_of(&self, bot_id: &str) -> Option<BotListing> {
+        self.offers.get(bot_id).map(|o| o.clone())
+    }
+
+    /// Bots online with their offers, by id.
+    pub fn bots(&self) -> Vec<BotListing> {
+        let mut bots: Vec<BotListing> = self.offers.iter().map(|o| o.clone()).collect();
+        bots.sort_by(|a, b| a.user.id.cmp(&b.user.id));
+        bots
     }
 
     pub fn is_online(&self, user_id: &str) -> bool {

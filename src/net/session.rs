@@ -14,8 +14,8 @@ use tokio::time::{Instant, MissedTickBehavior};
 use super::limits::RateLimit;
 use crate::hub::Hub;
 use crate::protocol::{
-    ClientMsg, ErrorCode, PROTOCOL_VERSION, Refusal, Request, RequestId, ServerMsg, UserInfo,
-    decode,
+    ClientMsg, ErrorCode, GameSettings, PROTOCOL_VERSION, Refusal, Request, RequestId, Role,
+    ServerMsg, UserInfo, decode,
 };
 use crate::room::{Action, Inbox, Outbox, RoomCmd, RoomHandle, encode, wall_ms};
 use crate::rules::Move;
@@ -248,9 +248,28 @@ impl Session {
                 hub.lobby.unwatch(self.conn);
                 self.ack(id, None, None);
             }
-            ClientMsg::Seek { settings } => self.post(id, None, settings)?,
+            ClientMsg::Offer { offer } => {
+                let user = self.user()?;
+                if user.role != Role::Bot {
+                    return Err(Refusal::new(
+                        ErrorCode::Forbidden,
+                        "only bot accounts make standing offers",
+                    ));
+                }
+                hub.lobby.set_offer(&user, offer);
+                self.ack(id, None, None);
+            }
+            ClientMsg::WithdrawOffer => {
+                hub.lobby.withdraw_offer(&self.user()?.id);
+                self.ack(id, None, None);
+            }
+            ClientMsg::ListBots => self.send(&ServerMsg::Bots {
+                id,
+                bots: hub.lobby.bots(),
+            }),
+            ClientMsg::Seek { settings } => self.post(id, None, settings).await?,
             ClientMsg::Challenge { opponent, settings } => {
-                self.post(id, Some(opponent), settings)?
+                self.post(id, Some(opponent), settings).await?
             }
             ClientMsg::Accept {
                 challenge_id,
@@ -360,21 +379,29 @@ impl Session {
         self.send(&ServerMsg::Ack { id, game_id, seq });
     }
 
-    fn post(
+    /// Posts a seek or challenge. A challenge to a bot whose offer admits the settings
+    /// is accepted on the bot's behalf at once.
+    async fn post(
         &self,
         id: Option<RequestId>,
         to: Option<String>,
-        settings: crate::protocol::GameSettings,
+        settings: GameSettings,
     ) -> Result<(), Refusal> {
         let user = self.user()?;
         let settings = settings.resolve(&self.hub.config.clock.limits)?;
-        let challenge = self.hub.lobby.post(
-            &user,
-            to,
-            settings,
-            self.hub.config.limits.max_seeks_per_user,
-        )?;
+        let bot = to.as_deref().and_then(|t| self.hub.lobby.offer_of(t));
+        if let Some(bot) = &bot {
+            bot.offer
+                .admits(&settings)
+                .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
+        }
+        let limit = self.hub.config.limits.max_seeks_per_user;
+        let challenge = self.hub.lobby.post(&user, to, settings, limit)?;
+        let challenge_id = challenge.challenge_id.clone();
         self.send(&ServerMsg::ChallengeCreated { id, challenge });
+        if let Some(bot) = bot {
+            self.hub.accept(&bot.user, &challenge_id, None).await?;
+        }
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{ErrorCode, Refusal};
+use super::offer::BotOffer;
 use super::settings::GameSettings;
 use crate::rules::{Move, Vertex};
 
@@ -32,6 +33,12 @@ pub enum ClientMsg {
     /// Receive `lobby` updates (seeks and games appearing and going) until `unwatch_lobby`.
     WatchLobby,
     UnwatchLobby,
+    /// Bots: the games this bot accepts at once when challenged (replaces an earlier offer).
+    Offer { offer: BotOffer },
+    /// Bots: stop accepting challenges automatically.
+    WithdrawOffer,
+    /// Bots online and what they play.
+    ListBots,
     /// Post an open seek anyone may accept.
     Seek {
         settings: GameSettings,
@@ -133,6 +140,9 @@ const KNOWN: &[&str] = &[
     "list_games",
     "watch_lobby",
     "unwatch_lobby",
+    "offer",
+    "withdraw_offer",
+    "list_bots",
     "seek",
     "challenge",
     "accept",

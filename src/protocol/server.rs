@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::client::RequestId;
 use super::error::ErrorCode;
 use super::event::{NigiriProof, ScoreView};
+use super::offer::BotListing;
 use super::settings::GameSettings;
 use super::user::UserInfo;
 use crate::clock::ClockView;
@@ -157,6 +158,11 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<RequestId>,
         games: Vec<GameSummary>,
+    },
+    Bots {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        bots: Vec<BotListing>,
     },
     /// Reply to `seek` and `challenge`.
     ChallengeCreated {
