@@ -344,6 +344,20 @@ impl Session {
                 .await?
             }
             ClientMsg::Resign { game_id } => self.act(id, game_id, Action::Resign).await?,
+            ClientMsg::Pause { game_id } => self.act(id, game_id, Action::Pause).await?,
+            ClientMsg::Resume { game_id } => self.act(id, game_id, Action::Resume).await?,
+            ClientMsg::Seal {
+                game_id,
+                move_number,
+                vertex,
+            } => {
+                let action = Action::Seal {
+                    move_number,
+                    mv: vertex,
+                };
+                self.act(id, game_id, action).await?
+            }
+            ClientMsg::ClaimWin { game_id } => self.act(id, game_id, Action::ClaimWin).await?,
             ClientMsg::PlaceHandicap { game_id, vertices } => {
                 self.act(id, game_id, Action::PlaceHandicap(vertices))
                     .await?
@@ -463,6 +477,10 @@ fn game_of(msg: &ClientMsg) -> Option<&str> {
         | ClientMsg::Play { game_id, .. }
         | ClientMsg::Pass { game_id, .. }
         | ClientMsg::Resign { game_id }
+        | ClientMsg::Pause { game_id }
+        | ClientMsg::Resume { game_id }
+        | ClientMsg::Seal { game_id, .. }
+        | ClientMsg::ClaimWin { game_id }
         | ClientMsg::PlaceHandicap { game_id, .. }
         | ClientMsg::MarkDead { game_id, .. }
         | ClientMsg::AcceptScore { game_id, .. }

@@ -34,7 +34,9 @@ pub enum ClientMsg {
     WatchLobby,
     UnwatchLobby,
     /// Bots: the games this bot accepts at once when challenged (replaces an earlier offer).
-    Offer { offer: BotOffer },
+    Offer {
+        offer: BotOffer,
+    },
     /// Bots: stop accepting challenges automatically.
     WithdrawOffer,
     /// Bots online and what they play.
@@ -83,6 +85,26 @@ pub enum ClientMsg {
         move_number: u32,
     },
     Resign {
+        game_id: String,
+    },
+    /// Ask to pause (both clocks stop once the opponent asks too), or agree to the
+    /// opponent's request.
+    Pause {
+        game_id: String,
+    },
+    /// Ask to resume a paused or adjourned game, or agree to the opponent's request.
+    Resume {
+        game_id: String,
+    },
+    /// Adjourn with a sealed move (封棋): the player to move hands in a move that nobody
+    /// else sees until both agree to resume; clocks stop.
+    Seal {
+        game_id: String,
+        move_number: u32,
+        vertex: Move,
+    },
+    /// Claim the game when the opponent has been away longer than the game allows.
+    ClaimWin {
         game_id: String,
     },
     /// Free handicap: Black places all its stones at once.
@@ -153,6 +175,10 @@ const KNOWN: &[&str] = &[
     "play",
     "pass",
     "resign",
+    "pause",
+    "resume",
+    "seal",
+    "claim_win",
     "place_handicap",
     "mark_dead",
     "accept_score",

@@ -61,6 +61,47 @@ pub enum GameEvent {
         color: Color,
         vertex: Move,
         captures: Vec<Vertex>,
+        /// Both clocks just after the move (timed games), as of `at`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+        /// Server time the move was accepted, Unix milliseconds.
+        #[serde(default)]
+        at: i64,
+        /// Set when this move was sealed at an adjournment: the point that was sealed.
+        /// If it was occupied or illegal, `vertex` is `pass` (RULES.md §8).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sealed: Option<Move>,
+    },
+    /// A scheduled game's start time came: the first player's clock runs.
+    GameBegan {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+    },
+    /// A player asked to pause; the opponent agrees with `pause`.
+    PauseRequested {
+        by: Color,
+    },
+    /// Both agreed: clocks are stopped.
+    Paused {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+    },
+    /// A player asked to resume; the opponent agrees with `resume`.
+    ResumeRequested {
+        by: Color,
+    },
+    /// Play goes on; the side to move's clock runs again.
+    Resumed {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+    },
+    /// The player to move sealed a move and the game is adjourned. Others see only that a
+    /// move was sealed; the point itself is stored but never sent until it is played.
+    MoveSealed {
+        by: Color,
+        move_number: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        vertex: Option<Move>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock: Option<ClockView>,
     },
@@ -106,12 +147,36 @@ pub enum GameEvent {
 }
 
 impl GameEvent {
+    /// The event as players and spectators may see it: a sealed move's point removed.
+    pub fn public(&self) -> Option<GameEvent> {
+        match self {
+            GameEvent::MoveSealed {
+                by,
+                move_number,
+                vertex: Some(_),
+                clock,
+            } => Some(GameEvent::MoveSealed {
+                by: *by,
+                move_number: *move_number,
+                vertex: None,
+                clock: *clock,
+            }),
+            _ => None,
+        }
+    }
+
     /// The name stored in the log and used as `type` on the wire.
     pub fn kind(&self) -> &'static str {
         match self {
             GameEvent::GameCreated { .. } => "game_created",
             GameEvent::HandicapPlaced { .. } => "handicap_placed",
             GameEvent::MovePlayed { .. } => "move_played",
+            GameEvent::GameBegan { .. } => "game_began",
+            GameEvent::PauseRequested { .. } => "pause_requested",
+            GameEvent::Paused { .. } => "paused",
+            GameEvent::ResumeRequested { .. } => "resume_requested",
+            GameEvent::Resumed { .. } => "resumed",
+            GameEvent::MoveSealed { .. } => "move_sealed",
             GameEvent::ScoringStarted { .. } => "scoring_started",
             GameEvent::DeadMarked { .. } => "dead_marked",
             GameEvent::ScoreAccepted { .. } => "score_accepted",

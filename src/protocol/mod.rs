@@ -12,8 +12,8 @@ mod user;
 
 pub use client::{ClientMsg, DecodeError, Request, RequestId, decode};
 pub use error::{ErrorCode, Refusal};
-pub use offer::{BotListing, BotOffer, time_system};
 pub use event::{EventFrame, GameEvent, NigiriProof, ScoreView};
+pub use offer::{BotListing, BotOffer, time_system};
 pub use server::{Challenge, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerMsg, Snapshot};
 pub use settings::{ColorChoice, GameSettings, HandicapPlacement};
 pub use user::{Role, UserInfo};

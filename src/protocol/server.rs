@@ -16,6 +16,8 @@ use crate::rules::{Color, GameResult, Move, Vertex};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// A scheduled game before its start time.
+    Scheduled,
     /// Black is to place free handicap stones.
     Handicap,
     Play,
@@ -97,6 +99,17 @@ pub struct Snapshot {
     /// Who has accepted the current marks.
     pub accepted: Vec<Color>,
     pub disputes: u32,
+    /// Clocks stopped by agreement.
+    #[serde(default)]
+    pub paused: bool,
+    /// Adjourned with a sealed move: by whom.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_by: Option<Color>,
+    /// A pending request to pause or to resume, and who made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_requested_by: Option<Color>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_requested_by: Option<Color>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

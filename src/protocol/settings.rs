@@ -58,6 +58,34 @@ pub struct GameSettings {
     pub color: ColorChoice,
     #[serde(default = "untimed")]
     pub clock: TimeControl,
+    /// Scheduled start, server Unix ms. Clocks run from then whether or not the players
+    /// are there; a player absent `forfeit_after_ms` past it loses by forfeit, and if
+    /// both are, both lose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<i64>,
+    /// Lateness allowed after a scheduled start.
+    #[serde(default = "default_forfeit_after")]
+    pub forfeit_after_ms: u64,
+    /// How long a player may stay away from a running game before the opponent may
+    /// claim it with `claim_win`.
+    #[serde(default = "default_claim_after")]
+    pub claim_after_ms: u64,
+    /// How long the dead-stone phase may last (see client-protocol/scoring.md for what
+    /// happens then).
+    #[serde(default = "default_scoring")]
+    pub scoring_ms: u64,
+}
+
+fn default_forfeit_after() -> u64 {
+    15 * 60 * 1000
+}
+
+fn default_claim_after() -> u64 {
+    2 * 60 * 1000
+}
+
+fn default_scoring() -> u64 {
+    5 * 60 * 1000
 }
 
 fn untimed() -> TimeControl {
@@ -75,6 +103,10 @@ impl Default for GameSettings {
             handicap_placement: HandicapPlacement::default(),
             color: ColorChoice::default(),
             clock: untimed(),
+            start_at: None,
+            forfeit_after_ms: default_forfeit_after(),
+            claim_after_ms: default_claim_after(),
+            scoring_ms: default_scoring(),
         }
     }
 }
@@ -110,6 +142,25 @@ impl GameSettings {
             && komi.0.abs() > 2 * 500
         {
             return Err(bad("settings.komi must be within ±500 points".into()));
+        }
+        const DAY: u64 = 24 * 3600 * 1000;
+        for (field, value, min) in [
+            ("forfeit_after_ms", self.forfeit_after_ms, 0),
+            ("claim_after_ms", self.claim_after_ms, 1000),
+            ("scoring_ms", self.scoring_ms, 10_000),
+        ] {
+            if value < min || value > DAY {
+                return Err(bad(format!(
+                    "settings.{field} must be from {min} ms to one day"
+                )));
+            }
+        }
+        if let Some(start) = self.start_at
+            && (start < 0 || start > crate::room::wall_ms() + 366 * DAY as i64)
+        {
+            return Err(bad(
+                "settings.start_at must be a Unix time in ms within a year".into(),
+            ));
         }
         self.clock
             .validate(clock_limits)

@@ -93,8 +93,10 @@ pub struct Room {
     id: Arc<str>,
     hub: Arc<Hub>,
     live: LiveGame,
-    /// Every committed event's frame; `history[i]` has seq `i + 1`.
+    /// Every committed event's public frame; `history[i]` has seq `i + 1`.
     history: Vec<Frame>,
+    /// Stored frames that differ from their public form (sealed moves), by history index.
+    private: Vec<(usize, Frame)>,
     crowd: Crowd,
     epoch: Instant,
 }
@@ -108,13 +110,13 @@ impl Room {
     ) -> Result<RoomHandle, Refusal> {
         let epoch = Instant::now();
         let mut first = first;
-        let mut live = LiveGame::create(&first, 0, hub.config.clock.lag).ok_or_else(|| {
-            Refusal::new(ErrorCode::BadRequest, "these settings cannot start a game")
-        })?;
         let at = Moment {
             wall_ms: wall_ms(),
             ..Moment::default()
         };
+        let mut live = LiveGame::create(&first, at, hub.config.clock.lag).ok_or_else(|| {
+            Refusal::new(ErrorCode::BadRequest, "these settings cannot start a game")
+        })?;
         live.apply(&mut first, 1, at);
         let frame = encode(&EventFrame {
             game_id: id.clone(),
@@ -142,27 +144,24 @@ impl Room {
             ])
             .await
             .map_err(|e| unavailable(&e))?;
-        Ok(Room::spawn(hub, id, live, vec![frame], epoch))
+        let rebuilt = Rebuilt {
+            live,
+            history: vec![frame],
+            private: Vec::new(),
+        };
+        Ok(Room::spawn(hub, id, rebuilt, epoch))
     }
 
     /// Rebuilds a room from its stored events (after a restart, or to show a finished
     /// game). Clocks do not run until the player to move is back.
     pub fn restore(hub: Arc<Hub>, id: String, events: &[EventRecord]) -> Option<RoomHandle> {
         let epoch = Instant::now();
-        let (live, history) = rebuild(
-            events.iter().map(|e| e.payload.as_str()),
-            hub.config.clock.lag,
-        )?;
-        Some(Room::spawn(hub, id, live, history, epoch))
+        let frames = events.iter().map(|e| e.payload.as_str());
+        let rebuilt = rebuild(frames, hub.config.clock.lag, 0)?;
+        Some(Room::spawn(hub, id, rebuilt, epoch))
     }
 
-    fn spawn(
-        hub: Arc<Hub>,
-        id: String,
-        live: LiveGame,
-        history: Vec<Frame>,
-        epoch: Instant,
-    ) -> RoomHandle {
+    fn spawn(hub: Arc<Hub>, id: String, rebuilt: Rebuilt, epoch: Instant) -> RoomHandle {
         let (tx, rx) = mpsc::channel(QUEUE);
         let id: Arc<str> = id.into();
         let handle = RoomHandle {
@@ -172,8 +171,9 @@ impl Room {
         let room = Room {
             id,
             hub,
-            live,
-            history,
+            live: rebuilt.live,
+            history: rebuilt.history,
+            private: rebuilt.private,
             crowd: Crowd::default(),
             epoch,
         };
@@ -191,7 +191,7 @@ impl Room {
         loop {
             let deadline = self
                 .live
-                .deadline()
+                .next_timer()
                 .map(|ms| self.epoch + std::time::Duration::from_millis(ms));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
@@ -199,11 +199,17 @@ impl Room {
                     None => break,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    let now = self.now();
-                    if let Some(event) = self.live.flag_fall(now) {
-                        tracing::info!("flag fell");
-                        crate::metrics::flag_fall();
-                        let _ = self.commit(vec![event], 0).await;
+                    let events = self.live.on_timer(self.now());
+                    for e in &events {
+                        if let GameEvent::GameEnded { result, .. } = e {
+                            tracing::info!(%result, "game ended by the clock");
+                            if matches!(result, crate::rules::GameResult::Time { .. }) {
+                                crate::metrics::flag_fall();
+                            }
+                        }
+                    }
+                    if !events.is_empty() {
+                        let _ = self.commit(events, 0).await;
                     }
                 }
             }
@@ -392,7 +398,8 @@ impl Room {
             if let GameEvent::GameEnded { result, .. } = &event {
                 ended = Some(result.to_string());
             }
-            let frame = encode(&EventFrame {
+            let public = event.public();
+            let mut frame = encode(&EventFrame {
                 game_id: self.id.to_string(),
                 seq,
                 event,
@@ -400,6 +407,17 @@ impl Room {
             batch.push(Append::Event(event_record(
                 &self.id, seq, kind, &frame, wall,
             )));
+            if let Some(public) = public {
+                let stored = std::mem::replace(
+                    &mut frame,
+                    encode(&EventFrame {
+                        game_id: self.id.to_string(),
+                        seq,
+                        event: public,
+                    }),
+                );
+                self.private.push((before + frames.len(), stored));
+            }
             frames.push(frame);
         }
         batch.push(Append::MoveCount {
@@ -418,9 +436,27 @@ impl Room {
         crate::metrics::store_commit(started.elapsed().as_micros() as u64);
         if let Err(e) = committed {
             tracing::error!(error = %e, "store refused a commit; game rolled back");
-            let frames = self.history[..before].iter().map(|f| f.as_str());
-            if let Some((live, _)) = rebuild(frames, self.hub.config.clock.lag) {
-                self.live = live;
+            self.private.retain(|(i, _)| *i < before);
+            let stored: Vec<&str> = (0..before)
+                .map(|i| match self.private.iter().find(|(p, _)| *p == i) {
+                    Some((_, f)) => f.as_str(),
+                    None => self.history[i].as_str(),
+                })
+                .collect();
+            if let Some(rebuilt) =
+                rebuild(stored.into_iter(), self.hub.config.clock.lag, self.now())
+            {
+                self.live = rebuilt.live;
+                for color in [Color::Black, Color::White] {
+                    if self.crowd.has_player(color) {
+                        let mut back = GameEvent::Presence {
+                            color,
+                            online: true,
+                        };
+                        self.live
+                            .apply(&mut back, self.live.seq(), Moment::default());
+                    }
+                }
                 self.live.start_clock_if_stopped(self.now());
             }
             return Err(unavailable(&e));
@@ -457,26 +493,51 @@ fn event_record(game_id: &str, seq: u64, kind: &str, frame: &Frame, at_ms: i64) 
     }
 }
 
-/// Replays stored event frames into a game and its history.
+/// A game rebuilt from stored frames: the game, the public history, and the frames
+/// whose stored form holds secrets (sealed moves), by index into the history.
+struct Rebuilt {
+    live: LiveGame,
+    history: Vec<Frame>,
+    private: Vec<(usize, Frame)>,
+}
+
+/// Replays stored event frames (in seq order) into a game.
 fn rebuild<'a>(
     frames: impl Iterator<Item = &'a str>,
     lag: LagSettings,
-) -> Option<(LiveGame, Vec<Frame>)> {
+    now: Millis,
+) -> Option<Rebuilt> {
+    let at = Moment {
+        now,
+        wall_ms: wall_ms(),
+        lag_ms: 0,
+    };
     let mut live: Option<LiveGame> = None;
     let mut history = Vec::new();
+    let mut private = Vec::new();
     for text in frames {
         let mut frame: EventFrame = serde_json::from_str(text).ok()?;
-        match live.as_mut() {
-            None => {
-                let mut game = LiveGame::create(&frame.event, 0, lag)?;
-                game.apply(&mut frame.event, frame.seq, Moment::default());
-                live = Some(game);
+        let game = match live.as_mut() {
+            Some(game) => game,
+            None => live.insert(LiveGame::create(&frame.event, at, lag)?),
+        };
+        game.apply(&mut frame.event, frame.seq, at);
+        match frame.event.public() {
+            Some(public) => {
+                private.push((history.len(), Frame::from(text.to_string())));
+                history.push(encode(&EventFrame {
+                    event: public,
+                    ..frame
+                }));
             }
-            Some(game) => game.apply(&mut frame.event, frame.seq, Moment::default()),
+            None => history.push(Frame::from(text.to_string())),
         }
-        history.push(Frame::from(text.to_string()));
     }
     let mut live = live?;
-    live.stop_clock();
-    Some((live, history))
+    live.settle_after_restart(now);
+    Some(Rebuilt {
+        live,
+        history,
+        private,
+    })
 }

@@ -25,6 +25,10 @@ pub enum Action {
     AcceptScore { marks_seq: Option<u64> },
     RejectScore,
     Chat(String),
+    Pause,
+    Resume,
+    Seal { move_number: u32, mv: Move },
+    ClaimWin,
 }
 
 /// When something happens: the room's monotonic time (for clocks), the wall time (for
@@ -58,6 +62,21 @@ pub struct LiveGame {
     score: Option<ScoreView>,
     nigiri: Option<NigiriProof>,
     online: [bool; 2],
+    /// Whether each player has been here at all (scheduled games' lateness rule).
+    ever_present: [bool; 2],
+    /// Since when each player has been away.
+    absent_since: [Option<Millis>; 2],
+    /// A scheduled game's start, on the room's clock, until it begins.
+    begins_at: Option<Millis>,
+    /// When absent players of a scheduled game forfeit, until both have come.
+    forfeit_at: Option<Millis>,
+    /// When the dead-stone phase runs out.
+    scoring_until: Option<Millis>,
+    paused: bool,
+    pause_request: Option<Color>,
+    resume_request: Option<Color>,
+    /// The sealed move of an adjourned game: who, and what.
+    sealed: Option<(Color, Move)>,
     /// Numbered events so far (the last event's seq).
     seq: u64,
 }
@@ -68,7 +87,8 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
 
 impl LiveGame {
     /// A game from its first event (`game_created`), which must be seq 1.
-    pub fn create(first: &GameEvent, now: Millis, lag: LagSettings) -> Option<LiveGame> {
+    pub fn create(first: &GameEvent, at: Moment, lag: LagSettings) -> Option<LiveGame> {
+        let now = at.now;
         let GameEvent::GameCreated {
             settings,
             black,
@@ -97,8 +117,16 @@ impl LiveGame {
         )
         .ok()?;
         let mut clock = GameClock::new(settings.clock);
-        // A flag at the very start is impossible: nothing has run yet.
-        let _ = clock.start(first_to_move, now);
+        // A scheduled start, moved onto the room's clock.
+        let later = |wall: i64| now + (wall - at.wall_ms).max(0) as Millis;
+        let begins_at = settings.start_at.filter(|&t| t > at.wall_ms).map(later);
+        let forfeit_at = settings
+            .start_at
+            .map(|t| later(t.saturating_add(settings.forfeit_after_ms as i64)));
+        if begins_at.is_none() {
+            // A flag at the very start is impossible: nothing has run yet.
+            let _ = clock.start(first_to_move, now);
+        }
         Some(LiveGame {
             settings: settings.clone(),
             black: black.clone(),
@@ -121,6 +149,15 @@ impl LiveGame {
             score: None,
             nigiri: nigiri.clone(),
             online: [false; 2],
+            ever_present: [false; 2],
+            absent_since: [Some(now); 2],
+            begins_at,
+            forfeit_at,
+            scoring_until: None,
+            paused: false,
+            pause_request: None,
+            resume_request: None,
+            sealed: None,
             seq: 1,
         })
     }
@@ -176,26 +213,84 @@ impl LiveGame {
         self.online[color.index()]
     }
 
-    /// The instant the side to move flags, for the room's one timer.
-    pub fn deadline(&self) -> Option<Millis> {
-        match self.phase {
-            Phase::Play | Phase::Handicap => self.clock.deadline(),
-            Phase::Scoring | Phase::Ended => None,
-        }
+    /// Whether the side to move's clock should be running now.
+    fn clock_should_run(&self) -> bool {
+        matches!(self.phase, Phase::Play | Phase::Handicap) && !self.paused && self.sealed.is_none()
     }
 
-    /// The loss on time that has happened by `now`, as an event to record.
-    pub fn flag_fall(&self, now: Millis) -> Option<GameEvent> {
-        if self.result.is_some() {
+    /// The next instant something happens by itself (a start, a flag, a forfeit, the
+    /// end of the dead-stone phase), for the room's one timer.
+    pub fn next_timer(&self) -> Option<Millis> {
+        if self.phase == Phase::Ended {
             return None;
         }
-        let loser = self.deadline().and(self.clock.check_flag(now))?;
-        Some(ended(
-            GameResult::Time {
-                winner: loser.opponent(),
-            },
-            None,
-        ))
+        let flag = self
+            .clock_should_run()
+            .then(|| self.clock.deadline())
+            .flatten();
+        let scoring = self.scoring_until.filter(|_| self.phase == Phase::Scoring);
+        let forfeit = self
+            .forfeit_at
+            .filter(|_| !self.ever_present.iter().all(|&p| p));
+        [self.begins_at, flag, scoring, forfeit]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// What happens by itself at `now`: the events to record (empty if nothing is due).
+    pub fn on_timer(&self, now: Millis) -> Vec<GameEvent> {
+        if self.phase == Phase::Ended {
+            return Vec::new();
+        }
+        if let Some(t) = self.forfeit_at
+            && t <= now
+        {
+            match self.ever_present {
+                [false, false] => return vec![ended(GameResult::DoubleForfeit, None)],
+                [false, true] => {
+                    return vec![ended(
+                        GameResult::Forfeit {
+                            winner: Color::White,
+                        },
+                        None,
+                    )];
+                }
+                [true, false] => {
+                    return vec![ended(
+                        GameResult::Forfeit {
+                            winner: Color::Black,
+                        },
+                        None,
+                    )];
+                }
+                [true, true] => {}
+            }
+        }
+        if self.begins_at.is_some_and(|t| t <= now) {
+            return vec![GameEvent::GameBegan { clock: None }];
+        }
+        if self.clock_should_run()
+            && let Some(loser) = self.clock.check_flag(now)
+        {
+            return vec![ended(
+                GameResult::Time {
+                    winner: loser.opponent(),
+                },
+                None,
+            )];
+        }
+        if self.phase == Phase::Scoring && self.scoring_until.is_some_and(|t| t <= now) {
+            // Time is up for marking. Silence is consent: marks one player accepted
+            // count; marks nobody accepted do not, and every stone lives.
+            let dead = if self.accepted.iter().any(|&a| a) {
+                self.dead.clone()
+            } else {
+                DeadStones::new()
+            };
+            return vec![self.counted(&dead)];
+        }
+        Vec::new()
     }
 
     /// Decides what `who` asking for `action` does: the events to record, in order, or a
@@ -231,6 +326,76 @@ impl LiveGame {
                 }])
             }
             Action::Play { move_number, mv } => self.decide_move(who, *move_number, *mv, now),
+            Action::Pause => {
+                self.in_phase(Phase::Play)?;
+                self.running()?;
+                Ok(match self.pause_request {
+                    Some(by) if by != who => vec![GameEvent::Paused { clock: None }],
+                    Some(_) => Vec::new(),
+                    None => vec![GameEvent::PauseRequested { by: who }],
+                })
+            }
+            Action::Resume => {
+                if !self.paused && self.sealed.is_none() {
+                    return Err(refuse(
+                        ErrorCode::WrongPhase,
+                        "the game is neither paused nor adjourned",
+                    ));
+                }
+                Ok(match self.resume_request {
+                    Some(by) if by != who => self.resumption(),
+                    Some(_) => Vec::new(),
+                    None => vec![GameEvent::ResumeRequested { by: who }],
+                })
+            }
+            Action::Seal { move_number, mv } => {
+                self.in_phase(Phase::Play)?;
+                self.running()?;
+                self.numbered(*move_number)?;
+                if who != self.game.to_move() {
+                    return Err(refuse(
+                        ErrorCode::NotYourTurn,
+                        "only the player to move seals a move",
+                    ));
+                }
+                if let Some(loser) = self.clock.check_flag(now) {
+                    return Ok(vec![ended(
+                        GameResult::Time {
+                            winner: loser.opponent(),
+                        },
+                        None,
+                    )]);
+                }
+                Ok(vec![GameEvent::MoveSealed {
+                    by: who,
+                    move_number: *move_number,
+                    vertex: Some(*mv),
+                    clock: None,
+                }])
+            }
+            Action::ClaimWin => {
+                if !matches!(self.phase, Phase::Play | Phase::Handicap) {
+                    return Err(refuse(
+                        ErrorCode::WrongPhase,
+                        "a game can be claimed only during play",
+                    ));
+                }
+                let away = self.absent_since[who.opponent().index()]
+                    .filter(|_| !self.online[who.opponent().index()])
+                    .map(|since| now.saturating_sub(since));
+                match away {
+                    Some(ms) if ms >= self.settings.claim_after_ms => {
+                        Ok(vec![ended(GameResult::Forfeit { winner: who }, None)])
+                    }
+                    _ => Err(refuse(
+                        ErrorCode::WrongPhase,
+                        format!(
+                            "your opponent must be away {} s before you can claim the game",
+                            self.settings.claim_after_ms / 1000
+                        ),
+                    )),
+                }
+            }
             Action::PlaceHandicap(vertices) => self.decide_handicap(who, vertices),
             Action::MarkDead { vertex, dead } => {
                 self.in_phase(Phase::Scoring)?;
@@ -297,6 +462,69 @@ impl LiveGame {
         }
     }
 
+    /// Refuses while clocks are stopped by a pause or an adjournment.
+    fn running(&self) -> Result<(), Refusal> {
+        if self.paused {
+            Err(refuse(
+                ErrorCode::WrongPhase,
+                "the game is paused; `resume` first",
+            ))
+        } else if self.sealed.is_some() {
+            Err(refuse(
+                ErrorCode::WrongPhase,
+                "the game is adjourned with a sealed move; `resume` first",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Refuses a move number that is not the next one.
+    fn numbered(&self, number: u32) -> Result<(), Refusal> {
+        let expected = self.move_count() + 1;
+        if number == expected {
+            Ok(())
+        } else {
+            Err(refuse(
+                ErrorCode::StaleMove,
+                format!("the next move is number {expected}, not {number}"),
+            ))
+        }
+    }
+
+    /// Both agreed to go on: clocks run again; an adjourned game's sealed move is played
+    /// first, or counts as a pass when the point is occupied or the move illegal.
+    fn resumption(&self) -> Vec<GameEvent> {
+        let mut events = vec![GameEvent::Resumed { clock: None }];
+        if let Some((color, mv)) = self.sealed {
+            let played = if self.game.check(color, mv).is_ok() {
+                mv
+            } else {
+                Move::Pass
+            };
+            events.push(GameEvent::MovePlayed {
+                move_number: self.move_count() + 1,
+                color,
+                vertex: played,
+                captures: Vec::new(),
+                clock: None,
+                at: 0,
+                sealed: Some(mv),
+            });
+            if played == Move::Pass && self.passes() >= 1 {
+                events.push(GameEvent::ScoringStarted {
+                    disputes: self.disputes,
+                });
+            }
+        }
+        events
+    }
+
+    /// Passes at the end of the record since play last resumed.
+    fn passes(&self) -> usize {
+        (self.game.passes_in_row() as usize).min(self.game.moves().len() - self.resumed_at)
+    }
+
     fn decide_move(
         &self,
         who: Color,
@@ -305,13 +533,8 @@ impl LiveGame {
         now: Millis,
     ) -> Result<Vec<GameEvent>, Refusal> {
         self.in_phase(Phase::Play)?;
-        let expected = self.move_count() + 1;
-        if number != expected {
-            return Err(refuse(
-                ErrorCode::StaleMove,
-                format!("the next move is number {expected}, not {number}"),
-            ));
-        }
+        self.running()?;
+        self.numbered(number)?;
         if who != self.game.to_move() {
             return Err(refuse(ErrorCode::NotYourTurn, "it is your opponent's move"));
         }
@@ -330,10 +553,10 @@ impl LiveGame {
             vertex: mv,
             captures: Vec::new(),
             clock: None,
+            at: 0,
+            sealed: None,
         }];
-        let passes =
-            (self.game.passes_in_row() as usize).min(self.game.moves().len() - self.resumed_at);
-        if mv == Move::Pass && passes + 1 >= 2 {
+        if mv == Move::Pass && self.passes() >= 1 {
             events.push(GameEvent::ScoringStarted {
                 disputes: self.disputes,
             });
@@ -392,16 +615,27 @@ impl LiveGame {
     }
 
     /// Records `event` as number `seq`. Live events get their derived fields (captures,
-    /// clock, time) filled in here; stored events already carry them.
+    /// clock, time) filled in here; stored events already carry them, and their clock
+    /// views are restored rather than recomputed.
     pub fn apply(&mut self, event: &mut GameEvent, seq: u64, at: Moment) {
-        let Moment {
-            now,
-            wall_ms,
-            lag_ms,
-        } = at;
+        let now = at.now;
         self.seq = seq;
         match event {
             GameEvent::GameCreated { .. } => {}
+            GameEvent::GameBegan { clock } => {
+                self.begins_at = None;
+                self.phase = if self.settings.handicap >= 2
+                    && self.settings.handicap_placement == HandicapPlacement::Free
+                {
+                    Phase::Handicap
+                } else {
+                    Phase::Play
+                };
+                let to_move = self.game.to_move();
+                self.clocked(clock, now, |c| {
+                    let _ = c.start(to_move, now);
+                });
+            }
             GameEvent::HandicapPlaced { vertices } => {
                 let setup: Vec<(Vertex, Color)> =
                     vertices.iter().map(|&v| (v, Color::Black)).collect();
@@ -422,31 +656,69 @@ impl LiveGame {
                 vertex,
                 captures,
                 clock,
+                at: when,
+                sealed,
                 ..
             } => {
                 if self.game.play(*color, *vertex).is_ok() {
                     *captures = self.game.last_captures().to_vec();
                 }
-                match clock {
-                    Some(view) => self.clock.restore(*view),
-                    None => {
-                        let credit = match self.clock.elapsed(now) {
-                            Some(elapsed) if self.clock.running() == Some(*color) => {
-                                self.lag[color.index()].credit(lag_ms, elapsed)
-                            }
-                            _ => 0,
-                        };
-                        crate::metrics::lag_credit(credit);
-                        let _ = self.clock.on_move(*color, now, credit);
-                        *clock = self.settings.clock.is_timed().then(|| self.clock.view(now));
-                    }
+                if sealed.is_some() {
+                    self.sealed = None;
                 }
+                self.pause_request = None;
+                if *when == 0 {
+                    *when = at.wall_ms;
+                }
+                let color = *color;
+                let lag = &mut self.lag[color.index()];
+                let credit = match self.clock.elapsed(now) {
+                    Some(elapsed) if clock.is_none() && self.clock.running() == Some(color) => {
+                        lag.credit(at.lag_ms, elapsed)
+                    }
+                    _ => 0,
+                };
+                crate::metrics::lag_credit(credit);
+                self.clocked(clock, now, |c| {
+                    let _ = c.on_move(color, now, credit);
+                });
+            }
+            GameEvent::PauseRequested { by } => self.pause_request = Some(*by),
+            GameEvent::Paused { clock } => {
+                self.paused = true;
+                self.pause_request = None;
+                self.clocked(clock, now, |c| {
+                    let _ = c.pause(now);
+                });
+            }
+            GameEvent::ResumeRequested { by } => self.resume_request = Some(*by),
+            GameEvent::Resumed { clock } => {
+                self.paused = false;
+                self.resume_request = None;
+                let (sealed, to_move) = (self.sealed.is_some(), self.game.to_move());
+                self.clocked(clock, now, |c| {
+                    if c.is_paused() {
+                        c.resume(now);
+                    } else if !sealed {
+                        let _ = c.start(to_move, now);
+                    }
+                });
+            }
+            GameEvent::MoveSealed {
+                by, vertex, clock, ..
+            } => {
+                self.sealed = vertex.map(|v| (*by, v));
+                self.pause_request = None;
+                self.clocked(clock, now, |c| {
+                    let _ = c.stop(now);
+                });
             }
             GameEvent::ScoringStarted { .. } => {
                 self.phase = Phase::Scoring;
                 self.dead = DeadStones::new();
                 self.accepted = [false; 2];
                 self.marks_seq = seq;
+                self.scoring_until = Some(now + self.settings.scoring_ms);
                 let _ = self.clock.stop(now);
             }
             GameEvent::DeadMarked { marks, .. } => {
@@ -464,6 +736,7 @@ impl LiveGame {
                 self.resumed_at = self.game.moves().len();
                 self.dead = DeadStones::new();
                 self.accepted = [false; 2];
+                self.scoring_until = None;
                 let _ = self.clock.start(*to_move, now);
             }
             GameEvent::GameEnded { result, score, .. } => {
@@ -472,12 +745,38 @@ impl LiveGame {
                 self.score = score.clone();
                 let _ = self.clock.stop(now);
             }
-            GameEvent::Chat { at, .. } => {
-                if *at == 0 {
-                    *at = wall_ms;
+            GameEvent::Chat { at: when, .. } => {
+                if *when == 0 {
+                    *when = at.wall_ms;
                 }
             }
-            GameEvent::Presence { color, online } => self.online[color.index()] = *online,
+            GameEvent::Presence { color, online } => {
+                let i = color.index();
+                self.online[i] = *online;
+                if *online {
+                    self.ever_present[i] = true;
+                    self.absent_since[i] = None;
+                } else {
+                    self.absent_since[i] = Some(now);
+                }
+            }
+        }
+    }
+
+    /// Runs a clock operation for a live event and records the resulting view in it, or,
+    /// for a stored event, puts back the view it recorded.
+    fn clocked(
+        &mut self,
+        view: &mut Option<ClockView>,
+        now: Millis,
+        op: impl FnOnce(&mut GameClock),
+    ) {
+        match view {
+            Some(v) => self.clock.restore(*v),
+            None => {
+                op(&mut self.clock);
+                *view = self.clock_view(now);
+            }
         }
     }
 
@@ -519,6 +818,10 @@ impl LiveGame {
                 .filter(|c| self.accepted[c.index()])
                 .collect(),
             disputes: self.disputes,
+            paused: self.paused,
+            sealed_by: self.sealed.map(|(c, _)| c),
+            pause_requested_by: self.pause_request,
+            resume_requested_by: self.resume_request,
             result: self.result,
             score: self.score.clone(),
             nigiri: self.nigiri.clone(),
@@ -526,16 +829,18 @@ impl LiveGame {
         }
     }
 
-    /// Stops the clock without charging anyone (a game rebuilt after a restart).
-    pub fn stop_clock(&mut self) {
-        let view = self.clock.view(0);
+    /// After a rebuild from the log: no clock runs (downtime is never charged) and
+    /// nobody is here yet; absence counts from now.
+    pub fn settle_after_restart(&mut self, now: Millis) {
+        let view = self.clock.view(now);
         self.clock.restore(view);
+        self.online = [false; 2];
+        self.absent_since = [Some(now); 2];
     }
 
     /// Starts the clock of the side to move if no clock runs (after a restart).
     pub fn start_clock_if_stopped(&mut self, now: Millis) {
-        let playing = matches!(self.phase, Phase::Play | Phase::Handicap);
-        if playing && self.clock.running().is_none() && !self.clock.is_paused() {
+        if self.clock_should_run() && self.clock.running().is_none() {
             let _ = self.clock.start(self.game.to_move(), now);
         }
     }
@@ -563,6 +868,7 @@ fn ended(result: GameResult, score: Option<ScoreView>) -> GameEvent {
 
 fn phase_name(phase: Phase) -> &'static str {
     match phase {
+        Phase::Scheduled => "waiting for the scheduled start",
         Phase::Handicap => "handicap placement",
         Phase::Play => "play",
         Phase::Scoring => "dead-stone marking",
