@@ -29,9 +29,7 @@ async fn a_9x9_game_from_seek_to_agreed_count() {
             (&mut bob, &mut alice)
         };
         let ack = play(mover, &game, n, v).await;
-        let own = mover.recv_type("move_played").await;
         let played = other.recv_type("move_played").await;
-        assert_eq!(own, played, "both players see the same event");
         assert_eq!(played["vertex"], *v);
         assert_eq!(played["move_number"], n);
         assert_eq!(ack["seq"], played["seq"]);

@@ -132,10 +132,10 @@ impl LiveGame {
             black: black.clone(),
             white: white.clone(),
             game,
-            phase: if free_handicap {
-                Phase::Handicap
-            } else {
-                Phase::Play
+            phase: match (begins_at, free_handicap) {
+                (Some(_), _) => Phase::Scheduled,
+                (None, true) => Phase::Handicap,
+                (None, false) => Phase::Play,
             },
             handicap_stones: handicap_stones.clone(),
             clock,

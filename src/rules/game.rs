@@ -197,7 +197,7 @@ impl Game {
     pub fn check(&self, color: Color, mv: Move) -> Result<(), IllegalMove> {
         match mv {
             Move::Pass => Ok(()),
-            Move::Play(v) => self.judge(color, v).map(|_| ()),
+            Move::Play(v) => self.judge(color, v, true).map(|_| ()),
         }
     }
 
@@ -206,6 +206,19 @@ impl Game {
     /// After a move, [`Game::to_move`] is `color`'s opponent.
     /// An illegal move leaves the game exactly as it was.
     pub fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        self.play_judged(color, mv, true)
+    }
+
+    /// Plays a move from a game record made under other rules, as other programs load
+    /// records (GTP `loadsgf`): an occupied point, a point off the board and suicide
+    /// are still refused, but ko and superko are not checked. The position joins the
+    /// history all the same, so later moves are judged against it.
+    pub fn play_ignoring_repetition(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        self.play_judged(color, mv, false)
+    }
+
+    #[inline(always)]
+    fn play_judged(&mut self, color: Color, mv: Move, repetition: bool) -> Result<(), IllegalMove> {
         match mv {
             Move::Pass => {
                 self.last_captures.clear();
@@ -213,7 +226,7 @@ impl Game {
                 self.passes_in_row += 1;
             }
             Move::Play(v) => {
-                let (p, placement) = self.judge(color, v)?;
+                let (p, placement) = self.judge(color, v, repetition)?;
                 self.last_captures.clear();
                 let captured = &mut self.last_captures;
                 self.board.apply(p, color, |s| captured.push(s));
@@ -228,8 +241,15 @@ impl Game {
         Ok(())
     }
 
-    /// The verdict on `color` placing a stone on `v`, with what the placement would do.
-    fn judge(&self, color: Color, v: Vertex) -> Result<(usize, Placement), IllegalMove> {
+    /// The verdict on `color` placing a stone on `v`, with what the placement would do;
+    /// the repetition rules are consulted only when `repetition` is set.
+    #[inline(always)]
+    fn judge(
+        &self,
+        color: Color,
+        v: Vertex,
+        repetition: bool,
+    ) -> Result<(usize, Placement), IllegalMove> {
         if !self.board.contains(v) {
             return Err(IllegalMove::OffBoard(v));
         }
@@ -240,6 +260,9 @@ impl Game {
         let placement = self.board.placement(p, color);
         if placement.suicide {
             return Err(IllegalMove::Suicide(v));
+        }
+        if !repetition {
+            return Ok((p, placement));
         }
         if self.ko == Some((p as u16, color)) {
             return Err(IllegalMove::Ko(v));

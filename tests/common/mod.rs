@@ -19,6 +19,21 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 /// How long a test waits for a message before it fails (real or paused time).
 pub const WAIT: Duration = Duration::from_secs(10);
 
+/// Runs `fut` with tokio's paused clock held still. A paused clock jumps to the next
+/// timer whenever the runtime looks idle, and a task waiting for a socket looks idle;
+/// a blocking-pool task in flight stops those jumps, so the waits on the network below
+/// take no virtual time and clock tests stay exact. Harmless on a real clock.
+pub async fn frozen<F: std::future::Future>(fut: F) -> F::Output {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let guard = tokio::task::spawn_blocking(move || {
+        let _ = wait.recv_timeout(WAIT);
+    });
+    let out = fut.await;
+    let _ = done.send(());
+    let _ = guard.await;
+    out
+}
+
 pub struct TestServer {
     pub server: Option<Server>,
     pub dir: tempfile::TempDir,
@@ -99,7 +114,7 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(url: &str) -> Client {
-        let (ws, _) = connect_async(url).await.expect("websocket connects");
+        let (ws, _) = frozen(connect_async(url)).await.expect("websocket connects");
         let mut client = Client {
             ws,
             pending: VecDeque::new(),
@@ -115,7 +130,7 @@ impl Client {
     }
 
     pub async fn send_text(&mut self, text: String) {
-        self.ws.send(Message::text(text)).await.expect("send");
+        frozen(self.ws.send(Message::text(text))).await.expect("send");
     }
 
     /// The next JSON message (pending ones first). Panics after [`WAIT`].
@@ -128,7 +143,7 @@ impl Client {
 
     async fn recv_wire(&mut self) -> Value {
         loop {
-            let msg = tokio::time::timeout(WAIT, self.ws.next())
+            let msg = frozen(tokio::time::timeout(WAIT, self.ws.next()))
                 .await
                 .expect("a message within the wait")
                 .expect("the connection is open")
@@ -228,10 +243,22 @@ pub async fn start_game(a: &mut Client, b: &mut Client, settings: Value) -> Stri
     game_id
 }
 
-/// Plays `vertex` (or "pass") as move `n` and returns the ack.
+/// Plays `vertex` (or "pass") as move `n` and returns the ack. The mover's own copy of
+/// the `move_played` event (which arrives before the ack) is checked and consumed.
 pub async fn play(c: &mut Client, game_id: &str, n: u32, vertex: &str) -> Value {
-    c.ok(json!({"type": "play", "game_id": game_id, "move_number": n, "vertex": vertex}))
-        .await
+    let ack = c
+        .ok(json!({"type": "play", "game_id": game_id, "move_number": n, "vertex": vertex}))
+        .await;
+    let i = c
+        .pending
+        .iter()
+        .position(|v| v["type"] == "move_played" && v["move_number"] == n)
+        .expect("the mover receives its own move before the ack");
+    let own = c.pending.remove(i).expect("present");
+    // The ack names the last event the move caused (a pass may also start scoring).
+    assert!(own["seq"].as_u64() <= ack["seq"].as_u64(), "{own} {ack}");
+    assert_eq!(own["vertex"], vertex.to_uppercase().replace("PASS", "pass"));
+    ack
 }
 
 /// Waits for the next numbered event of `game_id` and checks its seq.

@@ -1,0 +1,196 @@
+//! Properties of random legal games (proptest): on every board size the engine plays
+//! and under every repetition rule, whatever the moves,
+//! - the incremental hash equals a full recompute,
+//! - no chain on the board is left without a liberty,
+//! - stones on the board + stones captured = stones played, per colour,
+//! - `check` and `play` give the same verdict, and a refused move changes nothing,
+//! - a superko refusal names a real repetition, and no accepted move makes one,
+//! - replaying the move list on a fresh game gives the same position.
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use tengen::rules::{Board, Color, Game, IllegalMove, KoRule, Move, Vertex};
+
+/// A small deterministic generator (splitmix64) driven by the proptest seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Every chain has at least one liberty; checked once per chain.
+fn every_chain_breathes(board: &Board) -> Result<(), TestCaseError> {
+    let mut done = HashSet::new();
+    for p in board.points() {
+        if board.get(p).is_none() || done.contains(&p) {
+            continue;
+        }
+        let chain = board.chain(p);
+        prop_assert!(
+            board.liberties(p) > 0,
+            "the chain at {p} has no liberty\n{board:?}"
+        );
+        done.extend(chain);
+    }
+    Ok(())
+}
+
+/// The key under which `ko_rule` files a position: the board, and under situational
+/// superko also who is to move.
+fn key(ko_rule: KoRule, board: &Board, to_move: Color) -> (u64, Option<Color>) {
+    match ko_rule {
+        KoRule::Situational => (board.hash(), Some(to_move)),
+        _ => (board.hash(), None),
+    }
+}
+
+fn random_game(
+    size: u8,
+    ko_rule: KoRule,
+    seed: u64,
+    plies: usize,
+    pass_per_mille: usize,
+) -> Result<(), TestCaseError> {
+    let mut rng = Rng(seed);
+    let mut game = Game::new(size, ko_rule).unwrap();
+    // The same moves under simple ko, to see what a move refused for superko would make.
+    let mut shadow = Game::new(size, KoRule::Simple).unwrap();
+    let mut seen: HashSet<(u64, Option<Color>)> = HashSet::new();
+    seen.insert(key(ko_rule, game.board(), game.to_move()));
+    let mut played = [0u32; 2];
+    let points: Vec<Vertex> = game.board().points().collect();
+    for _ in 0..plies {
+        let color = game.to_move();
+        let mut mv = Move::Pass;
+        if rng.below(1000) >= pass_per_mille {
+            // Try the empty points in a random order; the first legal one is played.
+            let mut empty: Vec<Vertex> = points
+                .iter()
+                .copied()
+                .filter(|&p| game.board().get(p).is_none())
+                .collect();
+            while !empty.is_empty() {
+                let p = empty.swap_remove(rng.below(empty.len()));
+                match game.check(color, Move::Play(p)) {
+                    Ok(()) => {
+                        mv = Move::Play(p);
+                        break;
+                    }
+                    Err(e) => {
+                        let hash = game.board().hash();
+                        let moves = game.moves().len();
+                        prop_assert_eq!(game.play(color, Move::Play(p)), Err(e));
+                        prop_assert_eq!(game.board().hash(), hash);
+                        prop_assert_eq!(game.moves().len(), moves);
+                        prop_assert_eq!(game.to_move(), color);
+                        if let IllegalMove::Superko(_) = e {
+                            // Under simple ko the move is allowed, and it does repeat.
+                            let mut s = shadow.clone();
+                            prop_assert!(s.play(color, Move::Play(p)).is_ok());
+                            let k = key(ko_rule, s.board(), color.opponent());
+                            prop_assert!(
+                                seen.contains(&k),
+                                "{p} refused for superko but repeats nothing"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        prop_assert!(
+            game.play(color, mv).is_ok(),
+            "check allowed {mv} but play refused it"
+        );
+        prop_assert!(shadow.play(color, mv).is_ok());
+        if let Move::Play(_) = mv {
+            played[color.index()] += 1;
+            let k = key(ko_rule, game.board(), game.to_move());
+            if ko_rule != KoRule::Simple {
+                prop_assert!(
+                    !seen.contains(&k),
+                    "{mv} repeated a position\n{:?}",
+                    game.board()
+                );
+            }
+        }
+        seen.insert(key(ko_rule, game.board(), game.to_move()));
+
+        let board = game.board();
+        prop_assert_eq!(board.hash(), board.recompute_hash());
+        prop_assert!(board.same_stones(shadow.board()));
+        every_chain_breathes(board)?;
+        for c in [Color::Black, Color::White] {
+            let on_board = board.points().filter(|&p| board.get(p) == Some(c)).count() as u32;
+            prop_assert_eq!(u32::from(board.stones(c)), on_board);
+            prop_assert_eq!(on_board + game.prisoners(c.opponent()), played[c.index()]);
+        }
+    }
+
+    let mut replay = Game::new(size, ko_rule).unwrap();
+    for &(c, m) in game.moves() {
+        prop_assert!(replay.play(c, m).is_ok(), "{c} {m} is refused on replay");
+    }
+    prop_assert_eq!(replay.board().hash(), game.board().hash());
+    prop_assert!(replay.board().same_stones(game.board()));
+    prop_assert_eq!(replay.to_move(), game.to_move());
+    for c in [Color::Black, Color::White] {
+        prop_assert_eq!(replay.prisoners(c), game.prisoners(c));
+    }
+    Ok(())
+}
+
+fn ko_rules() -> impl Strategy<Value = KoRule> {
+    prop_oneof![
+        Just(KoRule::Situational),
+        Just(KoRule::Positional),
+        Just(KoRule::Simple)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Small boards fill up and see many captures and repetitions.
+    #[test]
+    fn random_games_on_small_boards(
+        size in prop_oneof![Just(5u8), Just(9u8)],
+        ko_rule in ko_rules(),
+        seed in any::<u64>(),
+        plies in 1usize..250,
+        pass_per_mille in 0usize..60,
+    ) {
+        random_game(size, ko_rule, seed, plies, pass_per_mille)?;
+    }
+
+    #[test]
+    fn random_games_on_large_boards(
+        size in prop_oneof![Just(13u8), Just(19u8)],
+        ko_rule in ko_rules(),
+        seed in any::<u64>(),
+        plies in 1usize..300,
+        pass_per_mille in 0usize..30,
+    ) {
+        random_game(size, ko_rule, seed, plies, pass_per_mille)?;
+    }
+}
+
+#[test]
+fn long_games_on_tiny_boards_meet_superko() {
+    // Many plies on 2x2 to 4x4 go round and round; every invariant must still hold.
+    for (n, size) in [2u8, 3, 4, 4, 5].into_iter().enumerate() {
+        for ko_rule in [KoRule::Situational, KoRule::Positional, KoRule::Simple] {
+            random_game(size, ko_rule, 0xabc + n as u64, 400, 20).unwrap();
+        }
+    }
+}
