@@ -115,7 +115,7 @@ impl Hub {
         };
         let game_id = new_id();
         let first = GameEvent::GameCreated {
-            settings: s.clone(),
+            settings: Box::new(s.clone()),
             black: black.clone(),
             white: white.clone(),
             handicap_stones,

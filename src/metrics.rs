@@ -24,6 +24,9 @@ const COMMIT_BUCKETS_US: [u64; 10] = [
 static COMMIT_HIST: [AtomicU64; 11] = [const { AtomicU64::new(0) }; 11];
 static COMMIT_SUM_US: AtomicU64 = AtomicU64::new(0);
 
+/// Label values of `tengen_connections`, indexed like `CONNECTIONS`.
+const ROLES: [&str; 5] = ["anonymous", "player", "bot", "referee", "admin"];
+
 fn role_index(role: Option<Role>) -> usize {
     match role {
         None => 0,
@@ -67,6 +70,7 @@ pub fn flag_fall() {
     FLAG_FALLS.fetch_add(1, Relaxed);
 }
 
+/// Lag compensation of `ms` credited to a player's clock.
 pub fn lag_credit(ms: u64) {
     LAG_CREDIT_MS.fetch_add(ms, Relaxed);
 }
@@ -90,88 +94,86 @@ pub fn store_commit(micros: u64) {
     COMMIT_SUM_US.fetch_add(micros, Relaxed);
 }
 
-/// Everything, in the Prometheus text exposition format.
+/// Everything, in the Prometheus text exposition format (version 0.0.4).
 pub fn render() -> String {
     let mut out = String::with_capacity(4096);
-    let mut metric = |name: &str, kind: &str, help: &str| {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-    };
-    metric(
-        "tengen_connections",
-        "gauge",
-        "Open WebSocket connections by role.",
+
+    header(&mut out, "tengen_build_info", "gauge", "Always 1; the version is a label.");
+    let _ = writeln!(
+        out,
+        "tengen_build_info{{version=\"{}\"}} 1",
+        env!("CARGO_PKG_VERSION")
     );
-    let _ = &mut metric;
-    drop(metric);
-    for (i, role) in ["anonymous", "player", "bot", "referee", "admin"]
-        .iter()
-        .enumerate()
-    {
+
+    header(&mut out, "tengen_connections", "gauge", "Open WebSocket connections by role.");
+    for (i, role) in ROLES.iter().enumerate() {
         let _ = writeln!(
             out,
             "tengen_connections{{role=\"{role}\"}} {}",
             CONNECTIONS[i].load(Relaxed)
         );
     }
-    let simple: [(&str, &str, &str, u64); 8] = [
+
+    let simple: [(&str, &str, &str, String); 8] = [
         (
             "tengen_live_games",
             "gauge",
             "Games being played.",
-            LIVE_GAMES.load(Relaxed).max(0) as u64,
+            LIVE_GAMES.load(Relaxed).max(0).to_string(),
         ),
         (
             "tengen_messages_in_total",
             "counter",
-            "Client messages received.",
-            MESSAGES_IN.load(Relaxed),
+            "Client messages received (after the rate and size limits).",
+            MESSAGES_IN.load(Relaxed).to_string(),
         ),
         (
             "tengen_messages_out_total",
             "counter",
             "Frames written to clients.",
-            MESSAGES_OUT.load(Relaxed),
+            MESSAGES_OUT.load(Relaxed).to_string(),
         ),
         (
             "tengen_rate_limited_total",
             "counter",
             "Messages refused by the rate limit.",
-            RATE_LIMITED.load(Relaxed),
+            RATE_LIMITED.load(Relaxed).to_string(),
         ),
         (
             "tengen_slow_consumers_total",
             "counter",
-            "Connections dropped for not keeping up.",
-            SLOW_CONSUMERS.load(Relaxed),
+            "Connections dropped for not keeping up with their outbound queue.",
+            SLOW_CONSUMERS.load(Relaxed).to_string(),
         ),
         (
             "tengen_moves_total",
             "counter",
-            "Moves accepted (rate: moves per second).",
-            MOVES.load(Relaxed),
+            "Moves accepted (take rate() for moves per second).",
+            MOVES.load(Relaxed).to_string(),
         ),
         (
             "tengen_flag_falls_total",
             "counter",
             "Games lost on time by the server's timer.",
-            FLAG_FALLS.load(Relaxed),
+            FLAG_FALLS.load(Relaxed).to_string(),
         ),
         (
-            "tengen_lag_credit_ms_total",
+            "tengen_lag_credit_seconds_total",
             "counter",
-            "Milliseconds of lag compensation credited.",
-            LAG_CREDIT_MS.load(Relaxed),
+            "Lag compensation credited to players' clocks.",
+            seconds(LAG_CREDIT_MS.load(Relaxed) * 1_000),
         ),
     ];
     for (name, kind, help, value) in simple {
-        let _ = writeln!(
-            out,
-            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
-        );
+        header(&mut out, name, kind, help);
+        let _ = writeln!(out, "{name} {value}");
     }
-    let _ = writeln!(
-        out,
-        "# HELP tengen_moves_rejected_total Moves refused by the rules, by reason.\n# TYPE tengen_moves_rejected_total counter"
+
+    header(
+        &mut out,
+        "tengen_moves_rejected_total",
+        "counter",
+        "Moves refused by the rules, by reason.",
     );
     for (i, reason) in REJECT_REASONS.iter().enumerate() {
         let _ = writeln!(
@@ -180,9 +182,12 @@ pub fn render() -> String {
             REJECTED[i].load(Relaxed)
         );
     }
-    let _ = writeln!(
-        out,
-        "# HELP tengen_store_commit_seconds Store commit latency.\n# TYPE tengen_store_commit_seconds histogram"
+
+    header(
+        &mut out,
+        "tengen_store_commit_seconds",
+        "histogram",
+        "Time from handing a game's events to the store until they are durable.",
     );
     let mut cumulative = 0;
     for (i, bound) in COMMIT_BUCKETS_US.iter().enumerate() {
@@ -190,19 +195,64 @@ pub fn render() -> String {
         let _ = writeln!(
             out,
             "tengen_store_commit_seconds_bucket{{le=\"{}\"}} {cumulative}",
-            *bound as f64 / 1e6
+            seconds(*bound)
         );
     }
     cumulative += COMMIT_HIST[COMMIT_BUCKETS_US.len()].load(Relaxed);
-    let _ = writeln!(
-        out,
-        "tengen_store_commit_seconds_bucket{{le=\"+Inf\"}} {cumulative}"
-    );
+    let _ = writeln!(out, "tengen_store_commit_seconds_bucket{{le=\"+Inf\"}} {cumulative}");
     let _ = writeln!(
         out,
         "tengen_store_commit_seconds_sum {}",
-        COMMIT_SUM_US.load(Relaxed) as f64 / 1e6
+        seconds(COMMIT_SUM_US.load(Relaxed))
     );
     let _ = writeln!(out, "tengen_store_commit_seconds_count {cumulative}");
     out
+}
+
+fn header(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+/// Microseconds as seconds, exactly (no float rounding such as `0.00025000000000000006`).
+fn seconds(micros: u64) -> String {
+    let (whole, frac) = (micros / 1_000_000, micros % 1_000_000);
+    if frac == 0 {
+        whole.to_string()
+    } else {
+        format!("{whole}.{:06}", frac).trim_end_matches('0').to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_exact_decimals() {
+        assert_eq!(seconds(0), "0");
+        assert_eq!(seconds(250), "0.00025");
+        assert_eq!(seconds(1_000_000), "1");
+        assert_eq!(seconds(2_500_000), "2.5");
+    }
+
+    #[test]
+    fn every_sample_line_belongs_to_a_declared_family() {
+        let text = render();
+        let mut declared = Vec::new();
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("# TYPE ") {
+                declared.push(rest.split(' ').next().unwrap_or_default().to_string());
+            } else if !line.starts_with('#') {
+                let name = line.split(['{', ' ']).next().unwrap_or_default();
+                assert!(
+                    declared.iter().any(|d| name == d
+                        || name.strip_prefix(d.as_str()).is_some_and(|s| ["_bucket", "_sum", "_count"].contains(&s))),
+                    "{line} has no # TYPE before it"
+                );
+                let value = line.rsplit(' ').next().unwrap_or_default();
+                assert!(value.parse::<f64>().is_ok(), "{line}: the value is not a number");
+            }
+        }
+        assert!(declared.len() >= 11, "{declared:?}");
+    }
 }

@@ -47,7 +47,10 @@ async fn a_silent_player_loses_on_time_exactly_at_the_deadline() {
     let (mut black, mut white, _id) = game(&server, json!({"clock": clock})).await;
     // Black has 10 s + 2 x 5 s. Nobody sends anything.
     sleep(ms(19_999)).await;
-    assert!(ended_yet(&mut white).await.is_none(), "no flag before the deadline");
+    assert!(
+        ended_yet(&mut white).await.is_none(),
+        "no flag before the deadline"
+    );
     sleep(ms(1)).await;
     let ended = white.recv_type("game_ended").await;
     assert_eq!(ended["result"], "W+T");
@@ -91,14 +94,18 @@ async fn byoyomi_periods_are_used_only_by_full_periods() {
     let ended = white.recv_type("game_ended").await;
     assert_eq!(ended["result"], "W+T");
     black
-        .refused(json!({"type": "play", "game_id": id, "move_number": 9, "vertex": "F4"}), "wrong_phase")
+        .refused(
+            json!({"type": "play", "game_id": id, "move_number": 9, "vertex": "F4"}),
+            "wrong_phase",
+        )
         .await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn fischer_adds_the_increment_up_to_the_cap() {
     let server = server().await;
-    let clock = json!({"system": "fischer", "main_ms": 10_000, "increment_ms": 5_000, "max_ms": 12_000});
+    let clock =
+        json!({"system": "fischer", "main_ms": 10_000, "increment_ms": 5_000, "max_ms": 12_000});
     let (mut black, mut white, id) = game(&server, json!({"clock": clock})).await;
     sleep(ms(1_000)).await;
     play(&mut black, &id, 1, "E5").await;
@@ -124,7 +131,10 @@ async fn paused_time_is_charged_to_nobody() {
     sleep(Duration::from_secs(3_600)).await;
     assert!(ended_yet(&mut black).await.is_none());
     black
-        .refused(json!({"type": "play", "game_id": id, "move_number": 1, "vertex": "E5"}), "wrong_phase")
+        .refused(
+            json!({"type": "play", "game_id": id, "move_number": 1, "vertex": "E5"}),
+            "wrong_phase",
+        )
         .await;
     white.ok(json!({"type": "resume", "game_id": id})).await;
     black.ok(json!({"type": "resume", "game_id": id})).await;
@@ -133,7 +143,10 @@ async fn paused_time_is_charged_to_nobody() {
     sleep(ms(5_000)).await;
     play(&mut black, &id, 1, "E5").await;
     let m = white.recv_type("move_played").await;
-    assert_eq!(m["clock"]["black"]["main_ms"], 45_000, "10 s before, 5 s after the pause");
+    assert_eq!(
+        m["clock"]["black"]["main_ms"], 45_000,
+        "10 s before, 5 s after the pause"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -153,23 +166,38 @@ async fn a_sealed_move_is_hidden_then_played_at_resumption() {
     for c in [&mut black, &mut spectator] {
         let sealed = c.recv_type("move_sealed").await;
         assert_eq!(sealed["by"], "white");
-        assert!(sealed.get("vertex").is_none(), "the sealed point stays secret: {sealed}");
+        assert!(
+            sealed.get("vertex").is_none(),
+            "the sealed point stays secret: {sealed}"
+        );
     }
     // Nobody's time runs during the adjournment; a late joiner learns nothing either.
     sleep(Duration::from_secs(24 * 3_600)).await;
     let mut late = server.anonymous().await;
-    late.ok(json!({"type": "join", "game_id": id, "since_seq": 1})).await;
-    while let Some(v) = late.pending().iter().find(|v| v["type"] == "move_sealed").cloned() {
-        assert!(v.get("vertex").is_none(), "{v}");
-        break;
-    }
+    late.ok(json!({"type": "join", "game_id": id, "since_seq": 1}))
+        .await;
+    let replayed = late
+        .pending()
+        .iter()
+        .find(|v| v["type"] == "move_sealed")
+        .cloned()
+        .expect("the sealing is replayed to a client catching up");
+    assert!(replayed.get("vertex").is_none(), "{replayed}");
+    let mut fresh = server.anonymous().await;
+    fresh.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = fresh.recv_type("snapshot").await;
+    assert_eq!(snapshot["sealed_by"], "white");
+    assert!(!snapshot.to_string().contains("C3"), "{snapshot}");
     black.ok(json!({"type": "resume", "game_id": id})).await;
     white.ok(json!({"type": "resume", "game_id": id})).await;
     let m = spectator.recv_type("move_played").await;
     assert_eq!(m["vertex"], "C3");
     assert_eq!(m["sealed"], "C3");
     assert_eq!(m["color"], "white");
-    assert_eq!(m["clock"]["white"]["main_ms"], 570_000, "only the 30 s before sealing count");
+    assert_eq!(
+        m["clock"]["white"]["main_ms"], 570_000,
+        "only the 30 s before sealing count"
+    );
     assert_eq!(m["clock"]["running"], "black");
 }
 
@@ -208,7 +236,10 @@ async fn a_scheduled_game_forfeits_the_absent_player() {
     // Black leaves and never comes back; White stays.
     black.close().await;
     white
-        .refused(json!({"type": "play", "game_id": id, "move_number": 1, "vertex": "E5"}), "wrong_phase")
+        .refused(
+            json!({"type": "play", "game_id": id, "move_number": 1, "vertex": "E5"}),
+            "wrong_phase",
+        )
         .await;
     sleep(ms(60_000)).await;
     let began = white.recv_type("game_began").await;
@@ -226,8 +257,10 @@ async fn a_scheduled_game_with_both_players_absent_is_lost_by_both() {
     let mut alice = server.login("alice").await;
     let start_at = tengen::room::wall_ms() + 60_000;
     let seek = alice
-        .ok(json!({"type": "seek", "settings": {"board_size": 9, "color": "black",
-            "start_at": start_at, "forfeit_after_ms": 300_000}}))
+        .ok(
+            json!({"type": "seek", "settings": {"board_size": 9, "color": "black",
+            "start_at": start_at, "forfeit_after_ms": 300_000}}),
+        )
         .await;
     let mut bob = server.login("bob").await;
     let ack = bob
@@ -254,8 +287,10 @@ async fn a_scheduled_game_forfeits_one_absent_player() {
     let mut alice = server.login("alice").await;
     let start_at = tengen::room::wall_ms() + 60_000;
     let seek = alice
-        .ok(json!({"type": "seek", "settings": {"board_size": 9, "color": "black",
-            "start_at": start_at, "forfeit_after_ms": 300_000}}))
+        .ok(
+            json!({"type": "seek", "settings": {"board_size": 9, "color": "black",
+            "start_at": start_at, "forfeit_after_ms": 300_000}}),
+        )
         .await;
     let mut bob = server.login("bob").await;
     let ack = bob
@@ -282,7 +317,9 @@ async fn the_opponent_may_claim_a_game_after_a_long_absence() {
         }
     }
     sleep(ms(119_999)).await;
-    white.refused(json!({"type": "claim_win", "game_id": id}), "wrong_phase").await;
+    white
+        .refused(json!({"type": "claim_win", "game_id": id}), "wrong_phase")
+        .await;
     sleep(ms(1)).await;
     white.ok(json!({"type": "claim_win", "game_id": id})).await;
     assert_eq!(white.recv_type("game_ended").await["result"], "W+F");
@@ -297,8 +334,12 @@ async fn the_dead_stone_phase_is_bounded_and_silence_is_consent() {
     play(&mut black, &id, 3, "pass").await;
     play(&mut white, &id, 4, "pass").await;
     black.recv_type("scoring_started").await;
-    black.ok(json!({"type": "mark_dead", "game_id": id, "vertex": "A1"})).await;
-    black.ok(json!({"type": "accept_score", "game_id": id})).await;
+    black
+        .ok(json!({"type": "mark_dead", "game_id": id, "vertex": "A1"}))
+        .await;
+    black
+        .ok(json!({"type": "accept_score", "game_id": id}))
+        .await;
     // White says nothing; after a minute the marks Black accepted count.
     sleep(ms(60_000)).await;
     let ended = black.recv_type("game_ended").await;

@@ -42,7 +42,7 @@ pub struct ScoreView {
 pub enum GameEvent {
     /// The first event of every game.
     GameCreated {
-        settings: GameSettings,
+        settings: Box<GameSettings>,
         black: UserInfo,
         white: UserInfo,
         /// Handicap stones the server placed (fixed placement).

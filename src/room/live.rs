@@ -128,7 +128,7 @@ impl LiveGame {
             let _ = clock.start(first_to_move, now);
         }
         Some(LiveGame {
-            settings: settings.clone(),
+            settings: (**settings).clone(),
             black: black.clone(),
             white: white.clone(),
             game,

@@ -54,9 +54,11 @@ impl TestServer {
 
     /// Starts on an existing data directory (to test restarts).
     pub async fn start_in(dir: tempfile::TempDir, tweak: impl FnOnce(&mut Config)) -> TestServer {
-        let mut config = Config::default();
-        config.listen = "127.0.0.1:0".parse().expect("addr");
-        config.data_dir = dir.path().to_path_buf();
+        let mut config = Config {
+            listen: "127.0.0.1:0".parse().expect("addr"),
+            data_dir: dir.path().to_path_buf(),
+            ..Config::default()
+        };
         tweak(&mut config);
         let secret = load_or_create_secret(&config.auth, &config.data_dir).expect("secret");
         let server = Server::start(config).await.expect("server starts");
@@ -114,7 +116,9 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(url: &str) -> Client {
-        let (ws, _) = frozen(connect_async(url)).await.expect("websocket connects");
+        let (ws, _) = frozen(connect_async(url))
+            .await
+            .expect("websocket connects");
         let mut client = Client {
             ws,
             pending: VecDeque::new(),
@@ -130,7 +134,9 @@ impl Client {
     }
 
     pub async fn send_text(&mut self, text: String) {
-        frozen(self.ws.send(Message::text(text))).await.expect("send");
+        frozen(self.ws.send(Message::text(text)))
+            .await
+            .expect("send");
     }
 
     /// The next JSON message (pending ones first). Panics after [`WAIT`].
