@@ -346,3 +346,41 @@ async fn the_dead_stone_phase_is_bounded_and_silence_is_consent() {
     assert_eq!(ended["score"]["dead"], json!(["A1"]));
     assert_eq!(ended["result"], "B+73.5");
 }
+
+#[tokio::test(start_paused = true)]
+async fn lag_is_credited_back_but_only_within_the_quota() {
+    // Defaults: at most 1 s a move, a 3 s quota that regains 0.25 s a move.
+    let server = server().await;
+    let mut black = server.login("black").await;
+    // The server pings on connect; Black answers 4 s late: a 4 s round trip, so an
+    // estimated 2 s one-way lag.
+    sleep(ms(4_000)).await;
+    black.ok(json!({"type": "ping"})).await;
+    let mut white = server.login("white").await;
+    let settings = json!({"board_size": 9, "color": "black",
+        "clock": {"system": "absolute", "main_ms": 60_000}});
+    let id = start_game(&mut black, &mut white, settings).await;
+    let mut left = Vec::new();
+    let moves = [
+        "C3", "G7", "C7", "G3", "E5", "E3", "E7", "C5", "G5", "D4", "F6", "D6",
+    ];
+    for (i, v) in moves.iter().enumerate() {
+        let n = i as u32 + 1;
+        if n % 2 == 1 {
+            // Black thinks 2 s (as the server sees it) each move.
+            sleep(ms(2_000)).await;
+            play(&mut black, &id, n, v).await;
+            let m = white.recv_type("move_played").await;
+            left.push(m["clock"]["black"]["main_ms"].as_u64().unwrap());
+        } else {
+            play(&mut white, &id, n, v).await;
+            let m = black.recv_type("move_played").await;
+            assert_eq!(
+                m["clock"]["white"]["main_ms"], 60_000,
+                "White has no lag and no thinking"
+            );
+        }
+    }
+    // Credits 1, 1, 1 s, then 0.75 s (the quota is down to it), then 0.25 s a move.
+    assert_eq!(left, [59_000, 58_000, 57_000, 55_750, 54_000, 52_250]);
+}

@@ -24,6 +24,8 @@ use crate::rules::Move;
 const BATCH: usize = 64;
 /// Close code for a client that could not keep up with its queue.
 const SLOW_CONSUMER: u16 = 4008;
+/// How long writing one batch may take before the peer counts as gone.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(15);
 /// Close code for a connection that kept flooding.
 const FLOODING: u16 = 4029;
 
@@ -117,12 +119,23 @@ impl Session {
                 () = inbox.overflow.notified() => break Some((SLOW_CONSUMER, "too slow: reconnect and join with since_seq")),
                 frame = inbox.frames.recv() => {
                     let Some(first) = frame else { break None };
-                    if write_batch(&mut sink, first, &mut inbox).await.is_err() {
-                        break None;
+                    // A peer that stops reading cannot hold this task (and its buffers)
+                    // forever: a write that cannot finish in time ends the connection.
+                    match tokio::time::timeout(WRITE_TIMEOUT, write_batch(&mut sink, first, &mut inbox)).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(_)) => break None,
+                        Err(_) => {
+                            crate::metrics::slow_consumer();
+                            return Some((SLOW_CONSUMER, "too slow"));
+                        }
                     }
                 }
                 msg = stream.next() => {
-                    let Some(Ok(msg)) = msg else { break None };
+                    let msg = match msg {
+                        Some(Ok(msg)) => msg,
+                        Some(Err(e)) => break too_big(e).then_some((1009, "message too big")),
+                        _ => break None,
+                    };
                     last_heard = Instant::now();
                     match msg {
                         Message::Text(text) => {
@@ -467,6 +480,14 @@ async fn write_batch(
     }
     crate::metrics::messages_out(n);
     sink.flush().await
+}
+
+/// Whether a read failed because the frame was over the hard size limit.
+fn too_big(e: axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error;
+    e.into_inner()
+        .downcast::<Error>()
+        .is_ok_and(|e| matches!(*e, Error::Capacity(_)))
 }
 
 /// The game a request is about, for the error reply.

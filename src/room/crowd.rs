@@ -125,3 +125,71 @@ impl Crowd {
         dropped
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_member_that_falls_behind_is_dropped_and_told_to_go() {
+        let (fast, mut fast_in) = Outbox::new(1, 4);
+        let (slow, slow_in) = Outbox::new(2, 4);
+        let mut crowd = Crowd::default();
+        crowd.add(Member {
+            outbox: fast,
+            color: Some(Color::Black),
+        });
+        crowd.add(Member {
+            outbox: slow,
+            color: None,
+        });
+        for i in 0..4 {
+            let dropped = crowd.broadcast(&Frame::from(format!("{i}")), |_| true);
+            assert!(dropped.is_empty());
+            assert_eq!(fast_in.frames.recv().await.unwrap().as_str(), i.to_string());
+        }
+        // The slow member's queue is full: the fifth frame drops it (a spectator, so no
+        // colour is reported) and signals its connection.
+        let dropped = crowd.broadcast(&Frame::from("5"), |_| true);
+        assert!(dropped.is_empty());
+        assert_eq!(crowd.spectators(), 0);
+        assert!(crowd.has_player(Color::Black));
+        tokio::time::timeout(
+            std::time::Duration::from_secs(1),
+            slow_in.overflow.notified(),
+        )
+        .await
+        .expect("the slow connection is told to close");
+        assert_eq!(
+            slow_in.frames.len(),
+            4,
+            "its queue never grew past the bound"
+        );
+    }
+
+    #[test]
+    fn a_broadcast_is_serialised_once_and_shared() {
+        let (a, mut a_in) = Outbox::new(1, 2);
+        let (b, mut b_in) = Outbox::new(2, 2);
+        let mut crowd = Crowd::default();
+        crowd.add(Member {
+            outbox: a,
+            color: None,
+        });
+        crowd.add(Member {
+            outbox: b,
+            color: None,
+        });
+        let frame = encode(&serde_json::json!({"type": "x"}));
+        crowd.broadcast(&frame, |_| true);
+        let (fa, fb) = (
+            a_in.frames.try_recv().unwrap(),
+            b_in.frames.try_recv().unwrap(),
+        );
+        assert_eq!(
+            fa.as_str().as_ptr(),
+            fb.as_str().as_ptr(),
+            "same bytes, not copies"
+        );
+    }
+}
