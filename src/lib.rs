@@ -5,7 +5,9 @@
 //! crosses the wire, [`room`] runs one actor task per game, [`clock`] and [`rules`] are the
 //! pure cores the room consults, and [`store`] is the durable event log.
 
+pub mod archive;
 pub mod auth;
+pub mod bot;
 pub mod clock;
 pub mod config;
 pub mod hub;

@@ -25,6 +25,8 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
+        .merge(super::api::routes())
+        .merge(super::web::routes(&hub))
         .with_state(hub)
 }
 
@@ -106,8 +108,19 @@ async fn readyz(State(hub): State<Arc<Hub>>) -> Response {
     if *hub.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response();
     }
+    // Bounded below the store's busy timeout, so the probe answers promptly while another
+    // process (an operator's sqlite3 shell) holds the write lock or the disk stalls.
+    const READY_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
     let store = hub.store.clone();
-    match tokio::task::spawn_blocking(move || store.check_writable()).await {
+    let check = tokio::task::spawn_blocking(move || store.check_writable());
+    let Ok(checked) = tokio::time::timeout(READY_WITHIN, check).await else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("store not writable: no write lock within {READY_WITHIN:?}\n"),
+        )
+            .into_response();
+    };
+    match checked {
         Ok(Ok(())) => (StatusCode::OK, "ready\n").into_response(),
         Ok(Err(e)) => (
             StatusCode::SERVICE_UNAVAILABLE,

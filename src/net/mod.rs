@@ -2,9 +2,11 @@
 //! upgrade, one task per connection ([`session`]), and the server's start and graceful
 //! shutdown.
 
+mod api;
 mod http;
 mod limits;
 mod session;
+mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -197,6 +197,33 @@ impl Client {
         }
     }
 
+    /// Like [`Client::request`], but `None` when the connection breaks first (for tests
+    /// that kill the server).
+    pub async fn try_request(&mut self, mut msg: Value) -> Option<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        msg["id"] = json!(id);
+        frozen(self.ws.send(Message::text(msg.to_string())))
+            .await
+            .ok()?;
+        loop {
+            let next = frozen(tokio::time::timeout(WAIT, self.ws.next()))
+                .await
+                .ok()??;
+            match next.ok()? {
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(t.as_str()).ok()?;
+                    if v["id"] == id {
+                        return Some(v);
+                    }
+                    self.pending.push_back(v);
+                }
+                Message::Close(_) => return None,
+                _ => {}
+            }
+        }
+    }
+
     /// Like [`Client::request`], but the reply must not be an error.
     pub async fn ok(&mut self, msg: Value) -> Value {
         let reply = self.request(msg.clone()).await;

@@ -1,0 +1,244 @@
+//! Games as records for people and other programs: the JSON record and the SGF of a game,
+//! made from its stored events. Sealed moves are never revealed here before they are
+//! played, the same as on the wire.
+
+use serde::Serialize;
+
+use crate::clock::{ClockView, PlayerClock, TimeControl};
+use crate::protocol::{EventFrame, GameEvent, GameSettings, UserInfo};
+use crate::rules::sgf::{GameRecord as Sgf, MoveNode};
+use crate::rules::{Color, GameResult, Move, Vertex};
+use crate::store::{EventRecord, GameRecord};
+
+/// One game as `GET /api/games/{id}` returns it.
+#[derive(Debug, Clone, Serialize)]
+pub struct GameView {
+    pub game_id: String,
+    pub black: UserInfo,
+    pub white: UserInfo,
+    pub settings: GameSettings,
+    pub status: crate::store::GameStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    pub created_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<i64>,
+    pub handicap_stones: Vec<Vertex>,
+    pub moves: Vec<MoveView>,
+    /// Every event as clients saw it (sealed points removed).
+    pub events: Vec<EventFrame>,
+}
+
+/// A move of the record with the mover's clock after it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveView {
+    pub move_number: u32,
+    pub color: Color,
+    pub vertex: Move,
+    pub at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<PlayerClock>,
+}
+
+/// A game's summary row as the game list shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedGame {
+    pub game_id: String,
+    pub black: String,
+    pub white: String,
+    pub black_name: String,
+    pub white_name: String,
+    pub status: crate::store::GameStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    pub created_at: i64,
+    pub move_count: u32,
+}
+
+impl From<GameRecord> for ListedGame {
+    fn from(g: GameRecord) -> ListedGame {
+        ListedGame {
+            game_id: g.id,
+            black: g.black,
+            white: g.white,
+            black_name: g.black_name,
+            white_name: g.white_name,
+            status: g.status,
+            result: g.result,
+            created_at: g.created_at_ms,
+            move_count: g.move_count,
+        }
+    }
+}
+
+/// Builds the record of a game from its row and its stored events.
+pub fn game_view(row: &GameRecord, events: &[EventRecord]) -> Option<GameView> {
+    let frames: Vec<EventFrame> = events
+        .iter()
+        .filter_map(|e| serde_json::from_str::<EventFrame>(&e.payload).ok())
+        .map(|f| match f.event.public() {
+            Some(event) => EventFrame { event, ..f },
+            None => f,
+        })
+        .collect();
+    let Some(GameEvent::GameCreated {
+        settings,
+        black,
+        white,
+        handicap_stones,
+        ..
+    }) = frames.first().map(|f| &f.event)
+    else {
+        return None;
+    };
+    let mut handicap = handicap_stones.clone();
+    let mut moves = Vec::new();
+    for f in &frames {
+        match &f.event {
+            GameEvent::HandicapPlaced { vertices } => handicap = vertices.clone(),
+            GameEvent::MovePlayed {
+                move_number,
+                color,
+                vertex,
+                clock,
+                at,
+                ..
+            } => moves.push(MoveView {
+                move_number: *move_number,
+                color: *color,
+                vertex: *vertex,
+                at: *at,
+                clock: clock.map(|c: ClockView| *c.player(*color)),
+            }),
+            _ => {}
+        }
+    }
+    Some(GameView {
+        game_id: row.id.clone(),
+        black: black.clone(),
+        white: white.clone(),
+        settings: (**settings).clone(),
+        status: row.status,
+        result: row.result.clone(),
+        created_at: row.created_at_ms,
+        ended_at: row.ended_at_ms,
+        handicap_stones: handicap,
+        moves,
+        events: frames,
+    })
+}
+
+/// `OT`: the overtime in words, as SGF writers usually say it.
+fn overtime(tc: &TimeControl) -> Option<String> {
+    match *tc {
+        TimeControl::Byoyomi {
+            periods, period_ms, ..
+        } => Some(format!("{periods}x{} byo-yomi", period_ms / 1000)),
+        TimeControl::Canadian {
+            moves, block_ms, ..
+        } => Some(format!("{moves}/{} Canadian", block_ms / 1000)),
+        TimeControl::Fischer { increment_ms, .. } => {
+            Some(format!("{} fischer", increment_ms as f64 / 1000.0))
+        }
+        TimeControl::Simple { per_move_ms } => Some(format!("{} simple", per_move_ms / 1000)),
+        TimeControl::None | TimeControl::Absolute { .. } => None,
+    }
+}
+
+fn main_seconds(tc: &TimeControl) -> Option<f64> {
+    match *tc {
+        TimeControl::None => None,
+        TimeControl::Absolute { main_ms }
+        | TimeControl::Fischer { main_ms, .. }
+        | TimeControl::Byoyomi { main_ms, .. }
+        | TimeControl::Canadian { main_ms, .. } => Some(main_ms as f64 / 1000.0),
+        TimeControl::Simple { .. } => Some(0.0),
+    }
+}
+
+/// The game as an SGF FF[4] record: players, rules, komi, handicap, time settings,
+/// result, and each move with the time its player had left (`BL`/`WL`, plus `OB`/`OW`
+/// for byo-yomi periods or Canadian stones).
+pub fn sgf(view: &GameView) -> String {
+    let s = &view.settings;
+    let mut record = Sgf::new(s.board_size);
+    record.komi = Some(s.komi());
+    record.ruleset = Some(
+        match s.ruleset {
+            crate::rules::Ruleset::Chinese => "Chinese",
+            crate::rules::Ruleset::Japanese => "Japanese",
+            crate::rules::Ruleset::Korean => "Korean",
+            crate::rules::Ruleset::TrompTaylor => "Tromp-Taylor",
+        }
+        .to_string(),
+    );
+    record.black_player = Some(view.black.name.clone());
+    record.white_player = Some(view.white.name.clone());
+    record.result = view
+        .result
+        .clone()
+        .filter(|r| r.parse::<GameResult>().is_ok());
+    record.date = Some(date(view.created_at));
+    record.time_limit = main_seconds(&s.clock);
+    record.overtime = overtime(&s.clock);
+    if s.handicap >= 2 {
+        record.handicap = Some(s.handicap);
+        record.setup = view
+            .handicap_stones
+            .iter()
+            .map(|&v| (v, Color::Black))
+            .collect();
+        record.to_move = Some(Color::White);
+    }
+    record.moves = view
+        .moves
+        .iter()
+        .map(|m| {
+            let mut node = MoveNode::new(m.color, m.vertex);
+            if let Some(c) = m.clock {
+                let (left, periods) = match s.clock {
+                    TimeControl::Byoyomi { .. } if c.main_ms == 0 => {
+                        (c.period_ms, Some(c.periods_left))
+                    }
+                    TimeControl::Canadian { .. } if c.main_ms == 0 => {
+                        (c.period_ms, Some(c.moves_left))
+                    }
+                    TimeControl::Simple { .. } => (c.period_ms, None),
+                    _ => (c.main_ms, None),
+                };
+                node.time_left = Some(left as f64 / 1000.0);
+                node.periods_left = periods;
+            }
+            node
+        })
+        .collect();
+    record.to_sgf()
+}
+
+/// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds.
+fn date(ms: i64) -> String {
+    // Civil-from-days (Howard Hinnant's algorithm), to avoid a date crate for one field.
+    let days = ms.div_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_civil_utc_days() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(951_782_400_000), "2000-02-29");
+        assert_eq!(date(1_796_083_200_000), "2026-12-01");
+    }
+}
