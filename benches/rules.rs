@@ -1,1 +1,125 @@
-fn main() {}
+//! Replaying 19x19 games with situational superko (issue 2's target: at least 5 million
+//! moves a second on one core). Two corpora: GNU Go's 19x19 self-play games from
+//! tests/data/gnugo, and long random legal games made deterministically here (captures,
+//! refills and ko fights that real games have too few of).
+//!
+//! Run: `cargo bench --bench rules -- --warm-up-time 1 --measurement-time 5`
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+use tengen::rules::sgf::GameRecord;
+use tengen::rules::{Color, Game, KoRule, Move, Vertex};
+
+/// A game ready to replay: the starting position and the moves.
+struct Replay {
+    setup: Vec<(Vertex, Color)>,
+    first: Color,
+    moves: Vec<(Color, Move)>,
+}
+
+impl Replay {
+    fn play(&self) -> Game {
+        let mut game =
+            Game::with_setup(19, KoRule::Situational, &self.setup, self.first).expect("19x19");
+        for &(color, mv) in &self.moves {
+            game.play(color, mv)
+                .expect("every move of the corpus is legal");
+        }
+        game
+    }
+}
+
+fn gnugo_games() -> Vec<Replay> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gnugo");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/data/gnugo exists")
+        .map(|e| e.expect("readable directory").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sgf"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            GameRecord::from_sgf_bytes(&std::fs::read(f).expect("readable game"))
+                .expect("valid SGF")
+        })
+        .filter(|r| r.size == 19)
+        .map(|r| Replay {
+            setup: r.setup.clone(),
+            first: r.first_to_move(),
+            moves: r.moves.iter().map(|m| (m.color, m.mv)).collect(),
+        })
+        .collect()
+}
+
+/// xorshift64*: a fixed sequence, so every run replays the same games.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as usize % n
+    }
+}
+
+/// A random legal game of up to `length` moves in which neither side fills its own
+/// one-point eyes, so groups live, die and get captured and the board refills.
+fn random_game(seed: u64, length: usize) -> Replay {
+    let mut rng = Rng(seed);
+    let mut game = Game::new(19, KoRule::Situational).expect("19x19");
+    let mut color = Color::Black;
+    let mut passes = 0;
+    while game.moves().len() < length && passes < 2 {
+        let board = game.board();
+        let mut candidates: Vec<Vertex> = board
+            .points()
+            .filter(|&v| board.get(v).is_none())
+            .filter(|&v| !board.neighbors(v).all(|n| board.get(n) == Some(color)))
+            .collect();
+        let mut mv = Move::Pass;
+        while !candidates.is_empty() {
+            let v = candidates.swap_remove(rng.below(candidates.len()));
+            if game.check(color, Move::Play(v)).is_ok() {
+                mv = Move::Play(v);
+                break;
+            }
+        }
+        passes = if mv == Move::Pass { passes + 1 } else { 0 };
+        game.play(color, mv).expect("checked");
+        color = color.opponent();
+    }
+    Replay {
+        setup: Vec::new(),
+        first: Color::Black,
+        moves: game.moves().to_vec(),
+    }
+}
+
+fn replay(c: &mut Criterion) {
+    let gnugo = gnugo_games();
+    let random: Vec<Replay> = (1..=16)
+        .map(|seed| random_game(seed * 0x9e37_79b9, 1000))
+        .collect();
+    let mut group = c.benchmark_group("replay_19x19_situational");
+    for (name, corpus) in [("gnugo", &gnugo), ("random", &random)] {
+        let moves: usize = corpus.iter().map(|g| g.moves.len()).sum();
+        eprintln!("{name}: {} games, {moves} moves", corpus.len());
+        group.throughput(Throughput::Elements(moves as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for g in corpus.iter() {
+                    black_box(g.play());
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, replay);
+criterion_main!(benches);

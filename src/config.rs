@@ -1,8 +1,10 @@
 //! Settings: defaults, then a TOML file, then `TENGEN_*` environment variables, then
-//! command-line flags, each overriding the one before. Unknown keys are errors.
+//! command-line flags, each overriding the one before. Unknown keys and bad values are
+//! errors that name the file, variable or flag and the key; nothing here is ever ignored
+//! silently. Owns the settings and their checks; never opens sockets or the store.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -66,6 +68,9 @@ pub struct AuthConfig {
     pub audience: Option<String>,
     /// Whether people without a token may watch games.
     pub anonymous_spectators: bool,
+    /// Whether `POST /api/dev-login` gives a player token for any name, no password asked:
+    /// the web client's labelled "local dev login". Turn it off on a server others reach.
+    pub dev_login: bool,
 }
 
 impl Default for AuthConfig {
@@ -77,6 +82,7 @@ impl Default for AuthConfig {
             issuer: None,
             audience: None,
             anonymous_spectators: true,
+            dev_login: true,
         }
     }
 }
@@ -177,7 +183,7 @@ impl Default for LogConfig {
 }
 
 /// Why the configuration could not be loaded; every message names the file, variable
-/// or key at fault.
+/// or flag at fault and the key.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read the config file {path}: {source}")]
@@ -188,92 +194,382 @@ pub enum ConfigError {
     #[error("the config file {path} is not valid: {message}")]
     File { path: PathBuf, message: String },
     #[error(
-        "the environment variable {var} does not name a setting (expected TENGEN_SECTION__KEY, e.g. TENGEN_LIMITS__BURST)"
+        "the environment variable {var} does not name a setting (expected TENGEN_KEY or TENGEN_SECTION__KEY, e.g. TENGEN_LISTEN or TENGEN_LIMITS__BURST)"
     )]
     EnvName { var: String },
-    #[error("the configuration is not valid: {0}")]
-    Invalid(String),
+    #[error("the environment variable {var} (setting `{key}`) is not valid: {message}")]
+    Env {
+        var: String,
+        key: String,
+        message: String,
+    },
+    #[error("the flag {flag} (setting `{key}`) is not valid: {message}")]
+    Flag {
+        flag: String,
+        key: String,
+        message: String,
+    },
+    #[error("the setting `{key}`{origin} {message}")]
+    Invalid {
+        key: &'static str,
+        /// Where the value came from, e.g. ` (from the environment variable TENGEN_LOG)`;
+        /// empty for a default or when unknown.
+        origin: String,
+        message: String,
+    },
 }
 
 /// Prefix of environment variables that set configuration keys. Nested keys are joined
 /// with a double underscore: `TENGEN_AUTH__ISSUER` sets `auth.issuer`.
 pub const ENV_PREFIX: &str = "TENGEN_";
 
-impl Config {
-    /// Defaults, overridden by the TOML file (if any), then by `TENGEN_*` variables from
-    /// `env`. Flags are applied by the caller afterwards.
-    pub fn load(
-        file: Option<&std::path::Path>,
-        env: impl IntoIterator<Item = (String, String)>,
-    ) -> Result<Config, ConfigError> {
-        let mut tree = toml::Table::try_from(Config::default())
-            .map_err(|e| ConfigError::Invalid(e.to_string()))?;
-        if let Some(path) = file {
-            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            let table: toml::Table =
-                text.parse()
-                    .map_err(|e: toml::de::Error| ConfigError::File {
-                        path: path.to_path_buf(),
-                        message: e.to_string(),
-                    })?;
-            merge(&mut tree, table);
-            // Check the file on its own first, so its errors name the file.
-            Config::deserialize(tree.clone()).map_err(|e| ConfigError::File {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
+/// The one `TENGEN_` variable that is not `TENGEN_<KEY>`: a shortcut for `log.filter`
+/// (like `RUST_LOG`). `TENGEN_LOG__FILTER` wins when both are set.
+pub const LOG_ENV: &str = "TENGEN_LOG";
+
+/// What `tengen config --print` shows instead of a secret.
+pub const REDACTED: &str = "<redacted>";
+
+/// A setting given on the command line, as a dotted key and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlagSetting {
+    /// The flag as the user typed it, for messages (`--data`, `--set limits.burst=60`).
+    pub flag: String,
+    /// Dotted key: `limits.burst`.
+    pub key: String,
+    /// The value, read like an environment value.
+    pub value: String,
+}
+
+impl FlagSetting {
+    /// Parses `--set KEY=VALUE`.
+    pub fn parse_set(arg: &str) -> Result<FlagSetting, String> {
+        let (key, value) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("`{arg}` is not KEY=VALUE (e.g. limits.burst=60)"))?;
+        let key = key.trim();
+        if key.is_empty() || key.split('.').any(str::is_empty) {
+            return Err(format!(
+                "`{arg}`: the key must be dotted, e.g. limits.burst"
+            ));
         }
-        for (var, value) in env {
-            let Some(name) = var.strip_prefix(ENV_PREFIX) else {
-                continue;
-            };
-            // TENGEN_LOG is the log filter shortcut, handled where logging starts.
-            if name.is_empty() {
-                return Err(ConfigError::EnvName { var });
-            }
-            let path: Vec<String> = name.split("__").map(|p| p.to_ascii_lowercase()).collect();
-            if path.iter().any(String::is_empty) {
-                return Err(ConfigError::EnvName { var });
-            }
-            let parsed = parse_env_value(&value);
-            let mut table = toml::Table::new();
-            let mut leaf = &mut table;
-            for key in &path[..path.len() - 1] {
-                leaf = leaf
-                    .entry(key.clone())
-                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-                    .as_table_mut()
-                    .ok_or_else(|| ConfigError::EnvName { var: var.clone() })?;
-            }
-            leaf.insert(path[path.len() - 1].clone(), parsed);
-            merge(&mut tree, table);
-            Config::deserialize(tree.clone())
-                .map_err(|e| ConfigError::Invalid(format!("{var}: {e}")))?;
-        }
-        Config::deserialize(tree).map_err(|e| ConfigError::Invalid(e.to_string()))
+        Ok(FlagSetting {
+            flag: format!("--set {arg}"),
+            key: key.to_string(),
+            value: value.to_string(),
+        })
     }
 }
 
-/// Reads an environment value as a TOML value when it is one (numbers, booleans,
-/// quoted strings, arrays), else as a plain string.
-fn parse_env_value(value: &str) -> toml::Value {
+impl Config {
+    /// Defaults, overridden by the TOML file (if any), then by `TENGEN_*` variables from
+    /// `env`, then checked. Other variables in `env` are ignored.
+    pub fn load(
+        file: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        Config::load_with_flags(file, env, &[])
+    }
+
+    /// Like [`Config::load`], with command-line settings applied last.
+    pub fn load_with_flags(
+        file: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+        flags: &[FlagSetting],
+    ) -> Result<Config, ConfigError> {
+        // The file is read on its own, as text, so its errors carry a line and column.
+        let base = match file {
+            None => Config::default(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+                toml::from_str::<Config>(&text).map_err(|e| ConfigError::File {
+                    path: path.to_path_buf(),
+                    message: e.to_string().trim_end().to_string(),
+                })?
+            }
+        };
+        // Which source set each key last, so a range error can say where to fix it.
+        let mut origins: Vec<(String, String)> = Vec::new();
+        if let Some(path) = file {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            if let Ok(table) = text.parse::<toml::Table>() {
+                let from = format!("the config file {}", path.display());
+                leaf_keys(&table, "", &mut |key| origins.push((key, from.clone())));
+            }
+        }
+        let mut tree = toml::Table::try_from(&base).map_err(|e| ConfigError::Invalid {
+            key: "(all)",
+            origin: String::new(),
+            message: format!("cannot be represented: {e}"),
+        })?;
+        // Sorted, so `TENGEN_LIMITS` comes before (and is refined by) `TENGEN_LIMITS__BURST`
+        // and errors do not depend on the order of the process environment.
+        let mut vars: Vec<(String, String)> = env
+            .into_iter()
+            .filter(|(var, _)| var.starts_with(ENV_PREFIX))
+            .collect();
+        vars.sort();
+        for (var, value) in vars {
+            let key = env_key(&var).ok_or_else(|| ConfigError::EnvName { var: var.clone() })?;
+            set_key(&mut tree, &key, &value).map_err(|message| ConfigError::Env {
+                var: var.clone(),
+                key: key.join("."),
+                message,
+            })?;
+            origins.push((key.join("."), format!("the environment variable {var}")));
+        }
+        for flag in flags {
+            let key: Vec<String> = flag.key.split('.').map(str::to_string).collect();
+            set_key(&mut tree, &key, &flag.value).map_err(|message| ConfigError::Flag {
+                flag: flag.flag.clone(),
+                key: flag.key.clone(),
+                message,
+            })?;
+            origins.push((flag.key.clone(), format!("the flag {}", flag.flag)));
+        }
+        let config = Config::deserialize(tree).map_err(|e| ConfigError::Invalid {
+            key: "(all)",
+            origin: String::new(),
+            message: e.to_string(),
+        })?;
+        config.validate().map_err(|e| match e {
+            ConfigError::Invalid { key, message, .. } => {
+                let origin = origins
+                    .iter()
+                    .rev()
+                    .find(|(set, _)| key == set || key.starts_with(&format!("{set}.")))
+                    .map(|(_, from)| format!(" (from {from})"))
+                    .unwrap_or_default();
+                ConfigError::Invalid {
+                    key,
+                    origin,
+                    message,
+                }
+            }
+            other => other,
+        })?;
+        Ok(config)
+    }
+
+    /// Checks what types alone cannot: ranges, and settings that would be ignored.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        fn invalid(key: &'static str, message: impl Into<String>) -> Result<(), ConfigError> {
+            Err(ConfigError::Invalid {
+                key,
+                origin: String::new(),
+                message: message.into(),
+            })
+        }
+        if self.data_dir.as_os_str().is_empty() {
+            return invalid("data_dir", "must not be empty");
+        }
+        let a = &self.auth;
+        match (&a.secret, a.algorithm) {
+            (Some(s), _) if s.is_empty() => {
+                return invalid(
+                    "auth.secret",
+                    "must not be empty; leave it unset to use a generated one",
+                );
+            }
+            (Some(s), _) if s == REDACTED => {
+                return invalid(
+                    "auth.secret",
+                    format!(
+                        "is the placeholder {REDACTED:?} printed by `tengen config --print`; set the real secret or leave it unset"
+                    ),
+                );
+            }
+            (Some(_), JwtAlgorithm::RS256 | JwtAlgorithm::EdDSA) => {
+                return invalid(
+                    "auth.secret",
+                    format!(
+                        "is set, but auth.algorithm is {:?}, which checks tokens with auth.public_key_file; remove the secret",
+                        a.algorithm
+                    ),
+                );
+            }
+            _ => {}
+        }
+        match (&a.public_key_file, a.algorithm) {
+            (None, JwtAlgorithm::RS256 | JwtAlgorithm::EdDSA) => {
+                return invalid(
+                    "auth.public_key_file",
+                    format!("must be set when auth.algorithm is {:?}", a.algorithm),
+                );
+            }
+            (Some(_), JwtAlgorithm::HS256) => {
+                return invalid(
+                    "auth.public_key_file",
+                    "is set, but auth.algorithm is HS256, which uses auth.secret; set auth.algorithm to \"RS256\" or \"EdDSA\", or remove the key file",
+                );
+            }
+            _ => {}
+        }
+        let l = &self.limits;
+        let at_least_one: [(&'static str, u64); 9] = [
+            ("limits.max_message_bytes", l.max_message_bytes as u64),
+            (
+                "limits.messages_per_second",
+                u64::from(l.messages_per_second),
+            ),
+            ("limits.burst", u64::from(l.burst)),
+            ("limits.flood_close_after", u64::from(l.flood_close_after)),
+            ("limits.outbound_queue", l.outbound_queue as u64),
+            ("limits.max_seeks_per_user", l.max_seeks_per_user as u64),
+            ("limits.max_games_per_user", l.max_games_per_user as u64),
+            ("limits.heartbeat_secs", l.heartbeat_secs),
+            ("limits.max_connections", l.max_connections as u64),
+        ];
+        for (key, value) in at_least_one {
+            if value == 0 {
+                return invalid(key, "must be at least 1");
+            }
+        }
+        if l.max_message_bytes > l.max_frame_bytes {
+            return invalid(
+                "limits.max_message_bytes",
+                format!(
+                    "is {}, above limits.max_frame_bytes ({}); a message cannot be larger than the frame that carries it",
+                    l.max_message_bytes, l.max_frame_bytes
+                ),
+            );
+        }
+        if l.idle_timeout_secs <= l.heartbeat_secs {
+            return invalid(
+                "limits.idle_timeout_secs",
+                format!(
+                    "is {}, not above limits.heartbeat_secs ({}); a quiet client that answers every ping would be closed",
+                    l.idle_timeout_secs, l.heartbeat_secs
+                ),
+            );
+        }
+        let c = &self.clock.limits;
+        let positive: [(&'static str, u64); 4] = [
+            ("clock.limits.max_main_ms", c.max_main_ms),
+            ("clock.limits.max_period_ms", c.max_period_ms),
+            ("clock.limits.max_periods", u64::from(c.max_periods)),
+            ("clock.limits.max_moves", u64::from(c.max_moves)),
+        ];
+        for (key, value) in positive {
+            if value == 0 {
+                return invalid(key, "must be at least 1");
+            }
+        }
+        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.filter) {
+            return invalid(
+                "log.filter",
+                format!("is not a log filter such as `info` or `tengen=debug,info`: {e}"),
+            );
+        }
+        Ok(())
+    }
+
+    /// The configuration as TOML, with the secret replaced by [`REDACTED`] and unset
+    /// optional keys listed in a comment. Loading the output gives the same configuration
+    /// (except the secret).
+    pub fn to_toml_redacted(&self) -> String {
+        let mut shown = self.clone();
+        if shown.auth.secret.is_some() {
+            shown.auth.secret = Some(REDACTED.to_string());
+        }
+        let unset: Vec<&str> = [
+            ("auth.secret", self.auth.secret.is_none()),
+            ("auth.public_key_file", self.auth.public_key_file.is_none()),
+            ("auth.issuer", self.auth.issuer.is_none()),
+            ("auth.audience", self.auth.audience.is_none()),
+        ]
+        .into_iter()
+        .filter_map(|(key, unset)| unset.then_some(key))
+        .collect();
+        let mut out = String::new();
+        if !unset.is_empty() {
+            out.push_str(&format!("# Not set: {}\n", unset.join(", ")));
+        }
+        out.push_str(
+            &toml::to_string_pretty(&shown).unwrap_or_else(|e| format!("# cannot print: {e}\n")),
+        );
+        out
+    }
+}
+
+/// Calls `found` with the dotted key of every value (not section) in `table`.
+fn leaf_keys(table: &toml::Table, prefix: &str, found: &mut impl FnMut(String)) {
+    for (key, value) in table {
+        let dotted = format!("{prefix}{key}");
+        match value {
+            toml::Value::Table(inner) => leaf_keys(inner, &format!("{dotted}."), found),
+            _ => found(dotted),
+        }
+    }
+}
+
+/// `TENGEN_LIMITS__BURST` → `["limits", "burst"]`; `TENGEN_LOG` → `["log", "filter"]`.
+fn env_key(var: &str) -> Option<Vec<String>> {
+    if var == LOG_ENV {
+        return Some(vec!["log".into(), "filter".into()]);
+    }
+    let name = var.strip_prefix(ENV_PREFIX)?;
+    let key: Vec<String> = name.split("__").map(|p| p.to_ascii_lowercase()).collect();
+    if key
+        .iter()
+        .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    {
+        return None;
+    }
+    Some(key)
+}
+
+/// Sets `key` in `tree` to `value` and checks the result still describes a [`Config`];
+/// the error is serde's sentence (an unknown field, a wrong type).
+///
+/// The value is read as TOML when it is a TOML value (`60`, `true`, `"x"`, `[1, 2]`),
+/// else as a plain string. When the TOML reading does not fit but the plain string does
+/// (a secret or issuer that happens to look like a number), the string is taken.
+fn set_key(tree: &mut toml::Table, key: &[String], value: &str) -> Result<(), String> {
+    let typed = parse_value(value);
+    let attempt = |v: toml::Value| {
+        let mut candidate = tree.clone();
+        insert(&mut candidate, key, v)?;
+        Config::deserialize(candidate.clone())
+            .map(|_| candidate)
+            .map_err(|e| e.to_string().trim_end().replace('\n', " "))
+    };
+    let plain = toml::Value::String(value.to_string());
+    let result = if typed == plain {
+        attempt(typed)
+    } else {
+        attempt(typed).or_else(|first| attempt(plain).map_err(|_| first))
+    };
+    *tree = result?;
+    Ok(())
+}
+
+fn insert(tree: &mut toml::Table, key: &[String], value: toml::Value) -> Result<(), String> {
+    let (last, parents) = key.split_last().ok_or("the key is empty")?;
+    let mut table = tree;
+    for (depth, part) in parents.iter().enumerate() {
+        table = table
+            .entry(part.clone())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| {
+                format!(
+                    "`{}` is a value, not a section",
+                    parents[..=depth].join(".")
+                )
+            })?;
+    }
+    table.insert(last.clone(), value);
+    Ok(())
+}
+
+fn parse_value(value: &str) -> toml::Value {
     format!("v = {value}")
         .parse::<toml::Table>()
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(value.to_string()))
-}
-
-fn merge(into: &mut toml::Table, from: toml::Table) {
-    for (key, value) in from {
-        match (into.get_mut(&key), value) {
-            (Some(toml::Value::Table(a)), toml::Value::Table(b)) => merge(a, b),
-            (_, value) => {
-                into.insert(key, value);
-            }
-        }
-    }
 }

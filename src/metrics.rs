@@ -98,14 +98,24 @@ pub fn store_commit(micros: u64) {
 pub fn render() -> String {
     let mut out = String::with_capacity(4096);
 
-    header(&mut out, "tengen_build_info", "gauge", "Always 1; the version is a label.");
+    header(
+        &mut out,
+        "tengen_build_info",
+        "gauge",
+        "Always 1; the version is a label.",
+    );
     let _ = writeln!(
         out,
         "tengen_build_info{{version=\"{}\"}} 1",
         env!("CARGO_PKG_VERSION")
     );
 
-    header(&mut out, "tengen_connections", "gauge", "Open WebSocket connections by role.");
+    header(
+        &mut out,
+        "tengen_connections",
+        "gauge",
+        "Open WebSocket connections by role.",
+    );
     for (i, role) in ROLES.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -199,7 +209,10 @@ pub fn render() -> String {
         );
     }
     cumulative += COMMIT_HIST[COMMIT_BUCKETS_US.len()].load(Relaxed);
-    let _ = writeln!(out, "tengen_store_commit_seconds_bucket{{le=\"+Inf\"}} {cumulative}");
+    let _ = writeln!(
+        out,
+        "tengen_store_commit_seconds_bucket{{le=\"+Inf\"}} {cumulative}"
+    );
     let _ = writeln!(
         out,
         "tengen_store_commit_seconds_sum {}",
@@ -219,7 +232,9 @@ fn seconds(micros: u64) -> String {
     if frac == 0 {
         whole.to_string()
     } else {
-        format!("{whole}.{:06}", frac).trim_end_matches('0').to_string()
+        format!("{whole}.{:06}", frac)
+            .trim_end_matches('0')
+            .to_string()
     }
 }
 
@@ -246,11 +261,16 @@ mod tests {
                 let name = line.split(['{', ' ']).next().unwrap_or_default();
                 assert!(
                     declared.iter().any(|d| name == d
-                        || name.strip_prefix(d.as_str()).is_some_and(|s| ["_bucket", "_sum", "_count"].contains(&s))),
+                        || name
+                            .strip_prefix(d.as_str())
+                            .is_some_and(|s| ["_bucket", "_sum", "_count"].contains(&s))),
                     "{line} has no # TYPE before it"
                 );
                 let value = line.rsplit(' ').next().unwrap_or_default();
-                assert!(value.parse::<f64>().is_ok(), "{line}: the value is not a number");
+                assert!(
+                    value.parse::<f64>().is_ok(),
+                    "{line}: the value is not a number"
+                );
             }
         }
         assert!(declared.len() >= 11, "{declared:?}");

@@ -1,29 +1,55 @@
-//! The flags every server-side subcommand shares: where the configuration and data are.
+//! The flags every server-side subcommand shares: where the configuration and data are,
+//! and `--set` for any other setting.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use tengen::config::Config;
+use tengen::config::{Config, ENV_PREFIX, FlagSetting};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConfigArgs {
-    /// TOML configuration file (see deploy/tengen.toml); flags and TENGEN_* variables
+    /// TOML configuration file (see deploy/tengen.toml); TENGEN_* variables and flags
     /// override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Data directory: the SQLite file and the generated JWT secret [default: ./tengen-data]
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
+    /// Any setting by its dotted key, e.g. `--set limits.burst=60`; repeatable, applied
+    /// after the file and the environment.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = FlagSetting::parse_set)]
+    pub set: Vec<FlagSetting>,
 }
 
 impl ConfigArgs {
-    /// Defaults < file < environment < these flags.
+    /// Defaults < file < `TENGEN_*` environment < `--set` < `--data`.
     pub fn load(&self) -> anyhow::Result<Config> {
-        let mut config = Config::load(self.config.as_deref(), std::env::vars())
-            .context("the configuration could not be loaded")?;
+        let mut flags = self.set.clone();
         if let Some(data) = &self.data {
-            config.data_dir = data.clone();
+            flags.push(FlagSetting {
+                flag: format!("--data {}", data.display()),
+                key: "data_dir".into(),
+                value: toml_string(&data.to_string_lossy()),
+            });
         }
-        Ok(config)
+        Config::load_with_flags(self.config.as_deref(), tengen_vars(), &flags)
+            .context("the configuration could not be loaded")
     }
+}
+
+/// The `TENGEN_*` variables (a value that is not UTF-8 is passed on lossily, so it is
+/// refused by name rather than skipped).
+fn tengen_vars() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| {
+            let k = k.into_string().ok()?;
+            k.starts_with(ENV_PREFIX)
+                .then(|| (k, v.to_string_lossy().into_owned()))
+        })
+        .collect()
+}
+
+/// A path as a quoted TOML string, so `--data 123` stays a path.
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
 }

@@ -1,5 +1,7 @@
 //! Subcommands of the `tengen` binary, one module each.
 
+pub mod bot;
+pub mod config;
 mod config_args;
 pub mod rules;
 pub mod serve;
@@ -19,10 +21,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Play games with a GTP engine.
+    Bot(Box<bot::Args>),
     /// Run the server (HTTP and WebSocket on one port).
     Serve(serve::Args),
     /// Print a login token signed with this server's secret.
     Token(token::Args),
+    /// Show (--print) or check (--check) the effective configuration.
+    Config(config::Args),
     /// Replay SGF files under a ruleset and print one JSON verdict and count per file.
     Rules(rules::Args),
 }
@@ -30,8 +36,10 @@ pub enum Command {
 /// Runs the chosen subcommand and returns the process exit status.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Bot(args) => bot::run(*args),
         Command::Serve(args) => serve::run(args),
         Command::Token(args) => token::run(args),
+        Command::Config(args) => config::run(args),
         Command::Rules(args) => rules::run(args),
     }
 }

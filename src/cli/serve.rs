@@ -23,8 +23,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(listen) = args.listen {
         config.listen = listen;
     }
-    let filter = EnvFilter::try_from_env("TENGEN_LOG")
-        .unwrap_or_else(|_| EnvFilter::new(&config.log.filter));
+    // TENGEN_LOG was folded into log.filter (and checked) by the config loader.
+    let filter = EnvFilter::try_new(&config.log.filter)?;
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

@@ -48,7 +48,13 @@ pub async fn serve(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>) {
         conn,
         user = user.as_ref().map(|u| u.id.as_str()).unwrap_or("-")
     );
-    let _enter = span.enter();
+    // Instrumented, not entered: a guard held across `.await` would leak the span into
+    // whatever else runs on this thread while the connection waits.
+    tracing::Instrument::instrument(serve_conn(hub, socket, user, conn), span).await
+}
+
+/// [`serve`], inside the connection's span.
+async fn serve_conn(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>, conn: u64) {
     let limits = hub.config.limits.clone();
     let (outbox, inbox) = Outbox::new(conn, limits.outbound_queue);
     crate::metrics::connected(None, 1);

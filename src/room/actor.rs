@@ -185,9 +185,13 @@ impl Room {
         self.epoch.elapsed().as_millis() as Millis
     }
 
-    async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
+    async fn run(self, rx: mpsc::Receiver<RoomCmd>) {
         let span = tracing::info_span!("game", id = %self.id);
-        let _enter = span.enter();
+        // Instrumented, not entered: see net::session::serve.
+        tracing::Instrument::instrument(self.run_game(rx), span).await
+    }
+
+    async fn run_game(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
         loop {
             let deadline = self
                 .live

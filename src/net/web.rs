@@ -1,0 +1,285 @@
+//! The web client: the files under `web/`, compiled into the binary so that `tengen serve`
+//! alone serves a page to play and watch on (no build step, no second server), and the
+//! labelled "local dev login" that hands out player tokens by name when
+//! `auth.dev_login` allows it. Owns no game logic: the page speaks the client protocol
+//! over `/ws` like every other client.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::auth::{claims_for, load_or_create_secret, sign};
+use crate::config::JwtAlgorithm;
+use crate::hub::Hub;
+use crate::protocol::{Role, UserInfo};
+
+/// How long a dev-login token lasts.
+const DEV_TOKEN_TTL_SECS: u64 = 7 * 24 * 3600;
+/// Longest name the dev login accepts.
+const MAX_NAME: usize = 32;
+
+/// A file of the client: its URL path, content type and bytes.
+struct Asset {
+    path: &'static str,
+    content_type: &'static str,
+    body: &'static [u8],
+}
+
+macro_rules! asset {
+    ($path:literal, $file:literal, $type:expr) => {
+        Asset {
+            path: $path,
+            content_type: $type,
+            body: include_bytes!(concat!("../../web/", $file)),
+        }
+    };
+}
+
+const JS: &str = "text/javascript; charset=utf-8";
+
+static ASSETS: &[Asset] = &[
+    asset!("/", "index.html", "text/html; charset=utf-8"),
+    asset!("/style.css", "style.css", "text/css; charset=utf-8"),
+    asset!("/favicon.svg", "favicon.svg", "image/svg+xml"),
+    asset!("/js/app.js", "js/app.js", JS),
+    asset!("/js/connection.js", "js/connection.js", JS),
+    asset!("/js/lobby.js", "js/lobby.js", JS),
+    asset!("/js/game.js", "js/game.js", JS),
+    asset!("/js/goban.js", "js/goban.js", JS),
+    asset!("/js/clock.js", "js/clock.js", JS),
+    asset!("/js/count.js", "js/count.js", JS),
+    asset!("/js/coords.js", "js/coords.js", JS),
+    asset!("/js/ui.js", "js/ui.js", JS),
+];
+
+/// The page may load only its own files and talk only to its own server.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/// What the dev login needs: the HS256 secret, loaded once at start-up, or why there is
+/// none.
+#[derive(Clone)]
+struct DevLogin {
+    hub: Arc<Hub>,
+    secret: Result<Arc<Vec<u8>>, &'static str>,
+}
+
+/// The client's routes, to merge into the server's router.
+pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
+    let auth = &hub.config.auth;
+    let secret = if !auth.dev_login {
+        Err(
+            "the local dev login is turned off on this server (auth.dev_login = false); log in with a token",
+        )
+    } else if auth.algorithm != JwtAlgorithm::HS256 {
+        Err(
+            "the local dev login needs auth.algorithm HS256; this server takes tokens from an identity service",
+        )
+    } else {
+        match load_or_create_secret(auth, &hub.config.data_dir) {
+            Ok(s) => Ok(Arc::new(s)),
+            Err(e) => {
+                tracing::error!(error = %e, "the local dev login cannot read the JWT secret");
+                Err("the local dev login cannot read the server's JWT secret; see the server log")
+            }
+        }
+    };
+    if secret.is_ok() && !is_loopback(hub.config.listen) {
+        tracing::warn!(
+            listen = %hub.config.listen,
+            "auth.dev_login is on and the server listens beyond this machine: anyone who reaches it can log in under any name; set auth.dev_login = false"
+        );
+    }
+    let dev = DevLogin {
+        hub: hub.clone(),
+        secret,
+    };
+    let mut router = Router::new().route("/api/dev-login", get(dev_status).post(dev_login));
+    for (i, asset) in ASSETS.iter().enumerate() {
+        router = router.route(asset.path, get(move |headers: HeaderMap| file(i, headers)));
+    }
+    router.with_state(dev)
+}
+
+fn is_loopback(addr: SocketAddr) -> bool {
+    addr.ip().is_loopback()
+}
+
+/// Serves one embedded file. The names carry no hash, so browsers must revalidate
+/// (`no-cache`); the ETag makes that a 304 until the binary changes.
+async fn file(index: usize, headers: HeaderMap) -> Response {
+    static ETAGS: OnceLock<Vec<String>> = OnceLock::new();
+    let etags = ETAGS.get_or_init(|| {
+        ASSETS
+            .iter()
+            .map(|a| format!("\"{}\"", &hex::encode(Sha256::digest(a.body))[..20]))
+            .collect()
+    });
+    let asset = &ASSETS[index];
+    let etag = &etags[index];
+    let fresh = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
+    let mut response = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        ([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response()
+    };
+    let h = response.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        h.insert(header::ETAG, v);
+    }
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if asset.path == "/" {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CSP),
+        );
+        h.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
+    }
+    response
+}
+
+fn problem(status: StatusCode, message: impl Into<String>) -> Response {
+    let body = serde_json::json!({"error": message.into()});
+    (status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
+}
+
+/// `GET /api/dev-login`: whether the page should offer the dev login.
+async fn dev_status(State(dev): State<DevLogin>) -> Response {
+    let body = match &dev.secret {
+        Ok(_) => serde_json::json!({"enabled": true}),
+        Err(why) => serde_json::json!({"enabled": false, "reason": why}),
+    };
+    ([(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DevLoginRequest {
+    name: String,
+}
+
+/// `POST /api/dev-login` with `{"name": "alice"}`: a player token for that name, no
+/// password asked. Only for local play and development.
+async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Response {
+    let secret = match &dev.secret {
+        Ok(s) => s.clone(),
+        Err(why) => return problem(StatusCode::FORBIDDEN, *why),
+    };
+    let request: DevLoginRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return problem(
+                StatusCode::BAD_REQUEST,
+                format!("send {{\"name\": \"...\"}}: {e}"),
+            );
+        }
+    };
+    let name = request.name.trim();
+    if let Err(why) = check_name(name) {
+        return problem(StatusCode::BAD_REQUEST, why);
+    }
+    let auth = &dev.hub.config.auth;
+    let mut claims = claims_for(name, None, Role::Player, DEV_TOKEN_TTL_SECS);
+    claims.iss = auth.issuer.clone();
+    claims.aud = auth.audience.clone();
+    match sign(&secret, &claims) {
+        Ok(token) => {
+            tracing::info!(user = name, "local dev login");
+            let user = UserInfo {
+                id: name.to_string(),
+                name: name.to_string(),
+                role: Role::Player,
+            };
+            (
+                [(header::CACHE_CONTROL, "no-store")],
+                Json(serde_json::json!({"token": token, "user": user})),
+            )
+                .into_response()
+        }
+        Err(e) => problem(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+/// A dev-login name: it becomes the user id, so keep it plain.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.chars().count() > MAX_NAME {
+        return Err(format!("a name has 1 to {MAX_NAME} characters"));
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err("a name may hold letters, digits, `-`, `_` and `.` only".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_plain() {
+        assert!(check_name("alice").is_ok());
+        assert!(check_name("Bob_2.x-y").is_ok());
+        assert!(check_name("").is_err());
+        assert!(check_name("a b").is_err());
+        assert!(check_name("<script>").is_err());
+        assert!(check_name(&"x".repeat(33)).is_err());
+    }
+
+    #[test]
+    fn every_file_under_web_is_served() {
+        fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("web/ is readable") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    walk(&path, root, out);
+                } else {
+                    let rel = path.strip_prefix(root).expect("under web/");
+                    out.push(format!("/{}", rel.to_string_lossy()));
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+        let mut files = Vec::new();
+        walk(&root, &root, &mut files);
+        for file in files {
+            let path = if file == "/index.html" {
+                "/"
+            } else {
+                file.as_str()
+            };
+            assert!(
+                ASSETS.iter().any(|a| a.path == path),
+                "web{file} is not in ASSETS, so the server would not serve it"
+            );
+        }
+    }
+
+    #[test]
+    fn every_asset_is_served_with_a_type() {
+        assert_eq!(ASSETS[0].path, "/");
+        for a in ASSETS {
+            assert!(!a.body.is_empty(), "{} is empty", a.path);
+            assert!(!a.content_type.is_empty());
+        }
+    }
+}

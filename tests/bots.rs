@@ -1,0 +1,799 @@
+//! Bots through a real server: real `tengen bot` processes driving real GNU Go engines.
+//!
+//! Needs Debian's `gnugo` at /usr/games/gnugo (`apt-get install gnugo`; the README's
+//! test command installs it). Games are 9x9 at GNU Go's level 1 so that the whole file
+//! runs in well under two minutes in a debug build.
+
+mod common;
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Client, TestServer};
+use serde_json::{Value, json};
+use tengen::bot::gtp::{Engine, QUICK};
+use tengen::protocol::Role;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::process::{Child, Command};
+use tokio::task::AbortHandle;
+use tokio::time::{Instant, sleep};
+
+const GNUGO: &str = "/usr/games/gnugo";
+
+/// The engine as the tests run it. `--never-resign` where a game must reach a count.
+fn gnugo(never_resign: bool) -> String {
+    let resign = if never_resign { " --never-resign" } else { "" };
+    format!("{GNUGO} --mode gtp --chinese-rules --level 1{resign}")
+}
+
+fn require_gnugo() {
+    assert!(
+        Path::new(GNUGO).exists(),
+        "GNU Go is missing at {GNUGO}: install it with `apt-get install gnugo` \
+         (the README's test command does this)"
+    );
+}
+
+/// A `tengen bot` child process; killed when dropped, its log printed if the test failed.
+struct Bot {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Bot {
+    fn start(server: &TestServer, url: &str, name: &str, args: &[&str]) -> Bot {
+        static STARTED: AtomicUsize = AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, Ordering::Relaxed);
+        let log = server.dir.path().join(format!("bot-{name}-{n}.log"));
+        let file = std::fs::File::create(&log).expect("log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .arg("bot")
+            .args(["--server", url])
+            .args(args)
+            .env("TENGEN_BOT_TOKEN", server.token_as(name, Role::Bot))
+            .env("TENGEN_LOG", "info,tengen::bot=debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file)
+            .kill_on_drop(true)
+            .spawn()
+            .expect("tengen bot starts");
+        Bot { child, log }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id().expect("running")
+    }
+
+    /// Waits for the bot to stop by itself (`--games`) and checks it succeeded.
+    async fn finishes(&mut self) {
+        let status = tokio::time::timeout(Duration::from_secs(20), self.child.wait())
+            .await
+            .expect("the bot stops after its games")
+            .expect("wait");
+        assert!(status.success(), "bot exited with {status}");
+    }
+}
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+        // The log of a failed test, or of every test with TENGEN_TEST_BOT_LOGS set.
+        if std::thread::panicking() || std::env::var_os("TENGEN_TEST_BOT_LOGS").is_some() {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(80).collect();
+            eprintln!("--- {} (last lines) ---", self.log.display());
+            for line in tail.into_iter().rev() {
+                eprintln!("{line}");
+            }
+        }
+    }
+}
+
+/// Waits until `bot` is listed by `list_bots` (its offer is up).
+async fn bot_listed(watcher: &mut Client, bot: &str) {
+    let until = Instant::now() + Duration::from_secs(15);
+    loop {
+        let reply = watcher.ok(json!({"type": "list_bots"})).await;
+        if reply["bots"]
+            .as_array()
+            .is_some_and(|b| b.iter().any(|l| l["user"]["id"] == bot))
+        {
+            return;
+        }
+        assert!(Instant::now() < until, "bot {bot} never posted its offer");
+        sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Lobby announcements (`watch_lobby`) until `n` games have ended; returns them. Pings
+/// keep the connection talking while the games are played.
+async fn games_ended(watcher: &mut Client, n: usize, within: Duration) -> Vec<Value> {
+    let until = Instant::now() + within;
+    let mut ended = Vec::new();
+    loop {
+        while watcher.pending().iter().any(|v| v["type"] == "game_listed") {
+            let listed = watcher.recv_type("game_listed").await;
+            if !listed["game"]["result"].is_null() {
+                ended.push(listed["game"].clone());
+            }
+        }
+        if ended.len() >= n {
+            return ended;
+        }
+        assert!(
+            Instant::now() < until,
+            "only {} of {n} games ended in time",
+            ended.len()
+        );
+        watcher.ok(json!({"type": "ping"})).await;
+        sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Every event of a game, from its stored record (a join with `since_seq: 0`).
+async fn record(watcher: &mut Client, game_id: &str) -> Vec<Value> {
+    watcher.clear();
+    watcher
+        .ok(json!({"type": "join", "game_id": game_id, "since_seq": 0}))
+        .await;
+    let mut events: Vec<Value> = Vec::new();
+    loop {
+        let v = watcher.recv().await;
+        if v["game_id"] != game_id || v.get("seq").is_none() {
+            continue;
+        }
+        assert_eq!(v["seq"], events.len() as u64 + 1, "events in order: {v}");
+        let end = v["type"] == "game_ended";
+        events.push(v);
+        if end {
+            break;
+        }
+    }
+    watcher
+        .ok(json!({"type": "leave", "game_id": game_id}))
+        .await;
+    events
+}
+
+/// GNU Go's own `final_score` for the position the events end in.
+async fn gnugo_final_score(events: &[Value]) -> String {
+    let mut engine = Engine::start(&gnugo(true)).await.expect("gnugo starts");
+    let created = &events[0];
+    assert_eq!(created["type"], "game_created");
+    let settings = &created["settings"];
+    engine
+        .command(&format!("boardsize {}", settings["board_size"]), QUICK)
+        .await
+        .unwrap();
+    engine.command("clear_board", QUICK).await.unwrap();
+    // Komi in points, as the server counts it (7.5 = 3¾ stones in an even game).
+    let komi = settings["komi"].as_f64().expect("resolved komi");
+    engine
+        .command(&format!("komi {komi}"), QUICK)
+        .await
+        .unwrap();
+    for e in events {
+        if e["type"] == "move_played" {
+            let color = if e["color"] == "black" { "b" } else { "w" };
+            let vertex = e["vertex"].as_str().unwrap();
+            engine
+                .command(&format!("play {color} {vertex}"), QUICK)
+                .await
+                .unwrap_or_else(|err| panic!("gnugo replays {e}: {err}"));
+        }
+    }
+    let score = engine
+        .command("final_score", Duration::from_secs(60))
+        .await
+        .unwrap();
+    engine.quit().await;
+    score
+}
+
+/// Checks a game that should have reached an agreed count: both players accepted the
+/// marks, and the result is what GNU Go counts for the final position.
+async fn check_counted(watcher: &mut Client, game_id: &str) -> Vec<Value> {
+    let events = record(watcher, game_id).await;
+    let ended = events.last().unwrap();
+    assert_eq!(ended["reason"], "score", "{ended}");
+    let accepted: HashSet<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "score_accepted")
+        .filter_map(|e| e["by"].as_str())
+        .collect();
+    assert_eq!(
+        accepted.len(),
+        2,
+        "both players accepted the count: {ended}"
+    );
+    let moves = events.iter().filter(|e| e["type"] == "move_played").count();
+    let gnugo = gnugo_final_score(&events).await;
+    assert_eq!(
+        ended["result"].as_str().unwrap(),
+        gnugo,
+        "the server's count ({}) against GNU Go's final_score after {moves} moves",
+        ended["score"]
+    );
+    events
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gnugo_bots_play_two_games_to_gnugos_own_count() {
+    require_gnugo();
+    let started = Instant::now();
+    let server = TestServer::start().await;
+    let mut watcher = server.login("watcher").await;
+    watcher.ok(json!({"type": "watch_lobby"})).await;
+    let engine = gnugo(true);
+    let mut shiro = Bot::start(
+        &server,
+        &server.url,
+        "shiro",
+        &["--engine", &engine, "--offer-sizes", "9", "--games", "2"],
+    );
+    bot_listed(&mut watcher, "shiro").await;
+    let mut kuro = Bot::start(
+        &server,
+        &server.url,
+        "kuro",
+        &[
+            "--engine",
+            &engine,
+            "--no-offer",
+            "--challenge",
+            "shiro",
+            "--size",
+            "9",
+            "--games",
+            "2",
+        ],
+    );
+    let games = games_ended(&mut watcher, 2, Duration::from_secs(90)).await;
+    for game in &games {
+        let id = game["game_id"].as_str().unwrap();
+        let players: BTreeSet<&str> = [&game["black"]["id"], &game["white"]["id"]]
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert_eq!(players, BTreeSet::from(["kuro", "shiro"]));
+        check_counted(&mut watcher, id).await;
+    }
+    kuro.finishes().await;
+    shiro.finishes().await;
+    eprintln!("two bot games in {:?}", started.elapsed());
+}
+
+/// Vertices of a 9x9 board in an order a scripted player tries them.
+const TRIES: &[&str] = &[
+    "E5", "C7", "G3", "C3", "G7", "E3", "E7", "C5", "G5", "D4", "F6", "D6", "F4",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_challenges_a_bot_and_it_answers_every_move() {
+    require_gnugo();
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let _kuro = Bot::start(
+        &server,
+        &server.url,
+        "kuro",
+        &[
+            "--engine",
+            &gnugo(false),
+            "--offer-sizes",
+            "9",
+            "--offer-max-handicap",
+            "2",
+        ],
+    );
+    bot_listed(&mut alice, "kuro").await;
+    // Two handicap stones and byo-yomi: the bot sets up the stones, the clock, and White
+    // (the bot) moves first.
+    let settings = json!({
+        "board_size": 9, "color": "black", "handicap": 2,
+        "clock": {"system": "byoyomi", "main_ms": 60000, "periods": 3, "period_ms": 10000}
+    });
+    alice
+        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
+        .await;
+    let started = alice.recv_type("game_started").await;
+    assert_eq!(started["white"]["id"], "kuro");
+    let game = started["game_id"].as_str().unwrap().to_string();
+    alice.ok(json!({"type": "join", "game_id": game})).await;
+    let snapshot = alice.recv_type("snapshot").await;
+    let mut occupied: HashSet<String> = snapshot["handicap_stones"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(occupied.len(), 2);
+    let mut number = 1;
+    for _ in 0..4 {
+        let reply = alice.recv_type("move_played").await;
+        assert_eq!(reply["color"], "white", "{reply}");
+        assert_eq!(reply["move_number"], number, "{reply}");
+        assert!(reply["clock"].is_object(), "timed game: {reply}");
+        occupied.insert(reply["vertex"].as_str().unwrap().to_string());
+        for c in reply["captures"].as_array().unwrap() {
+            occupied.remove(c.as_str().unwrap());
+        }
+        let mine = TRIES
+            .iter()
+            .find(|v| !occupied.contains(**v))
+            .expect("a free point");
+        // `play` checks and consumes the mover's own `move_played`.
+        common::play(&mut alice, &game, number + 1, mine).await;
+        occupied.insert(mine.to_string());
+        number += 2;
+    }
+    let reply = alice.recv_type("move_played").await;
+    assert_eq!(reply["color"], "white");
+    assert_eq!(reply["move_number"], number);
+    alice.ok(json!({"type": "resign", "game_id": game})).await;
+    let ended = alice.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "W+R");
+}
+
+/// Black (a scripted person) passes until the bot passes too; returns the next move
+/// number once scoring has started.
+async fn pass_until_scoring(alice: &mut Client, game: &str, mut n: u32) -> (u32, Value) {
+    loop {
+        common::play(alice, game, n, "pass").await;
+        let reply = alice.recv_type("move_played").await;
+        assert_eq!(reply["color"], "white", "{reply}");
+        assert_eq!(reply["move_number"], n + 1, "{reply}");
+        n += 2;
+        if reply["vertex"] == "pass" {
+            return (n, alice.recv_type("scoring_started").await);
+        }
+    }
+}
+
+/// The dead-stone phase against a person who disputes: the bot accepts the marks that
+/// match its engine (none), rejects the person's different marks so play resumes, and
+/// after the second dispute the game is counted with every stone alive (RULES.md §5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_rejects_marks_its_engine_disputes_and_the_game_still_ends() {
+    require_gnugo();
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let _kuro = Bot::start(
+        &server,
+        &server.url,
+        "kuro",
+        &["--engine", &gnugo(true), "--offer-sizes", "9"],
+    );
+    bot_listed(&mut alice, "kuro").await;
+    let settings = json!({"board_size": 9, "color": "black"});
+    alice
+        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
+        .await;
+    let game = alice.recv_type("game_started").await["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    alice.ok(json!({"type": "join", "game_id": game})).await;
+    alice.recv_type("snapshot").await;
+    let mut n = 1;
+    for disputes in 0..2 {
+        let (next, scoring) = pass_until_scoring(&mut alice, &game, n).await;
+        n = next;
+        assert_eq!(scoring["disputes"], disputes);
+        // Only white stones on the board: the engine calls none dead and accepts at once.
+        let accepted = alice.recv_type("score_accepted").await;
+        assert_eq!(accepted["by"], "white");
+        let snapshot = {
+            let mut watcher = server.login("watcher").await;
+            watcher.ok(json!({"type": "join", "game_id": game})).await;
+            watcher.recv_type("snapshot").await
+        };
+        let white_stone = snapshot["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|m| m["vertex"] != "pass")
+            .expect("the bot played stones")["vertex"]
+            .clone();
+        alice
+            .ok(json!({"type": "mark_dead", "game_id": game, "vertex": white_stone}))
+            .await;
+        if disputes == 0 {
+            let resumed = alice.recv_type("play_resumed").await;
+            assert_eq!(resumed["by"], "white", "the bot disputes: {resumed}");
+            assert_eq!(resumed["to_move"], "black");
+        }
+    }
+    let ended = alice.recv_type("game_ended").await;
+    assert_eq!(ended["reason"], "score", "{ended}");
+    assert_eq!(
+        ended["score"]["dead"],
+        json!([]),
+        "all stones alive: {ended}"
+    );
+    assert!(
+        ended["result"].as_str().unwrap().starts_with("W+"),
+        "{ended}"
+    );
+}
+
+/// An engine that answers everything but never chooses a move: the bridge gives up after
+/// the move deadline (`--untimed-move-secs` in an untimed game; the clock in a timed one)
+/// and resigns with a chat message, instead of holding the game forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_engine_is_given_up_and_its_game_resigned() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let stalls = r#"sh -c 'while read c; do case "$c" in genmove*) read never;; list_commands*) printf "= genmove\nplay\n\n";; *) printf "= \n\n";; esac; done'"#;
+    let _kuro = Bot::start(
+        &server,
+        &server.url,
+        "kuro",
+        &["--engine", stalls, "--untimed-move-secs", "1"],
+    );
+    bot_listed(&mut alice, "kuro").await;
+    let settings = json!({"board_size": 9, "color": "black"});
+    alice
+        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
+        .await;
+    let game = alice.recv_type("game_started").await["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    alice.ok(json!({"type": "join", "game_id": game})).await;
+    alice.recv_type("snapshot").await;
+    let asked = Instant::now();
+    common::play(&mut alice, &game, 1, "E5").await;
+    let chat = alice.recv_type("chat").await;
+    assert!(
+        chat["text"].as_str().unwrap().contains("did not answer"),
+        "{chat}"
+    );
+    let ended = alice.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "B+R");
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+}
+
+/// A TCP proxy the test can cut: every open connection through it is dropped at once,
+/// and while it is closed new connections are refused.
+struct Proxy {
+    url: String,
+    open: Arc<Mutex<bool>>,
+    links: Arc<Mutex<Vec<AbortHandle>>>,
+}
+
+impl Proxy {
+    async fn start(server_url: &str) -> Proxy {
+        let target = server_url
+            .trim_start_matches("ws://")
+            .trim_end_matches("/ws")
+            .to_string();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/ws", listener.local_addr().unwrap());
+        let open = Arc::new(Mutex::new(true));
+        let links: Arc<Mutex<Vec<AbortHandle>>> = Arc::default();
+        let (open2, links2) = (open.clone(), links.clone());
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut inbound, _)) = listener.accept().await else {
+                    return;
+                };
+                if !*open2.lock().unwrap() {
+                    continue; // dropped: the bot's handshake fails
+                }
+                let target = target.clone();
+                let link = tokio::spawn(async move {
+                    if let Ok(mut outbound) = TcpStream::connect(&target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                links2.lock().unwrap().push(link.abort_handle());
+            }
+        });
+        Proxy { url, open, links }
+    }
+
+    /// Drops every connection and refuses new ones until [`Proxy::reopen`].
+    fn cut(&self) {
+        *self.open.lock().unwrap() = false;
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+
+    /// Lets connections through again after `delay`.
+    fn reopen_after(&self, delay: Duration) {
+        let open = self.open.clone();
+        tokio::spawn(async move {
+            sleep(delay).await;
+            *open.lock().unwrap() = true;
+        });
+    }
+}
+
+/// The connection is cut with a TCP proxy between one bot and the server: the bot
+/// process and its engine live on, as on a flaky network, so this checks the bot's own
+/// reconnect (backoff, rejoin with `since_seq`, the engine kept in step with the missed
+/// events, a move in flight resent or not). The other bot talks to the server directly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_whose_connection_is_cut_reconnects_and_finishes_the_game() {
+    require_gnugo();
+    let server = TestServer::start().await;
+    let proxy = Proxy::start(&server.url).await;
+    let mut watcher = server.login("watcher").await;
+    watcher.ok(json!({"type": "watch_lobby"})).await;
+    let engine = gnugo(true);
+    let _shiro = Bot::start(
+        &server,
+        &server.url,
+        "shiro",
+        &["--engine", &engine, "--offer-sizes", "9"],
+    );
+    bot_listed(&mut watcher, "shiro").await;
+    let mut kuro = Bot::start(
+        &server,
+        &proxy.url,
+        "kuro",
+        &[
+            "--engine",
+            &engine,
+            "--no-offer",
+            "--challenge",
+            "shiro",
+            "--size",
+            "9",
+            "--games",
+            "1",
+        ],
+    );
+    let listed = watcher.recv_type("game_listed").await;
+    let game = listed["game"]["game_id"].as_str().unwrap().to_string();
+    let kuro_color = if listed["game"]["black"]["id"] == "kuro" {
+        "black"
+    } else {
+        "white"
+    };
+    watcher.ok(json!({"type": "join", "game_id": game})).await;
+    watcher.recv_type("snapshot").await;
+    let mut moves_after_cut = 0;
+    let mut cut_at = None;
+    let mut presence = Vec::new();
+    let ended = loop {
+        let v = watcher.recv().await;
+        if v["game_id"] != game.as_str() {
+            continue;
+        }
+        match v["type"].as_str().unwrap_or_default() {
+            "move_played" => {
+                if cut_at.is_some() {
+                    moves_after_cut += 1;
+                }
+                if v["move_number"] == 10 {
+                    // Reconnection attempts fail for a while, then get through.
+                    proxy.cut();
+                    proxy.reopen_after(Duration::from_millis(1500));
+                    cut_at = Some(Instant::now());
+                }
+            }
+            "presence" if v["color"] == kuro_color && cut_at.is_some() => {
+                presence.push(v["online"].clone())
+            }
+            "game_ended" => break v,
+            _ => {}
+        }
+    };
+    assert!(cut_at.is_some(), "the game lasted past move 10");
+    assert_eq!(
+        presence,
+        [json!(false), json!(true)],
+        "the server saw the bot leave and come back"
+    );
+    assert!(
+        moves_after_cut > 5,
+        "the game went on after the cut: {ended}"
+    );
+    check_counted(&mut watcher, &game).await;
+    kuro.finishes().await;
+}
+
+/// The other way to lose a connection: the bot process is killed mid-game (its engine
+/// goes with it) and a new process is started for the same account. It finds its running
+/// game with `list_games`, joins it for a snapshot, replays the record into a fresh
+/// engine and finishes the game, without challenging again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_bot_resumes_its_running_game() {
+    require_gnugo();
+    let server = TestServer::start().await;
+    let mut watcher = server.login("watcher").await;
+    watcher.ok(json!({"type": "watch_lobby"})).await;
+    let engine = gnugo(true);
+    let _shiro = Bot::start(
+        &server,
+        &server.url,
+        "shiro",
+        &["--engine", &engine, "--offer-sizes", "9"],
+    );
+    bot_listed(&mut watcher, "shiro").await;
+    let args = [
+        "--engine",
+        &engine,
+        "--no-offer",
+        "--challenge",
+        "shiro",
+        "--size",
+        "9",
+        "--games",
+        "1",
+    ];
+    let mut first = Bot::start(&server, &server.url, "kuro", &args);
+    let listed = watcher.recv_type("game_listed").await;
+    let game = listed["game"]["game_id"].as_str().unwrap().to_string();
+    watcher.ok(json!({"type": "join", "game_id": game})).await;
+    watcher.recv_type("snapshot").await;
+    let mut second = None;
+    let mut moves_after_restart = 0;
+    loop {
+        let v = watcher.recv().await;
+        if v["game_id"] != game.as_str() {
+            continue;
+        }
+        if v["type"] == "game_ended" {
+            break;
+        }
+        if v["type"] != "move_played" {
+            continue;
+        }
+        if second.is_some() {
+            moves_after_restart += 1;
+        }
+        if v["move_number"] == 10 {
+            first
+                .child
+                .kill()
+                .await
+                .expect("kill the first bot process");
+            second = Some(Bot::start(&server, &server.url, "kuro", &args));
+        }
+    }
+    assert!(
+        moves_after_restart > 5,
+        "the game went on after the restart"
+    );
+    check_counted(&mut watcher, &game).await;
+    // One game only: the new process resumed it instead of challenging again.
+    let games = watcher.ok(json!({"type": "list_games"})).await;
+    assert!(
+        games["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["game_id"] == game.as_str()),
+        "{games}"
+    );
+    second.unwrap().finishes().await;
+}
+
+/// The direct children of `pid` running `name`, from /proc.
+fn children_named(pid: u32, name: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ...": comm may hold spaces, so split after the ')'.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = &stat[open + 1..close];
+        let ppid = stat[close + 1..].split_whitespace().nth(1);
+        if comm == name && ppid == Some(&pid.to_string()) {
+            found.push(child);
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
+/// A person (two connections, one per game) plays move `n` with the first free point.
+async fn answer(c: &mut Client, game: &str, n: u32, occupied: &mut HashSet<String>) {
+    let v = TRIES.iter().find(|v| !occupied.contains(**v)).unwrap();
+    common::play(c, game, n, v).await;
+    occupied.insert(v.to_string());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_engine_resigns_its_game_and_the_bot_plays_on_in_the_other() {
+    require_gnugo();
+    let server = TestServer::start().await;
+    let kuro = Bot::start(
+        &server,
+        &server.url,
+        "kuro",
+        &[
+            "--engine",
+            &gnugo(false),
+            "--offer-sizes",
+            "9",
+            "--max-games",
+            "2",
+        ],
+    );
+    let mut first = server.login("alice").await;
+    bot_listed(&mut first, "kuro").await;
+    let mut second = server.login("alice").await;
+    let settings = json!({"board_size": 9, "color": "black"});
+    let mut games = Vec::new();
+    for _ in 0..2 {
+        first
+            .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
+            .await;
+        let started = first.recv_type("game_started").await;
+        second.recv_type("game_started").await;
+        games.push(started["game_id"].as_str().unwrap().to_string());
+    }
+    let mut occupied = [HashSet::new(), HashSet::new()];
+    for (i, c) in [&mut first, &mut second].into_iter().enumerate() {
+        c.ok(json!({"type": "join", "game_id": games[i]})).await;
+        c.recv_type("snapshot").await;
+        answer(c, &games[i], 1, &mut occupied[i]).await;
+        let reply = c.recv_type("move_played").await;
+        assert_eq!(reply["color"], "white", "the bot answers in game {i}");
+        occupied[i].insert(reply["vertex"].as_str().unwrap().to_string());
+    }
+    // Both games have their engine; kill one of them (whichever game it serves).
+    let engines = children_named(kuro.pid(), "gnugo");
+    assert_eq!(engines.len(), 2, "one engine process per game: {engines:?}");
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &engines[0].to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    // One game ends at once by the bot's resignation, with a chat saying why.
+    let (lost, other) = tokio::select! {
+        v = first.recv_type("game_ended") => (v, 1),
+        v = second.recv_type("game_ended") => (v, 0),
+    };
+    assert_eq!(lost["result"], "B+R", "{lost}");
+    assert_eq!(lost["reason"], "resignation");
+    let clients = [&mut first, &mut second];
+    let [first, second] = clients;
+    let (dead_side, live_side) = if other == 1 {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    let chat = dead_side.recv_type("chat").await;
+    assert_eq!(chat["from"]["id"], "kuro");
+    assert!(chat["text"].as_str().unwrap().contains("engine"), "{chat}");
+
+    // The other game goes on: the bot still answers there.
+    let game = games[other].clone();
+    answer(live_side, &game, 3, &mut occupied[other]).await;
+    loop {
+        let v = live_side.recv_type("move_played").await;
+        if v["color"] == "white" {
+            assert_eq!(v["move_number"], 4);
+            break;
+        }
+    }
+    assert_eq!(children_named(kuro.pid(), "gnugo").len(), 1);
+    live_side
+        .ok(json!({"type": "resign", "game_id": game}))
+        .await;
+    let ended = live_side.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "W+R");
+}

@@ -1,0 +1,527 @@
+//! Configuration: defaults < file < `TENGEN_*` < flags, and every way to get it wrong
+//! fails start-up with a message that names the file, variable or flag and the key.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tengen::config::{Config, ConfigError, FlagSetting, JwtAlgorithm, LogFormat, SyncSetting};
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write config");
+    path
+}
+
+fn set(arg: &str) -> FlagSetting {
+    FlagSetting::parse_set(arg).expect("KEY=VALUE")
+}
+
+/// The error's full text, and a check that it mentions every one of `needles`.
+fn refused(result: Result<Config, ConfigError>, needles: &[&str]) -> String {
+    let err = result.expect_err("the configuration must be refused");
+    let text = err.to_string();
+    for needle in needles {
+        assert!(text.contains(needle), "`{needle}` missing from: {text}");
+    }
+    text
+}
+
+fn repo_file(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+#[test]
+fn no_file_and_no_variables_give_the_defaults() {
+    let config = Config::load(None, env(&[("PATH", "/bin"), ("HOME", "/root")])).expect("load");
+    assert_eq!(config, Config::default());
+    assert_eq!(config.listen.to_string(), "127.0.0.1:7480");
+}
+
+#[test]
+fn file_then_environment_then_flags() {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = write(
+        dir.path(),
+        "tengen.toml",
+        r#"
+listen = "0.0.0.0:9000"
+[limits]
+burst = 10
+messages_per_second = 7
+[log]
+format = "json"
+"#,
+    );
+    let from_file = Config::load(Some(&file), env(&[])).expect("file");
+    assert_eq!(from_file.limits.burst, 10);
+    assert_eq!(from_file.limits.messages_per_second, 7);
+    assert_eq!(from_file.listen.to_string(), "0.0.0.0:9000");
+    assert_eq!(from_file.log.format, LogFormat::Json);
+    // Keys the file does not mention keep their defaults.
+    assert_eq!(
+        from_file.limits.outbound_queue,
+        Config::default().limits.outbound_queue
+    );
+
+    let vars = env(&[
+        ("TENGEN_LIMITS__BURST", "20"),
+        ("TENGEN_STORE__SYNC", "normal"),
+        ("TENGEN_CLOCK__LAG__QUOTA_MAX_MS", "8000"),
+        ("TENGEN_DATA_DIR", "/var/lib/tengen"),
+    ]);
+    let from_env = Config::load(Some(&file), vars.clone()).expect("env");
+    assert_eq!(from_env.limits.burst, 20, "the environment beats the file");
+    assert_eq!(
+        from_env.limits.messages_per_second, 7,
+        "the file still counts"
+    );
+    assert_eq!(from_env.store.sync, SyncSetting::Normal);
+    assert_eq!(from_env.clock.lag.quota_max_ms, 8000);
+    assert_eq!(from_env.data_dir, PathBuf::from("/var/lib/tengen"));
+
+    let flags = [
+        set("limits.burst=30"),
+        set("listen=127.0.0.1:9001"),
+        set("auth.anonymous_spectators=false"),
+    ];
+    let from_flags = Config::load_with_flags(Some(&file), vars, &flags).expect("flags");
+    assert_eq!(from_flags.limits.burst, 30, "a flag beats the environment");
+    assert_eq!(from_flags.listen.to_string(), "127.0.0.1:9001");
+    assert!(!from_flags.auth.anonymous_spectators);
+    assert_eq!(
+        from_flags.store.sync,
+        SyncSetting::Normal,
+        "the environment still counts"
+    );
+    assert_eq!(
+        from_flags.limits.messages_per_second, 7,
+        "the file still counts"
+    );
+}
+
+#[test]
+fn strings_that_look_like_numbers_stay_strings() {
+    let config = Config::load(
+        None,
+        env(&[
+            ("TENGEN_AUTH__SECRET", "12345678901234567890"),
+            ("TENGEN_AUTH__AUDIENCE", "true"),
+            ("TENGEN_DATA_DIR", "2024"),
+        ]),
+    )
+    .expect("load");
+    assert_eq!(config.auth.secret.as_deref(), Some("12345678901234567890"));
+    assert_eq!(config.auth.audience.as_deref(), Some("true"));
+    assert_eq!(config.data_dir, PathBuf::from("2024"));
+}
+
+#[test]
+fn tengen_log_is_the_log_filter_not_a_key() {
+    let config = Config::load(None, env(&[("TENGEN_LOG", "tengen=debug,warn")])).expect("load");
+    assert_eq!(config.log.filter, "tengen=debug,warn");
+    // The full key is more specific and wins.
+    let both = Config::load(
+        None,
+        env(&[("TENGEN_LOG__FILTER", "trace"), ("TENGEN_LOG", "debug")]),
+    )
+    .expect("load");
+    assert_eq!(both.log.filter, "trace");
+    // TENGEN_LOG__FORMAT is the key log.format.
+    let json = Config::load(None, env(&[("TENGEN_LOG__FORMAT", "json")])).expect("load");
+    assert_eq!(json.log.format, LogFormat::Json);
+    refused(
+        Config::load(None, env(&[("TENGEN_LOG", "tengen=loud")])),
+        &["log.filter", "TENGEN_LOG"],
+    );
+}
+
+#[test]
+fn an_unknown_key_in_the_file_is_named_with_its_line() {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = write(dir.path(), "t.toml", "[limits]\nburst = 5\nburts = 3\n");
+    refused(
+        Config::load(Some(&file), env(&[])),
+        &[
+            &file.display().to_string(),
+            "burts",
+            "line 3",
+            "unknown field",
+        ],
+    );
+    let section = write(dir.path(), "s.toml", "[limit]\nburst = 5\n");
+    refused(
+        Config::load(Some(&section), env(&[])),
+        &[&section.display().to_string(), "limit", "line 1"],
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_in_the_file_is_named() {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = write(dir.path(), "t.toml", "[limits]\nburst = \"many\"\n");
+    refused(
+        Config::load(Some(&file), env(&[])),
+        &[
+            &file.display().to_string(),
+            "burst",
+            "line 2",
+            "expected u32",
+        ],
+    );
+    let sync = write(dir.path(), "s.toml", "[store]\nsync = \"sometimes\"\n");
+    refused(
+        Config::load(Some(&sync), env(&[])),
+        &[&sync.display().to_string(), "sync", "sometimes"],
+    );
+    let broken = write(dir.path(), "b.toml", "[limits\n");
+    refused(
+        Config::load(Some(&broken), env(&[])),
+        &[&broken.display().to_string(), "line 1"],
+    );
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let missing = Path::new("/nonexistent/tengen.toml");
+    refused(
+        Config::load(Some(missing), env(&[])),
+        &["/nonexistent/tengen.toml", "cannot read"],
+    );
+}
+
+#[test]
+fn an_unknown_environment_variable_is_named() {
+    refused(
+        Config::load(None, env(&[("TENGEN_LIMITS__BURTS", "3")])),
+        &[
+            "TENGEN_LIMITS__BURTS",
+            "limits.burts",
+            "unknown field `burts`",
+        ],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_PORT", "7480")])),
+        &["TENGEN_PORT", "unknown field `port`"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_LIMITS____BURST", "3")])),
+        &["TENGEN_LIMITS____BURST", "does not name a setting"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_", "3")])),
+        &["TENGEN_ ", "does not name a setting"],
+    );
+    // A value where a section is expected.
+    refused(
+        Config::load(None, env(&[("TENGEN_LIMITS", "3")])),
+        &["TENGEN_LIMITS", "`limits`"],
+    );
+    // Variables of other programs are none of our business.
+    Config::load(None, env(&[("TENGENX", "1"), ("RUST_LOG", "x")])).expect("ignored");
+}
+
+#[test]
+fn a_value_of_the_wrong_type_in_the_environment_is_named() {
+    refused(
+        Config::load(None, env(&[("TENGEN_LIMITS__BURST", "many")])),
+        &["TENGEN_LIMITS__BURST", "limits.burst", "expected u32"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_LIMITS__BURST", "-1")])),
+        &["TENGEN_LIMITS__BURST", "limits.burst"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__ANONYMOUS_SPECTATORS", "maybe")])),
+        &[
+            "TENGEN_AUTH__ANONYMOUS_SPECTATORS",
+            "auth.anonymous_spectators",
+        ],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__ALGORITHM", "HS512")])),
+        &["TENGEN_AUTH__ALGORITHM", "auth.algorithm", "HS512"],
+    );
+}
+
+#[test]
+fn a_bad_flag_is_named() {
+    refused(
+        Config::load_with_flags(None, env(&[]), &[set("limits.burst=lots")]),
+        &["--set limits.burst=lots", "limits.burst", "expected u32"],
+    );
+    refused(
+        Config::load_with_flags(None, env(&[]), &[set("limits.nope=1")]),
+        &["--set limits.nope=1", "unknown field `nope`"],
+    );
+    assert!(FlagSetting::parse_set("limits.burst").is_err(), "no `=`");
+    assert!(
+        FlagSetting::parse_set("limits..burst=1").is_err(),
+        "empty key part"
+    );
+}
+
+#[test]
+fn a_bad_listen_address_is_named_wherever_it_comes_from() {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = write(dir.path(), "t.toml", "listen = \"localhost\"\n");
+    refused(
+        Config::load(Some(&file), env(&[])),
+        &[&file.display().to_string(), "listen", "socket address"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_LISTEN", "0.0.0.0")])),
+        &["TENGEN_LISTEN", "socket address"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_LISTEN", "0.0.0.0:99999")])),
+        &["TENGEN_LISTEN", "socket address"],
+    );
+    refused(
+        Config::load_with_flags(None, env(&[]), &[set("listen=:7480")]),
+        &["--set listen=:7480", "socket address"],
+    );
+}
+
+#[tokio::test]
+async fn an_address_that_cannot_be_bound_stops_the_server_with_its_name() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = taken.local_addr().expect("addr");
+    let dir = tempfile::tempdir().expect("dir");
+    let config = Config {
+        listen: addr,
+        data_dir: dir.path().to_path_buf(),
+        ..Config::default()
+    };
+    let err = match tengen::net::Server::start(config).await {
+        Ok(_) => panic!("{addr} is taken; the server must not start"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains(&addr.to_string()), "{err}");
+    assert!(err.contains("cannot listen"), "{err}");
+}
+
+#[test]
+fn values_out_of_range_are_named_with_their_source() {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = write(dir.path(), "t.toml", "[limits]\nmessages_per_second = 0\n");
+    refused(
+        Config::load(Some(&file), env(&[])),
+        &[
+            "limits.messages_per_second",
+            "at least 1",
+            &file.display().to_string(),
+        ],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_LIMITS__MAX_MESSAGE_BYTES", "100000")])),
+        &[
+            "limits.max_message_bytes",
+            "limits.max_frame_bytes",
+            "TENGEN_LIMITS__MAX_MESSAGE_BYTES",
+        ],
+    );
+    refused(
+        Config::load_with_flags(None, env(&[]), &[set("limits.idle_timeout_secs=20")]),
+        &["limits.idle_timeout_secs", "limits.heartbeat_secs", "--set"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__ALGORITHM", "RS256")])),
+        &["auth.public_key_file", "RS256"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__PUBLIC_KEY_FILE", "/k.pem")])),
+        &["auth.public_key_file", "HS256"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__SECRET", "")])),
+        &["auth.secret", "empty"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_CLOCK__LIMITS__MAX_MAIN_MS", "0")])),
+        &["clock.limits.max_main_ms"],
+    );
+}
+
+#[test]
+fn the_example_file_is_exactly_the_defaults() {
+    let path = repo_file("deploy/tengen.toml");
+    let config = Config::load(Some(&path), env(&[])).expect("deploy/tengen.toml loads");
+    assert_eq!(
+        config,
+        Config::default(),
+        "deploy/tengen.toml drifted from the defaults"
+    );
+
+    // Every key with a default value is written out (not only commented), and every
+    // optional key is shown commented out.
+    let text = std::fs::read_to_string(&path).expect("read");
+    let file: toml::Table = text.parse().expect("TOML");
+    let defaults = toml::Table::try_from(Config::default()).expect("table");
+    assert_eq!(
+        leaves(&file, ""),
+        leaves(&defaults, ""),
+        "keys in the example"
+    );
+    for optional in ["secret", "public_key_file", "issuer", "audience"] {
+        assert!(
+            text.contains(&format!("\n# {optional} = ")),
+            "deploy/tengen.toml should show `# {optional} = ...`"
+        );
+    }
+}
+
+fn leaves(table: &toml::Table, prefix: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    for (key, value) in table {
+        match value {
+            toml::Value::Table(inner) => keys.extend(leaves(inner, &format!("{prefix}{key}."))),
+            _ => keys.push(format!("{prefix}{key}")),
+        }
+    }
+    keys.sort();
+    keys
+}
+
+#[test]
+fn the_printed_configuration_loads_back_and_hides_the_secret() {
+    let dir = tempfile::tempdir().expect("dir");
+    let vars = env(&[
+        ("TENGEN_LIMITS__BURST", "60"),
+        ("TENGEN_AUTH__ISSUER", "https://login.example.org"),
+    ]);
+    let config = Config::load(None, vars).expect("load");
+    let printed = config.to_toml_redacted();
+    assert!(printed.contains("# Not set: auth.secret"), "{printed}");
+    let file = write(dir.path(), "printed.toml", &printed);
+    assert_eq!(Config::load(Some(&file), env(&[])).expect("reload"), config);
+
+    let mut secret = config.clone();
+    secret.auth.secret = Some("hunter2-but-longer".into());
+    let printed = secret.to_toml_redacted();
+    assert!(printed.contains("secret = \"<redacted>\""), "{printed}");
+    assert!(!printed.contains("hunter2"), "{printed}");
+    // Pasting the printed file back must not make "<redacted>" the secret.
+    let file = write(dir.path(), "secret.toml", &printed);
+    refused(
+        Config::load(Some(&file), env(&[])),
+        &["auth.secret", "placeholder", &file.display().to_string()],
+    );
+}
+
+/// Runs the real binary with only the given environment.
+fn tengen(args: &[&str], vars: &[(&str, &str)], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(args)
+        .env_clear()
+        .envs(vars.iter().copied())
+        .current_dir(cwd)
+        .output()
+        .expect("run tengen")
+}
+
+#[test]
+fn tengen_config_print_shows_the_effective_configuration() {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = write(
+        dir.path(),
+        "t.toml",
+        "[limits]\nburst = 10\nheartbeat_secs = 15\n",
+    );
+    let out = tengen(
+        &[
+            "config",
+            "--print",
+            "--config",
+            file.to_str().expect("utf-8"),
+            "--data",
+            "/srv/tengen",
+            "--set",
+            "limits.heartbeat_secs=25",
+        ],
+        &[
+            ("TENGEN_LIMITS__BURST", "50"),
+            ("TENGEN_AUTH__SECRET", "very-secret-value-0123456789"),
+            ("TENGEN_LOG", "debug"),
+        ],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Config = toml::from_str(
+        &stdout.replace("\"<redacted>\"", "\"x\""), // parse as data, not as a config to run
+    )
+    .expect("the output is a configuration");
+    assert_eq!(printed.limits.burst, 50, "environment over file");
+    assert_eq!(printed.limits.heartbeat_secs, 25, "flag over file");
+    assert_eq!(printed.data_dir, PathBuf::from("/srv/tengen"), "--data");
+    assert_eq!(printed.log.filter, "debug", "TENGEN_LOG");
+    assert_eq!(printed.auth.algorithm, JwtAlgorithm::HS256);
+    assert!(stdout.contains("secret = \"<redacted>\""), "{stdout}");
+    assert!(!stdout.contains("very-secret"), "{stdout}");
+}
+
+#[test]
+fn serve_refuses_to_start_on_a_bad_configuration() {
+    let dir = tempfile::tempdir().expect("dir");
+    let data = dir.path().join("data");
+    let data = data.to_str().expect("utf-8");
+    let bad_file = write(dir.path(), "t.toml", "[limits]\nburts = 3\n");
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 4] = [
+        (
+            &[
+                "serve",
+                "--data",
+                data,
+                "--config",
+                bad_file.to_str().expect("utf-8"),
+            ],
+            &[],
+            "burts",
+        ),
+        (
+            &["serve", "--data", data],
+            &[("TENGEN_LIMITS__BURST", "x")],
+            "TENGEN_LIMITS__BURST",
+        ),
+        (
+            &["serve", "--data", data],
+            &[("TENGEN_NOPE", "1")],
+            "TENGEN_NOPE",
+        ),
+        (
+            &["serve", "--data", data, "--set", "store.sync=off"],
+            &[],
+            "store.sync",
+        ),
+    ];
+    for (args, vars, named) in cases {
+        let out = tengen(args, vars, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {vars:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?} {vars:?}: {stderr}");
+        assert!(
+            !Path::new(data).exists(),
+            "nothing was created before the refusal"
+        );
+    }
+    // A bad --listen is refused by the flag parser, naming the flag.
+    let out = tengen(
+        &["serve", "--data", data, "--listen", "nowhere"],
+        &[],
+        dir.path(),
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--listen"));
+}

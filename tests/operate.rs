@@ -1,0 +1,379 @@
+//! What an operator relies on: `/metrics` moves with the traffic, `/healthz` and `/readyz`
+//! tell the truth, and the binary runs as an unprivileged user with the documented paths.
+//!
+//! Metrics are process-wide atomics and the tests of this file run in parallel threads,
+//! so counters are compared as deltas with `>=`. Only one test here opens WebSocket
+//! connections, so the connection gauges move only because of it.
+
+mod common;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{TestServer, play, start_game};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A minimal HTTP/1.1 GET: the status code and the body.
+async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+        .await
+        .expect("an answer within 10 s")
+        .expect("read");
+    let text = String::from_utf8(raw).expect("UTF-8");
+    let (head, body) = text.split_once("\r\n\r\n").expect("headers end");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status line");
+    assert!(
+        !head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "this little client reads only plain bodies"
+    );
+    (status, body.to_string())
+}
+
+fn addr(server: &TestServer) -> SocketAddr {
+    server.server.as_ref().expect("running").addr()
+}
+
+/// `/metrics` as sample name (with labels) → value.
+async fn scrape(addr: SocketAddr) -> HashMap<String, f64> {
+    let (status, body) = get(addr, "/metrics").await;
+    assert_eq!(status, 200);
+    body.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (name, value) = l.rsplit_once(' ').expect("name value");
+            (name.to_string(), value.parse().expect("a number"))
+        })
+        .collect()
+}
+
+fn value(m: &HashMap<String, f64>, name: &str) -> f64 {
+    *m.get(name)
+        .unwrap_or_else(|| panic!("/metrics has no {name}"))
+}
+
+/// Checks `name` grew by at least `by` between two scrapes.
+fn grew(before: &HashMap<String, f64>, after: &HashMap<String, f64>, name: &str, by: f64) {
+    let (b, a) = (value(before, name), value(after, name));
+    assert!(a - b >= by, "{name}: {b} -> {a}, expected +{by} at least");
+}
+
+#[tokio::test]
+async fn metrics_move_during_a_game() {
+    let server = TestServer::start().await;
+    let addr = addr(&server);
+    let before = scrape(addr).await;
+    for family in [
+        "tengen_live_games",
+        "tengen_messages_out_total",
+        "tengen_rate_limited_total",
+        "tengen_slow_consumers_total",
+        "tengen_flag_falls_total",
+        "tengen_lag_credit_seconds_total",
+        "tengen_moves_rejected_total{reason=\"superko\"}",
+        "tengen_store_commit_seconds_bucket{le=\"+Inf\"}",
+        "tengen_store_commit_seconds_sum",
+        "tengen_connections{role=\"bot\"}",
+    ] {
+        value(&before, family);
+    }
+
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let mut watcher = server.anonymous().await;
+    let game = start_game(
+        &mut alice,
+        &mut bob,
+        json!({"board_size": 9, "color": "black"}),
+    )
+    .await;
+    watcher.ok(json!({"type": "join", "game_id": game})).await;
+    let during = scrape(addr).await;
+    grew(&before, &during, "tengen_connections{role=\"player\"}", 2.0);
+    grew(
+        &before,
+        &during,
+        "tengen_connections{role=\"anonymous\"}",
+        1.0,
+    );
+    grew(&before, &during, "tengen_live_games", 1.0);
+
+    play(&mut alice, &game, 1, "E5").await;
+    play(&mut bob, &game, 2, "C3").await;
+    play(&mut alice, &game, 3, "G7").await;
+    // Bob plays on Alice's stone: refused by the rules, counted by reason.
+    let refusal = bob
+        .refused(
+            json!({"type": "play", "game_id": game, "move_number": 4, "vertex": "E5"}),
+            "illegal_move",
+        )
+        .await;
+    assert_eq!(refusal["reason"], "occupied", "{refusal}");
+    play(&mut bob, &game, 4, "D4").await;
+
+    let after = scrape(addr).await;
+    grew(&during, &after, "tengen_moves_total", 4.0);
+    // join + 4 plays + the refused play, at least; the rest of the test adds more.
+    grew(&during, &after, "tengen_messages_in_total", 5.0);
+    // Four moves, each sent to two players and a spectator.
+    grew(&during, &after, "tengen_messages_out_total", 12.0);
+    grew(&during, &after, "tengen_store_commit_seconds_count", 4.0);
+    grew(
+        &during,
+        &after,
+        "tengen_store_commit_seconds_bucket{le=\"+Inf\"}",
+        4.0,
+    );
+    grew(
+        &during,
+        &after,
+        "tengen_moves_rejected_total{reason=\"occupied\"}",
+        1.0,
+    );
+    assert!(value(&after, "tengen_store_commit_seconds_sum") > 0.0);
+
+    // The game ends and everyone leaves: the gauges come back down.
+    alice.ok(json!({"type": "resign", "game_id": game})).await;
+    bob.recv_type("game_ended").await;
+    alice.close().await;
+    bob.close().await;
+    watcher.close().await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = scrape(addr).await;
+        let players = value(&now, "tengen_connections{role=\"player\"}");
+        let anonymous = value(&now, "tengen_connections{role=\"anonymous\"}");
+        let games = value(&now, "tengen_live_games");
+        if players <= value(&during, "tengen_connections{role=\"player\"}") - 2.0
+            && anonymous <= value(&during, "tengen_connections{role=\"anonymous\"}") - 1.0
+            && games <= value(&during, "tengen_live_games") - 1.0
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "gauges did not come down: players {players}, anonymous {anonymous}, games {games}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn metrics_are_prometheus_text() {
+    let server = TestServer::start().await;
+    let mut stream = TcpStream::connect(addr(&server)).await.expect("connect");
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("send");
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).await.expect("read");
+    let head = raw
+        .split("\r\n\r\n")
+        .next()
+        .expect("head")
+        .to_ascii_lowercase();
+    assert!(
+        head.contains("content-type: text/plain; version=0.0.4"),
+        "{head}"
+    );
+    assert!(raw.contains("# TYPE tengen_store_commit_seconds histogram"));
+    assert!(raw.contains("tengen_build_info{version=\""));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn healthz_is_alive_and_readyz_follows_the_store() {
+    let server = TestServer::start().await;
+    let addr = addr(&server);
+    assert_eq!(get(addr, "/healthz").await, (200, "ok\n".to_string()));
+    assert_eq!(get(addr, "/readyz").await, (200, "ready\n".to_string()));
+
+    // Make the store unwritable the way it happens in production: another process holds
+    // SQLite's write lock (an operator's `sqlite3` shell in `BEGIN IMMEDIATE`, a stuck
+    // migration tool). File permissions cannot do it here: the tests may run as root,
+    // whom permission bits do not stop. This is a second connection to the server's own
+    // file, taking the write lock and keeping it; the server is not told anything.
+    let db = server.dir.path().join(tengen::net::DB_FILE);
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel::<()>();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let holder = std::thread::spawn(move || {
+        let conn = rusqlite::Connection::open(&db).expect("open the server's database");
+        conn.execute_batch("BEGIN EXCLUSIVE")
+            .expect("take the write lock");
+        locked_tx.send(()).expect("tell the test");
+        let _ = release_rx.recv();
+        conn.execute_batch("ROLLBACK").expect("release");
+    });
+    locked_rx.recv().expect("the lock is held");
+
+    let (status, body) = get(addr, "/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("store not writable"), "{body}");
+    // Alive is not ready: the process itself is fine.
+    assert_eq!(get(addr, "/healthz").await.0, 200);
+
+    release_tx.send(()).expect("release the lock");
+    holder.join().expect("lock holder");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let (status, body) = get(addr, "/readyz").await;
+        if status == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still unready after the lock was released: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    server.stop().await;
+}
+
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// The checks deploy/README.md promises: as an unprivileged user (uid 65534, like the
+/// image's `tengen` user or systemd's DynamicUser), with the data in a directory that
+/// user owns, the server starts, is healthy and ready (it can write its database),
+/// creates its files owned by that user with a private secret, logs JSON with a span per
+/// connection, and stops cleanly on SIGTERM.
+#[tokio::test]
+async fn the_binary_serves_as_an_unprivileged_user() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !running_as_root() || !Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("skipped: needs root and setpriv to drop to an unprivileged user");
+        return;
+    }
+    const NOBODY: u32 = 65534;
+    let root = tempfile::tempdir().expect("dir");
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let bin = root.path().join("tengen");
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_tengen"), &bin).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_tengen"), &bin).expect("copy the binary");
+    }
+    let data = root.path().join("var-lib-tengen");
+    std::fs::create_dir(&data).expect("data dir");
+    std::os::unix::fs::chown(&data, Some(NOBODY), Some(NOBODY)).expect("chown");
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o750)).expect("chmod");
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let listen: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
+    let mut child = Command::new("/usr/bin/setpriv")
+        .args([
+            &format!("--reuid={NOBODY}"),
+            &format!("--regid={NOBODY}"),
+            "--clear-groups",
+            "--",
+        ])
+        .arg(&bin)
+        .args(["serve", "--data"])
+        .arg(&data)
+        .env_clear()
+        .env("TENGEN_LISTEN", listen.to_string())
+        .env("TENGEN_AUTH__DEV_LOGIN", "false")
+        .env("TENGEN_LOG__FORMAT", "json")
+        .env("TENGEN_LOG", "tengen=debug,info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tengen under setpriv");
+
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(Ok(mut s)) =
+            tokio::time::timeout(Duration::from_secs(1), TcpStream::connect(listen)).await
+        {
+            let _ = s.shutdown().await;
+            break;
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            let mut err = String::new();
+            let _ = std::io::Read::read_to_string(child.stderr.as_mut().expect("stderr"), &mut err);
+            panic!("tengen exited with {status}: {err}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "tengen did not listen within 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(get(listen, "/healthz").await.0, 200);
+    let (status, body) = get(listen, "/readyz").await;
+    assert_eq!(status, 200, "ready means it can write its database: {body}");
+
+    // One connection, so the log has a `conn` span to show.
+    let ws = common::Client::connect(&format!("ws://{listen}/ws")).await;
+    ws.close().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    for (file, mode) in [("tengen.db", None), ("jwt-secret", Some(0o600))] {
+        let meta = std::fs::metadata(data.join(file)).expect(file);
+        assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY), "{file} owner");
+        if let Some(mode) = mode {
+            assert_eq!(meta.mode() & 0o777, mode, "{file} mode");
+        }
+    }
+
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(term.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "tengen did not stop within 20 s of SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let mut log = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().expect("stderr"), &mut log).expect("log");
+    assert!(status.success(), "exit after SIGTERM: {status}\n{log}");
+
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not a JSON log line: {l}")))
+        .collect();
+    assert!(
+        lines.iter().any(|l| l["fields"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("tengen is serving"))),
+        "{log}"
+    );
+    assert!(
+        lines.iter().any(|l| l["span"]["name"] == "conn"),
+        "a log line inside the connection's span: {log}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["fields"]["message"] == "store closed; bye"),
+        "the shutdown finished: {log}"
+    );
+}

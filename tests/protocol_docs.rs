@@ -1,0 +1,628 @@
+//! The protocol documentation is checked against the wire types.
+//!
+//! Every fenced block in `client-protocol/*.md` whose info string is `json client` holds
+//! one or more client → server frames; each must pass `tengen::protocol::decode`, and
+//! re-serialising the decoded message must give back every documented field unchanged
+//! (the server fills in defaults, so only the documented fields are compared). Every
+//! `json server` block holds server → client frames; each must deserialize into
+//! `ServerMsg`, or, when it has `game_id`, `seq` and a game-event `type`, into
+//! `EventFrame`, and re-serialising it must give back exactly the documented JSON (a
+//! renamed, missing or stale field fails). A `json client refused` block shows frames the
+//! server must refuse; `decode` must refuse each of them.
+//!
+//! Coverage is taken from the types themselves (serde's "unknown variant … expected one
+//! of …" lists every wire name of an enum), so a message, event, error code, phase or time
+//! system added to the code without an example here makes this test fail.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tengen::clock::TimeControl;
+use tengen::protocol::{
+    ClientMsg, ColorChoice, ErrorCode, EventFrame, GameEvent, HandicapPlacement, Phase, Role,
+    ServerMsg, decode,
+};
+use tengen::rules::{Color, GameResult, IllegalMove, KoRule, Ruleset, Vertex};
+
+/// The files a client author is promised; each must exist and hold examples.
+const REQUIRED_FILES: &[&str] = &[
+    "README.md",
+    "lobby.md",
+    "game.md",
+    "scoring.md",
+    "competition.md",
+    "clocks.md",
+    "bots.md",
+    "errors.md",
+];
+
+/// Fewer examples than this means the docs were emptied or not found.
+const MIN_CLIENT_EXAMPLES: usize = 50;
+const MIN_SERVER_EXAMPLES: usize = 180;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Client,
+    /// A client frame shown because the server refuses it (`json client refused`).
+    Refused,
+    Server,
+}
+
+/// One documented frame.
+#[derive(Debug)]
+struct Example {
+    file: String,
+    /// Line of the block's opening fence.
+    line: usize,
+    direction: Direction,
+    /// The frame exactly as written.
+    text: String,
+    value: Value,
+}
+
+impl Example {
+    fn at(&self) -> String {
+        format!("{}:{} ({:?})", self.file, self.line, self.direction)
+    }
+}
+
+fn docs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("client-protocol")
+}
+
+/// Every `*.md` file of the docs, by name.
+fn doc_files() -> BTreeMap<String, String> {
+    let dir = docs_dir();
+    let entries =
+        std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+    let mut files = BTreeMap::new();
+    for entry in entries {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            files.insert(name, text);
+        }
+    }
+    files
+}
+
+/// Where the reader of a markdown file is.
+enum Fence {
+    Outside,
+    /// Inside an example block that started on `line`.
+    Example {
+        line: usize,
+        direction: Direction,
+        body: String,
+    },
+    /// Inside some other fenced block (```text, plain ```json, …): not an example.
+    Other,
+}
+
+/// The `json client` and `json server` blocks of one file, split into frames.
+fn examples_in(file: &str, text: &str) -> Vec<Example> {
+    let mut out = Vec::new();
+    let mut fence = Fence::Outside;
+    for (i, line) in text.lines().enumerate() {
+        // An opening fence may carry an info string; a closing fence is bare.
+        let info = match fence {
+            Fence::Outside => line.trim_start().strip_prefix("```"),
+            _ => (line.trim() == "```").then_some(""),
+        };
+        fence = match (fence, info) {
+            (Fence::Outside, None) => Fence::Outside,
+            (Fence::Outside, Some(info)) => {
+                let words: Vec<&str> = info.split_whitespace().collect();
+                let direction = match words.as_slice() {
+                    ["json", "client"] => Some(Direction::Client),
+                    ["json", "client", "refused"] => Some(Direction::Refused),
+                    ["json", "server"] => Some(Direction::Server),
+                    ["json", other, ..] => {
+                        panic!("{file}:{}: unknown example kind `json {other}`", i + 1)
+                    }
+                    _ => None,
+                };
+                match direction {
+                    Some(direction) => Fence::Example {
+                        line: i + 1,
+                        direction,
+                        body: String::new(),
+                    },
+                    None => Fence::Other,
+                }
+            }
+            (Fence::Other, None) => Fence::Other,
+            (Fence::Other, Some(_)) => Fence::Outside,
+            (
+                Fence::Example {
+                    line: start,
+                    direction,
+                    body,
+                },
+                Some(_),
+            ) => {
+                out.extend(split_frames(file, start, direction, &body));
+                Fence::Outside
+            }
+            (
+                Fence::Example {
+                    line: start,
+                    direction,
+                    mut body,
+                },
+                None,
+            ) => {
+                body.push_str(line);
+                body.push('\n');
+                Fence::Example {
+                    line: start,
+                    direction,
+                    body,
+                }
+            }
+        };
+    }
+    assert!(
+        matches!(fence, Fence::Outside),
+        "{file}: a fenced block is never closed"
+    );
+    out
+}
+
+/// A block may hold several frames, one after another (as they arrive on the wire).
+fn split_frames(file: &str, line: usize, direction: Direction, body: &str) -> Vec<Example> {
+    let mut frames = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Value>();
+    let mut start = 0;
+    while let Some(next) = stream.next() {
+        let value = next
+            .unwrap_or_else(|e| panic!("{file}:{line}: the block is not valid JSON: {e}\n{body}"));
+        let end = stream.byte_offset();
+        frames.push(Example {
+            file: file.to_string(),
+            line,
+            direction,
+            text: body[start..end].trim().to_string(),
+            value,
+        });
+        start = end;
+    }
+    assert!(!frames.is_empty(), "{file}:{line}: an empty example block");
+    frames
+}
+
+fn all_examples() -> Vec<Example> {
+    let files = doc_files();
+    for required in REQUIRED_FILES {
+        assert!(
+            files.contains_key(*required),
+            "client-protocol/{required} is missing"
+        );
+    }
+    let mut all = Vec::new();
+    for (name, text) in &files {
+        let found = examples_in(name, text);
+        if REQUIRED_FILES.contains(&name.as_str()) {
+            assert!(!found.is_empty(), "client-protocol/{name} has no examples");
+        }
+        all.extend(found);
+    }
+    all
+}
+
+/// The wire names of an enum, read from serde's refusal of an unknown one.
+fn wire_names<T: DeserializeOwned + std::fmt::Debug>(probe: Value) -> BTreeSet<String> {
+    let err = serde_json::from_value::<T>(probe.clone())
+        .expect_err("the probe must be refused")
+        .to_string();
+    let (_, expected) = err
+        .split_once("expected")
+        .unwrap_or_else(|| panic!("unexpected serde message for {probe}: {err}"));
+    let names: BTreeSet<String> = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    assert!(!names.is_empty(), "no variant names in: {err}");
+    names
+}
+
+const PROBE: &str = "\u{1}not-a-name";
+
+fn tagged(tag: &str) -> Value {
+    json!({ tag: PROBE })
+}
+
+fn client_types() -> BTreeSet<String> {
+    wire_names::<ClientMsg>(tagged("type"))
+}
+
+fn server_types() -> BTreeSet<String> {
+    wire_names::<ServerMsg>(tagged("type"))
+}
+
+fn event_types() -> BTreeSet<String> {
+    wire_names::<GameEvent>(tagged("type"))
+}
+
+fn error_codes() -> BTreeSet<String> {
+    wire_names::<ErrorCode>(json!(PROBE))
+}
+
+/// Two JSON values are the same message: numbers compare by value (`45` and `45.0` are
+/// one number, as the server may write either), everything else exactly.
+fn same(doc: &Value, wire: &Value, path: &str, subset: bool) -> Result<(), String> {
+    match (doc, wire) {
+        (Value::Number(a), Value::Number(b)) => {
+            if a.as_f64() == b.as_f64() {
+                Ok(())
+            } else {
+                Err(format!("{path}: documented {a}, the types give {b}"))
+            }
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                let Some(w) = b.get(k) else {
+                    return Err(format!(
+                        "{path}.{k}: documented, but the types do not produce it (renamed or removed?)"
+                    ));
+                };
+                same(v, w, &format!("{path}.{k}"), subset)?;
+            }
+            if !subset && let Some(k) = b.keys().find(|k| !a.contains_key(*k)) {
+                return Err(format!(
+                    "{path}.{k}: the server sends it ({}), but the example leaves it out",
+                    b[k]
+                ));
+            }
+            Ok(())
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if a.len() != b.len() {
+                return Err(format!(
+                    "{path}: documented {} items, the types give {}",
+                    a.len(),
+                    b.len()
+                ));
+            }
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                same(x, y, &format!("{path}[{i}]"), subset)?;
+            }
+            Ok(())
+        }
+        (a, b) if a == b => Ok(()),
+        (a, b) => Err(format!("{path}: documented {a}, the types give {b}")),
+    }
+}
+
+/// Checks one client frame; returns its `type`.
+fn check_client(ex: &Example) -> String {
+    let request = decode(&ex.text).unwrap_or_else(|e| {
+        panic!(
+            "{}: the server refuses this example with {:?}: {}\n{}",
+            ex.at(),
+            e.refusal.code,
+            e.refusal.message,
+            ex.text
+        )
+    });
+    let mut again = serde_json::to_value(&request.msg).expect("a client message serialises");
+    if let Some(id) = &request.id {
+        again["id"] = serde_json::to_value(id).expect("an id serialises");
+    }
+    if let Err(diff) = same(&ex.value, &again, "$", true) {
+        panic!("{}: {diff}\n{}", ex.at(), ex.text);
+    }
+    again["type"].as_str().expect("a type").to_string()
+}
+
+/// What a server frame parsed as.
+enum Parsed {
+    Msg(String),
+    Event(String),
+}
+
+fn check_server(ex: &Example, events: &BTreeSet<String>) -> Parsed {
+    let ty = ex.value["type"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}: a server frame needs a string `type`", ex.at()))
+        .to_string();
+    let is_event =
+        ex.value.get("seq").is_some() && ex.value.get("game_id").is_some() && events.contains(&ty);
+    let again = if is_event {
+        let frame: EventFrame = serde_json::from_value(ex.value.clone())
+            .unwrap_or_else(|e| panic!("{}: not an EventFrame: {e}\n{}", ex.at(), ex.text));
+        serde_json::to_value(&frame).expect("an event serialises")
+    } else {
+        let msg: ServerMsg = serde_json::from_value(ex.value.clone())
+            .unwrap_or_else(|e| panic!("{}: not a ServerMsg: {e}\n{}", ex.at(), ex.text));
+        serde_json::to_value(&msg).expect("a server message serialises")
+    };
+    if let Err(diff) = same(&ex.value, &again, "$", false) {
+        panic!("{}: {diff}\n{}", ex.at(), ex.text);
+    }
+    if is_event {
+        Parsed::Event(ty)
+    } else {
+        Parsed::Msg(ty)
+    }
+}
+
+/// Every value of `key` anywhere inside `v`.
+fn values_of<'a>(v: &'a Value, key: &str, out: &mut Vec<&'a Value>) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                if k == key {
+                    out.push(x);
+                }
+                values_of(x, key, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|x| values_of(x, key, out)),
+        _ => {}
+    }
+}
+
+fn strings_of(examples: &[Example], key: &str) -> BTreeSet<String> {
+    let mut found = Vec::new();
+    for ex in examples {
+        values_of(&ex.value, key, &mut found);
+    }
+    found
+        .into_iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+fn missing(wanted: &BTreeSet<String>, have: &BTreeSet<String>) -> Vec<String> {
+    wanted.difference(have).cloned().collect()
+}
+
+#[test]
+fn every_client_example_is_accepted_by_decode() {
+    let examples = all_examples();
+    let clients: Vec<&Example> = examples
+        .iter()
+        .filter(|e| e.direction == Direction::Client)
+        .collect();
+    assert!(
+        clients.len() >= MIN_CLIENT_EXAMPLES,
+        "only {} client examples (at least {MIN_CLIENT_EXAMPLES} expected)",
+        clients.len()
+    );
+    let seen: BTreeSet<String> = clients.iter().map(|e| check_client(e)).collect();
+    let absent = missing(&client_types(), &seen);
+    assert!(
+        absent.is_empty(),
+        "client messages without an example in client-protocol/: {absent:?}"
+    );
+}
+
+#[test]
+fn every_refused_example_is_refused() {
+    for ex in all_examples() {
+        if ex.direction == Direction::Refused {
+            assert!(
+                decode(&ex.text).is_err(),
+                "{}: the server accepts this frame shown as refused\n{}",
+                ex.at(),
+                ex.text
+            );
+        }
+    }
+}
+
+#[test]
+fn every_server_example_round_trips_through_the_types() {
+    let examples = all_examples();
+    let events = event_types();
+    let servers: Vec<&Example> = examples
+        .iter()
+        .filter(|e| e.direction == Direction::Server)
+        .collect();
+    assert!(
+        servers.len() >= MIN_SERVER_EXAMPLES,
+        "only {} server examples (at least {MIN_SERVER_EXAMPLES} expected)",
+        servers.len()
+    );
+    let (mut msgs, mut evs) = (BTreeSet::new(), BTreeSet::new());
+    for ex in &servers {
+        match check_server(ex, &events) {
+            Parsed::Msg(t) => msgs.insert(t),
+            Parsed::Event(t) => evs.insert(t),
+        };
+    }
+    let absent = missing(&server_types(), &msgs);
+    assert!(
+        absent.is_empty(),
+        "server messages without an example: {absent:?}"
+    );
+    let absent = missing(&events, &evs);
+    assert!(
+        absent.is_empty(),
+        "game events without an example (as an EventFrame with game_id and seq): {absent:?}"
+    );
+}
+
+#[test]
+fn every_error_code_has_an_example() {
+    let examples = all_examples();
+    let codes: BTreeSet<String> = examples
+        .iter()
+        .filter(|e| e.direction == Direction::Server && e.value["type"] == "error")
+        .filter_map(|e| e.value["code"].as_str().map(str::to_string))
+        .collect();
+    let absent = missing(&error_codes(), &codes);
+    assert!(
+        absent.is_empty(),
+        "error codes without an example: {absent:?}"
+    );
+}
+
+/// Every reason an illegal move can have; the match stops compiling when a rule is added.
+fn illegal_move_reasons() -> BTreeSet<String> {
+    let v = Vertex::new(0, 0);
+    let all = [
+        IllegalMove::OffBoard(v),
+        IllegalMove::Occupied(v),
+        IllegalMove::Suicide(v),
+        IllegalMove::Ko(v),
+        IllegalMove::Superko(v),
+    ];
+    for m in &all {
+        match m {
+            IllegalMove::OffBoard(_)
+            | IllegalMove::Occupied(_)
+            | IllegalMove::Suicide(_)
+            | IllegalMove::Ko(_)
+            | IllegalMove::Superko(_) => {}
+        }
+    }
+    all.iter().map(|m| m.reason().to_string()).collect()
+}
+
+#[test]
+fn every_illegal_move_reason_has_an_example() {
+    let examples = all_examples();
+    let reasons: BTreeSet<String> = examples
+        .iter()
+        .filter(|e| e.value["type"] == "error" && e.value["code"] == "illegal_move")
+        .filter_map(|e| e.value["reason"].as_str().map(str::to_string))
+        .collect();
+    let absent = missing(&illegal_move_reasons(), &reasons);
+    assert!(
+        absent.is_empty(),
+        "illegal-move reasons without an example: {absent:?}"
+    );
+}
+
+#[test]
+fn every_time_system_and_phase_appears_in_an_example() {
+    let examples = all_examples();
+    let systems = wire_names::<TimeControl>(tagged("system"));
+    let absent = missing(&systems, &strings_of(&examples, "system"));
+    assert!(
+        absent.is_empty(),
+        "time systems without an example: {absent:?}"
+    );
+    let phases = wire_names::<Phase>(json!(PROBE));
+    let servers: Vec<Example> = examples
+        .into_iter()
+        .filter(|e| e.direction == Direction::Server)
+        .collect();
+    let absent = missing(&phases, &strings_of(&servers, "phase"));
+    assert!(
+        absent.is_empty(),
+        "phases never shown in a server example: {absent:?}"
+    );
+}
+
+#[test]
+fn every_settings_value_is_named_in_the_text() {
+    let text: String = doc_files().into_values().collect();
+    let mut absent = Vec::new();
+    let names = [
+        wire_names::<Ruleset>(json!(PROBE)),
+        wire_names::<KoRule>(json!(PROBE)),
+        wire_names::<Role>(json!(PROBE)),
+        wire_names::<ColorChoice>(json!(PROBE)),
+        wire_names::<HandicapPlacement>(json!(PROBE)),
+        wire_names::<Color>(json!(PROBE)),
+    ];
+    for name in names.iter().flatten() {
+        if !text.contains(&format!("`{name}`")) {
+            absent.push(name.clone());
+        }
+    }
+    assert!(
+        absent.is_empty(),
+        "values never mentioned as `name` in client-protocol/: {absent:?}"
+    );
+}
+
+#[test]
+fn every_client_type_is_known_to_decode() {
+    // A variant that `decode` does not list would be refused as unknown_type.
+    for t in client_types() {
+        if let Err(e) = decode(&json!({ "type": t }).to_string()) {
+            assert_ne!(e.refusal.code, ErrorCode::UnknownType, "{t}");
+        }
+    }
+    let e = decode(&json!({ "type": PROBE }).to_string()).unwrap_err();
+    assert_eq!(e.refusal.code, ErrorCode::UnknownType);
+}
+
+#[test]
+fn results_and_reasons_agree() {
+    for ex in all_examples() {
+        if ex.value["type"] != "game_ended" {
+            continue;
+        }
+        let result = ex.value["result"].as_str().expect("a result string");
+        let reason = ex.value["reason"].as_str().expect("a reason string");
+        let parsed: GameResult = result
+            .parse()
+            .unwrap_or_else(|e| panic!("{}: {e}", ex.at()));
+        // A double forfeit has no SGF form: it is written `Void`, told apart by `reason`.
+        let ok = parsed.reason() == reason || (result == "Void" && reason == "double_forfeit");
+        assert!(ok, "{}: result {result} with reason {reason}", ex.at());
+        let has_score = ex.value.get("score").is_some();
+        assert_eq!(
+            has_score,
+            reason == "score",
+            "{}: `score` comes with (and only with) reason score",
+            ex.at()
+        );
+    }
+}
+
+#[test]
+fn nigiri_proofs_in_the_examples_verify() {
+    let mut proofs = 0;
+    for ex in all_examples() {
+        let mut found = Vec::new();
+        values_of(&ex.value, "nigiri", &mut found);
+        for proof in found {
+            let field = |k: &str| proof[k].as_str().expect("a string").to_string();
+            let challenger: Color =
+                serde_json::from_value(proof["challenger"].clone()).expect("a colour");
+            assert!(
+                tengen::lobby::nigiri::verify(
+                    &field("commitment"),
+                    &field("secret"),
+                    &field("seed"),
+                    challenger
+                ),
+                "{}: this nigiri proof does not verify",
+                ex.at()
+            );
+            proofs += 1;
+        }
+    }
+    assert!(proofs > 0, "no nigiri proof among the examples");
+}
+
+#[test]
+fn links_between_the_docs_resolve() {
+    let files = doc_files();
+    for (name, text) in &files {
+        for part in text.split("](").skip(1) {
+            let target = part.split(')').next().unwrap_or("");
+            let file = target.split('#').next().unwrap_or("");
+            if file.is_empty() || file.contains("://") || !file.ends_with(".md") {
+                continue;
+            }
+            if let Some(local) = file.strip_prefix("./") {
+                assert!(files.contains_key(local), "{name}: broken link to {target}");
+            } else if !file.contains('/') {
+                assert!(files.contains_key(file), "{name}: broken link to {target}");
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The web client: how the server serves it and its local dev login (plain HTTP), and the
+//! client itself in a real browser: `tests/browser/game.mjs` (Playwright's
+//! `playwright-core` driving Debian's headless Chromium), in which two players log in with
+//! the dev login and play a 9x9 game to an agreed count while a logged-out spectator
+//! watches. Screenshots go to `target/browser-artifacts/`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::{Client, TestServer};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Chromium from Debian's package; `CHROMIUM` points elsewhere.
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// The whole scenario takes well under a minute; this bounds a hung browser.
+const LIMIT: Duration = Duration::from_secs(240);
+
+fn browser_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser")
+}
+
+/// Installs the pinned `playwright-core` from the lock file when it is missing.
+fn install_playwright(dir: &Path) {
+    if dir
+        .join("node_modules/playwright-core/package.json")
+        .exists()
+    {
+        return;
+    }
+    let status = std::process::Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(dir)
+        .status()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run `npm ci` in {} (is Node.js installed?): {e}",
+                dir.display()
+            )
+        });
+    assert!(status.success(), "`npm ci` in {} failed", dir.display());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_is_played_watched_and_counted_in_the_browser() {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| CHROMIUM.to_string());
+    assert!(
+        Path::new(&chromium).exists(),
+        "the browser test needs Chromium at {chromium}: install it with `apt-get install -y chromium` (or set CHROMIUM)"
+    );
+    let dir = browser_dir();
+    install_playwright(&dir);
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+
+    let server = TestServer::start().await;
+    let url = server.http("/");
+    let started = Instant::now();
+    let mut node = tokio::process::Command::new("node");
+    node.arg(dir.join("game.mjs"))
+        .arg(&url)
+        .env("CHROMIUM", &chromium)
+        .env("TENGEN_ARTIFACTS", &artifacts)
+        .current_dir(&dir)
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    let mut child = node
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run `node` (is Node.js installed?): {e}"));
+    let status = match tokio::time::timeout(LIMIT, child.wait()).await {
+        Ok(status) => status.expect("node runs"),
+        Err(_) => {
+            let _ = child.kill().await;
+            panic!("the browser test did not finish within {LIMIT:?}");
+        }
+    };
+    assert!(
+        status.success(),
+        "the browser test failed ({status}) after {:.1?}; screenshots in {}",
+        started.elapsed(),
+        artifacts.display()
+    );
+    assert!(
+        artifacts.join("final-board.png").exists(),
+        "the final board's screenshot is missing"
+    );
+    server.stop().await;
+}
+
+/// A plain HTTP/1.1 exchange: status, lower-cased headers, body.
+async fn http(
+    server: &TestServer,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|c| c.parse().ok())
+        .expect("status");
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (status, headers, body.to_string())
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> &'a str {
+    headers
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("no {name} header in {headers:?}"))
+}
+
+#[tokio::test]
+async fn the_page_and_its_modules_are_served_with_their_types_and_revalidated() {
+    let server = TestServer::start().await;
+    let (status, headers, body) = http(&server, "GET", "/", &[], "").await;
+    assert_eq!(status, 200);
+    assert_eq!(header(&headers, "content-type"), "text/html; charset=utf-8");
+    assert!(header(&headers, "content-security-policy").contains("script-src 'self'"));
+    assert_eq!(header(&headers, "cache-control"), "no-cache");
+    assert!(body.contains(r#"<script type="module" src="/js/app.js">"#));
+    for (path, kind) in [
+        ("/js/app.js", "text/javascript; charset=utf-8"),
+        ("/js/goban.js", "text/javascript; charset=utf-8"),
+        ("/style.css", "text/css; charset=utf-8"),
+        ("/favicon.svg", "image/svg+xml"),
+    ] {
+        let (status, headers, _) = http(&server, "GET", path, &[], "").await;
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(header(&headers, "content-type"), kind, "{path}");
+        assert_eq!(header(&headers, "x-content-type-options"), "nosniff");
+        let etag = header(&headers, "etag").to_string();
+        let (again, _, body) = http(&server, "GET", path, &[("If-None-Match", &etag)], "").await;
+        assert_eq!(again, 304, "{path} revalidates with its ETag");
+        assert!(body.is_empty());
+    }
+    let (status, _, _) = http(&server, "GET", "/js/missing.js", &[], "").await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn the_dev_login_hands_out_tokens_the_server_accepts() {
+    let server = TestServer::start().await;
+    let (status, _, body) = http(&server, "GET", "/api/dev-login", &[], "").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["enabled"],
+        true
+    );
+    let json = [("Content-Type", "application/json")];
+    let (status, _, body) = http(
+        &server,
+        "POST",
+        "/api/dev-login",
+        &json,
+        r#"{"name": "dana"}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["user"]["id"], "dana");
+    let token = reply["token"].as_str().expect("a token");
+    let client = Client::connect(&format!("{}?token={token}", server.url)).await;
+    assert_eq!(client.welcome["user"]["id"], "dana");
+    for bad in [
+        r#"{"name": "a b"}"#,
+        r#"{"name": ""}"#,
+        r#"{"nom": "x"}"#,
+        "nope",
+    ] {
+        let (status, _, body) = http(&server, "POST", "/api/dev-login", &json, bad).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(serde_json::from_str::<Value>(&body).unwrap()["error"].is_string());
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_dev_login_can_be_turned_off() {
+    let server = TestServer::start_with(|c| c.auth.dev_login = false).await;
+    let (_, _, body) = http(&server, "GET", "/api/dev-login", &[], "").await;
+    let info: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(info["enabled"], false);
+    assert!(info["reason"].as_str().unwrap().contains("auth.dev_login"));
+    let json = [("Content-Type", "application/json")];
+    let (status, _, body) = http(
+        &server,
+        "POST",
+        "/api/dev-login",
+        &json,
+        r#"{"name": "mallory"}"#,
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    server.stop().await;
+}

@@ -1,0 +1,151 @@
+// The page: the header with login and connection state, the login dialog (a pasted
+// token, or the labelled local dev login when the server allows it), and the two views,
+// chosen by the address: `#/` the lobby, `#/game/<id>` a game.
+
+import { Connection } from './connection.js';
+import { GameView } from './game.js';
+import { LobbyView } from './lobby.js';
+import { el, fill, showError, toast } from './ui.js';
+
+const TOKEN_KEY = 'tengen.token';
+
+class App {
+  constructor() {
+    this.conn = new Connection();
+    this.view = null;
+    this.viewUser = null;
+    this.main = document.getElementById('view');
+    this.account = document.getElementById('account');
+    this.status = document.getElementById('conn-status');
+    this.dialog = document.getElementById('login');
+    this.conn.addEventListener('ready', () => this.ready());
+    this.conn.addEventListener('status', (e) => this.showStatus(e.detail));
+    this.conn.addEventListener('server-error', (e) => showError(e.detail));
+    this.conn.addEventListener('token-refused', () => {
+      localStorage.removeItem(TOKEN_KEY);
+      toast('Your token was refused; you are watching as a guest. Log in again to play.', 'error');
+    });
+    this.conn.addEventListener('message', (e) => this.notice(e.detail));
+    window.addEventListener('hashchange', () => this.route());
+    this.setUpLogin();
+    this.drawAccount();
+    this.route();
+    this.conn.open(localStorage.getItem(TOKEN_KEY));
+  }
+
+  route() {
+    if (this.view) this.view.unmount();
+    const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
+    this.view = m ? new GameView(this.conn, m[1]) : new LobbyView(this.conn, this);
+    this.viewUser = this.conn.user ? this.conn.user.id : null;
+    this.view.mount(this.main);
+  }
+
+  ready() {
+    this.drawAccount();
+    const user = this.conn.user ? this.conn.user.id : null;
+    // Who you are changes what a view shows (the form, your colour): draw it again.
+    if (user !== this.viewUser) this.route();
+  }
+
+  /** Messages that matter whatever view is open. */
+  notice(msg) {
+    const me = this.conn.user;
+    if (msg.type === 'game_started') {
+      const opponent = me && msg.black.id === me.id ? msg.white : msg.black;
+      toast(`Your game against ${opponent.name} has started`, 'ok');
+      const target = `#/game/${msg.game_id}`;
+      if (location.hash !== target) location.hash = target;
+    } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id) {
+      toast(`${msg.challenge.from.name} challenges you: see the lobby`, 'info');
+    } else if (msg.type === 'closing') {
+      toast('The server is restarting; reconnecting…', 'info');
+    }
+  }
+
+  showStatus({ status, seconds }) {
+    const text = {
+      online: 'online',
+      connecting: 'connecting…',
+      offline: `offline · retrying in ${seconds}s`,
+      closing: 'server restarting…',
+    }[status] || status;
+    this.status.dataset.status = status;
+    this.status.textContent = text;
+  }
+
+  drawAccount() {
+    const user = this.conn.user;
+    if (user) {
+      fill(this.account,
+        el('span', { class: 'whoami', 'data-testid': 'whoami', title: `user id ${user.id}` }, user.name),
+        el('button', { type: 'button', class: 'quiet', 'data-testid': 'logout', onclick: () => this.logout() }, 'Log out'));
+    } else {
+      fill(this.account,
+        el('span', { class: 'muted', 'data-testid': 'guest' }, 'guest'),
+        el('button', { type: 'button', 'data-testid': 'login-open', onclick: () => this.showLogin() }, 'Log in'));
+    }
+  }
+
+  showLogin() {
+    this.dialog.showModal();
+    this.checkDevLogin();
+  }
+
+  async checkDevLogin() {
+    const box = document.getElementById('dev-login');
+    try {
+      const res = await fetch('/api/dev-login', { cache: 'no-store' });
+      const info = await res.json();
+      box.hidden = !info.enabled;
+    } catch {
+      box.hidden = true;
+    }
+  }
+
+  setUpLogin() {
+    const tokenForm = document.getElementById('token-form');
+    const devForm = document.getElementById('dev-form');
+    document.getElementById('login-cancel').addEventListener('click', () => this.dialog.close());
+    tokenForm.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const token = tokenForm.elements.token.value.trim();
+      if (!token) return;
+      this.login(token);
+      tokenForm.reset();
+    });
+    devForm.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const name = devForm.elements.name.value.trim();
+      try {
+        const res = await fetch('/api/dev-login', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name }),
+        });
+        const body = await res.json().catch(() => ({}));
+        if (!res.ok) throw new Error(body.error || `the server answered ${res.status}`);
+        this.login(body.token);
+        devForm.reset();
+      } catch (err) {
+        showError(new Error(`Dev login failed: ${err.message}`));
+      }
+    });
+  }
+
+  login(token) {
+    localStorage.setItem(TOKEN_KEY, token);
+    this.dialog.close();
+    this.conn.open(token);
+  }
+
+  logout() {
+    localStorage.removeItem(TOKEN_KEY);
+    this.conn.user = null;
+    this.conn.open(null);
+  }
+}
+
+const app = new App();
+// For the browser console (and the browser test): the app and its connection.
+window.tengen = { app, conn: app.conn };

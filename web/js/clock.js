@@ -1,0 +1,63 @@
+// Draws a ticking clock from the server's clock view (client-protocol/clocks.md): the
+// running side's time since the view is spent the way its time system spends it. The
+// server alone decides a loss on time; this only shows what is left.
+
+import { formatMs } from './ui.js';
+
+/**
+ * What one side's clock shows `elapsed` ms after `view` (that side's part of a clock
+ * view), under the time control `tc` (the game's `settings.clock`).
+ * Returns `{main, extra, low}`: the big time, a line about periods or blocks, and
+ * whether time is short.
+ */
+export function showClock(tc, view, elapsed) {
+  const e = Math.max(0, elapsed);
+  switch (tc.system) {
+    case 'absolute':
+    case 'fischer': {
+      const left = view.main_ms - e;
+      const extra = tc.system === 'fischer' ? `+${formatMs(tc.increment_ms)} a move` : 'sudden death';
+      return { main: formatMs(left), extra, low: left < 30000 };
+    }
+    case 'byoyomi': {
+      const P = tc.period_ms;
+      if (e < view.main_ms) {
+        const left = view.main_ms - e;
+        return { main: formatMs(left), extra: periodsText(view.periods_left, P), low: false };
+      }
+      const over = e - view.main_ms;
+      if (over < view.period_ms) {
+        const left = view.period_ms - over;
+        return { main: formatMs(left), extra: byoyomiText(view.periods_left, P), low: view.periods_left <= 1 || left < 10000 };
+      }
+      const past = over - view.period_ms;
+      const used = 1 + Math.floor(past / P);
+      if (used >= view.periods_left) return { main: formatMs(0), extra: 'no periods left', low: true };
+      const left = P - (past % P);
+      return { main: formatMs(left), extra: byoyomiText(view.periods_left - used, P), low: view.periods_left - used <= 1 || left < 10000 };
+    }
+    case 'canadian': {
+      if (e < view.main_ms) {
+        return { main: formatMs(view.main_ms - e), extra: `then ${tc.moves} moves / ${formatMs(tc.block_ms)}`, low: false };
+      }
+      const inBlock = view.period_ms || tc.block_ms;
+      const moves = view.moves_left || tc.moves;
+      const left = inBlock - (e - view.main_ms);
+      return { main: formatMs(left), extra: `${moves} moves in this block`, low: left < 30000 };
+    }
+    case 'simple': {
+      const left = view.period_ms - e;
+      return { main: formatMs(left), extra: 'per move', low: left < 10000 };
+    }
+    default:
+      return null;
+  }
+}
+
+function periodsText(periods, P) {
+  return `then ${periods} × ${formatMs(P)}`;
+}
+
+function byoyomiText(periods, P) {
+  return periods === 1 ? `last period of ${formatMs(P)}` : `byo-yomi · ${periods} × ${formatMs(P)}`;
+}

@@ -1,0 +1,304 @@
+// The lobby: the form that posts a seek or a challenge with every setting, the open
+// seeks and challenges, the games being played (with move number and spectators), and
+// the bots. Kept current by `watch_lobby` and a periodic `list_games`.
+
+import { describeSettings, el, fill, randomSeed, resultText, showError, toast } from './ui.js';
+
+const REFRESH_MS = 5000;
+
+/** Remembers nigiri commitments seen before a game, so the game page can check them. */
+export function rememberCommitment(c) {
+  if (!c || !c.nigiri_commitment) return;
+  const seen = JSON.parse(sessionStorage.getItem('tengen.commitments') || '[]');
+  if (!seen.includes(c.nigiri_commitment)) {
+    seen.push(c.nigiri_commitment);
+    sessionStorage.setItem('tengen.commitments', JSON.stringify(seen.slice(-50)));
+  }
+}
+
+export class LobbyView {
+  constructor(conn, app) {
+    this.conn = conn;
+    this.app = app;
+    this.seeks = new Map();
+    this.games = new Map();
+    this.bots = [];
+    this.onMessage = (e) => this.frame(e.detail);
+    this.onReady = () => this.refresh(true);
+  }
+
+  mount(container) {
+    document.title = 'tengen · Go server';
+    this.seekList = el('div', { 'data-testid': 'seeks' });
+    this.gameList = el('div', { 'data-testid': 'games' });
+    this.botList = el('div', { 'data-testid': 'bots' });
+    this.root = el('div', { class: 'lobby' },
+      el('section', { class: 'card create' }, el('h2', {}, 'New game'), this.createForm()),
+      el('section', { class: 'card' }, el('h2', {}, 'Open seeks and challenges'), this.seekList),
+      el('section', { class: 'card' },
+        el('div', { class: 'card-head' }, el('h2', {}, 'Games'),
+          el('button', { type: 'button', class: 'quiet', 'data-testid': 'refresh', onclick: () => this.refresh(false) }, 'Refresh')),
+        this.gameList),
+      el('section', { class: 'card' }, el('h2', {}, 'Bots'), this.botList));
+    fill(container, this.root);
+    this.conn.addEventListener('message', this.onMessage);
+    this.conn.addEventListener('ready', this.onReady);
+    this.timer = setInterval(() => this.refreshGames(), REFRESH_MS);
+    this.drawLists();
+    if (this.conn.ready) this.refresh(true);
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    this.conn.removeEventListener('message', this.onMessage);
+    this.conn.removeEventListener('ready', this.onReady);
+    if (this.conn.ready) this.conn.request({ type: 'unwatch_lobby' }).catch((err) => err.code && showError(err));
+  }
+
+  async refresh(watch) {
+    try {
+      const [games, seeks, bots] = await Promise.all([
+        this.conn.request({ type: 'list_games' }),
+        this.conn.request({ type: 'list_seeks' }),
+        this.conn.request({ type: 'list_bots' }),
+        watch ? this.conn.request({ type: 'watch_lobby' }) : null,
+      ]);
+      this.games = new Map(games.games.map((g) => [g.game_id, g]));
+      this.seeks = new Map(seeks.challenges.map((c) => [c.challenge_id, c]));
+      seeks.challenges.forEach(rememberCommitment);
+      this.bots = bots.bots;
+      this.drawLists();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  async refreshGames() {
+    if (!this.conn.ready) return;
+    try {
+      const reply = await this.conn.request({ type: 'list_games' });
+      this.games = new Map(reply.games.map((g) => [g.game_id, g]));
+      this.drawGames();
+    } catch (err) {
+      // A lost connection shows in the header; a refusal is shown in words.
+      if (err.code) showError(err);
+    }
+  }
+
+  frame(msg) {
+    switch (msg.type) {
+      case 'challenge_added':
+        rememberCommitment(msg.challenge);
+        this.seeks.set(msg.challenge.challenge_id, msg.challenge);
+        this.drawSeeks();
+        break;
+      case 'challenge_removed':
+        this.seeks.delete(msg.challenge_id);
+        this.drawSeeks();
+        break;
+      case 'game_listed':
+        this.games.set(msg.game.game_id, msg.game);
+        this.drawGames();
+        break;
+      default:
+    }
+  }
+
+  drawLists() {
+    this.drawSeeks();
+    this.drawGames();
+    this.drawBots();
+  }
+
+  drawSeeks() {
+    const me = this.conn.user;
+    const rows = [...this.seeks.values()].sort((a, b) => a.created_at - b.created_at).map((c) => {
+      const mine = me && c.from.id === me.id;
+      const forMe = me && c.to === me.id;
+      const actions = [];
+      if (mine) actions.push(el('button', { type: 'button', 'data-testid': 'cancel', onclick: () => this.act({ type: 'cancel', challenge_id: c.challenge_id }) }, 'Cancel'));
+      else if (me && (!c.to || forMe)) {
+        actions.push(el('button', { type: 'button', class: 'primary', 'data-testid': 'accept', onclick: () => this.accept(c) }, 'Accept'));
+        if (forMe) actions.push(el('button', { type: 'button', 'data-testid': 'decline', onclick: () => this.act({ type: 'decline', challenge_id: c.challenge_id }) }, 'Decline'));
+      }
+      const who = c.to ? (forMe ? `${c.from.name} challenges you` : `${c.from.name} → ${c.to}`) : c.from.name;
+      return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, class: forMe ? 'highlight' : null },
+        el('td', {}, who), el('td', {}, describeSettings(c.settings)), el('td', { class: 'row-actions' }, actions));
+    });
+    fill(this.seekList, rows.length
+      ? el('table', {}, el('tbody', {}, rows))
+      : el('p', { class: 'muted' }, me ? 'No open seeks. Post one above, or wait for someone to.' : 'No open seeks right now.'));
+  }
+
+  drawGames() {
+    const me = this.conn.user;
+    const order = { play: 0, handicap: 0, scoring: 1, scheduled: 2, ended: 3 };
+    const rows = [...this.games.values()]
+      .sort((a, b) => (order[a.phase] ?? 4) - (order[b.phase] ?? 4) || b.move_number - a.move_number)
+      .map((g) => {
+        const playing = me && (g.black.id === me.id || g.white.id === me.id);
+        const state = g.phase === 'ended' ? resultText(g.result) || g.result : g.phase === 'scoring' ? 'counting' : g.phase;
+        return el('tr', { 'data-testid': 'game-row', 'data-game-id': g.game_id, 'data-phase': g.phase },
+          el('td', {}, el('span', { class: 'stone-icon stone-icon-black' }), ` ${g.black.name}`),
+          el('td', {}, el('span', { class: 'stone-icon stone-icon-white' }), ` ${g.white.name}`),
+          el('td', {}, `${g.board_size}×${g.board_size}`),
+          el('td', { title: 'moves played' }, `move ${g.move_number}`),
+          el('td', {}, state),
+          el('td', { title: 'spectators' }, `👁 ${g.spectators}`),
+          el('td', { class: 'row-actions' }, el('a', { class: 'button', href: `#/game/${g.game_id}`, 'data-testid': 'open-game' },
+            playing && g.phase !== 'ended' ? 'Play' : g.phase === 'ended' ? 'Review' : 'Watch')));
+      });
+    fill(this.gameList, rows.length
+      ? el('table', {}, el('thead', {}, el('tr', {}, ['Black', 'White', 'Size', 'Move', 'State', 'Watching', ''].map((h) => el('th', {}, h)))), el('tbody', {}, rows))
+      : el('p', { class: 'muted' }, 'No games are being played right now.'));
+  }
+
+  drawBots() {
+    const me = this.conn.user;
+    const rows = this.bots.map((b) => {
+      const o = b.offer;
+      const list = (xs, what) => (xs && xs.length ? xs.join(', ') : `any ${what}`);
+      const text = `${list(o.board_sizes, 'size')} · ${list(o.rulesets, 'rules')} · ${list(o.time_systems, 'time')} · handicap up to ${o.max_handicap}`;
+      return el('tr', { 'data-testid': 'bot-row', 'data-bot': b.user.id },
+        el('td', {}, `🤖 ${b.user.name}`), el('td', { class: 'muted' }, text),
+        el('td', { class: 'row-actions' }, me ? el('button', { type: 'button', onclick: () => this.prefillBot(b) }, 'Challenge…') : null));
+    });
+    fill(this.botList, rows.length ? el('table', {}, el('tbody', {}, rows)) : el('p', { class: 'muted' }, 'No bots are online.'));
+  }
+
+  async act(msg) {
+    try {
+      await this.conn.request(msg);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  async accept(c) {
+    const msg = { type: 'accept', challenge_id: c.challenge_id };
+    if (c.settings.color === 'nigiri') msg.nigiri_seed = randomSeed();
+    try {
+      const ack = await this.conn.request(msg);
+      if (ack.game_id) location.hash = `#/game/${ack.game_id}`;
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  prefillBot(b) {
+    const f = this.form;
+    f.elements.opponent.value = b.user.id;
+    if (b.offer.board_sizes && b.offer.board_sizes.length) f.elements.board_size.value = String(b.offer.board_sizes[0]);
+    if (b.offer.rulesets && b.offer.rulesets.length) f.elements.ruleset.value = b.offer.rulesets[0];
+    if (b.offer.time_systems && b.offer.time_systems.length) f.elements.system.value = b.offer.time_systems[0];
+    this.showClockFields();
+    this.updateSubmit();
+    f.scrollIntoView({ behavior: 'smooth' });
+  }
+
+  createForm() {
+    if (!this.conn.user) {
+      return el('div', { class: 'login-hint' },
+        el('p', {}, 'Anyone can watch the games below. To play, log in.'),
+        el('button', { type: 'button', class: 'primary', onclick: () => this.app.showLogin() }, 'Log in'));
+    }
+    const option = (value, label = value, selected = false) => el('option', { value, selected }, label);
+    const sizes = [19, 13, 9].map((n) => option(n, `${n}×${n}`, n === 19));
+    const others = [];
+    for (let n = 2; n <= 25; n++) if (![9, 13, 19].includes(n)) others.push(option(n, `${n}×${n}`));
+    const field = (label, control, cls = '') => el('label', { class: `field ${cls}` }, el('span', {}, label), control);
+    const num = (name, value, attrs = {}) => el('input', { type: 'number', name, value, 'data-testid': `seek-${name}`, ...attrs });
+    this.form = el('form', { class: 'create-form', 'data-testid': 'create-form', onsubmit: (e) => this.submit(e) },
+      el('div', { class: 'fields' },
+        field('Board', el('select', { name: 'board_size', 'data-testid': 'seek-size' }, sizes, el('optgroup', { label: 'Other sizes' }, others))),
+        field('Rules', el('select', { name: 'ruleset', 'data-testid': 'seek-ruleset' },
+          option('chinese', 'Chinese (area)', true), option('japanese', 'Japanese'), option('korean', 'Korean'), option('tromp-taylor', 'Tromp-Taylor'))),
+        field('Ko rule', el('select', { name: 'ko_rule', 'data-testid': 'seek-ko' },
+          option('', 'the rules’ own', true), option('situational', 'situational superko'), option('positional', 'positional superko'), option('simple', 'simple ko'))),
+        field('Komi', num('komi', '', { step: 0.5, min: -500, max: 500, placeholder: 'rules’ default' })),
+        field('Your colour', el('select', { name: 'color', 'data-testid': 'seek-color' },
+          option('nigiri', 'Nigiri (fair draw)', true), option('black', 'Black'), option('white', 'White'))),
+        field('Handicap', el('select', { name: 'handicap', 'data-testid': 'seek-handicap', onchange: () => this.showClockFields() },
+          option(0, 'none', true), [2, 3, 4, 5, 6, 7, 8, 9].map((n) => option(n, `${n} stones`)))),
+        field('Placement', el('select', { name: 'handicap_placement', 'data-testid': 'seek-placement' },
+          option('fixed', 'star points', true), option('free', 'free (Black chooses)')), 'needs-handicap'),
+        field('Time', el('select', { name: 'system', 'data-testid': 'seek-time', onchange: () => this.showClockFields() },
+          option('none', 'untimed', true), option('byoyomi', 'byo-yomi'), option('fischer', 'Fischer'),
+          option('canadian', 'Canadian'), option('absolute', 'sudden death'), option('simple', 'per move'))),
+        field('Main time (min)', num('main', 10, { step: 'any', min: 0 }), 'clock-main'),
+        field('Periods', num('periods', 5, { min: 1, max: 100 }), 'clock-byoyomi'),
+        field('Period (s)', num('period', 30, { step: 'any', min: 1 }), 'clock-byoyomi'),
+        field('Increment (s)', num('increment', 10, { step: 'any', min: 0 }), 'clock-fischer'),
+        field('Cap (min, optional)', num('max', '', { step: 'any', min: 0 }), 'clock-fischer'),
+        field('Moves per block', num('moves', 25, { min: 1 }), 'clock-canadian'),
+        field('Block (min)', num('block', 10, { step: 'any', min: 0 }), 'clock-canadian'),
+        field('Per move (s)', num('per_move', 30, { step: 'any', min: 1 }), 'clock-simple'),
+        field('Opponent', el('input', { type: 'text', name: 'opponent', placeholder: 'anyone (open seek) or a user id', 'data-testid': 'seek-opponent', oninput: () => this.updateSubmit(), autocomplete: 'off' }), 'wide')),
+      el('button', { type: 'submit', class: 'primary', 'data-testid': 'seek-submit' }, 'Post seek'));
+    this.showClockFields();
+    return this.form;
+  }
+
+  showClockFields() {
+    const f = this.form;
+    if (!f) return;
+    const system = f.elements.system.value;
+    const shown = {
+      'clock-main': ['absolute', 'fischer', 'byoyomi', 'canadian'].includes(system),
+      'clock-byoyomi': system === 'byoyomi',
+      'clock-fischer': system === 'fischer',
+      'clock-canadian': system === 'canadian',
+      'clock-simple': system === 'simple',
+      'needs-handicap': Number(f.elements.handicap.value) >= 2,
+    };
+    for (const [cls, on] of Object.entries(shown)) f.querySelectorAll(`.${cls}`).forEach((n) => { n.hidden = !on; });
+  }
+
+  updateSubmit() {
+    const f = this.form;
+    f.querySelector('[data-testid="seek-submit"]').textContent = f.elements.opponent.value.trim() ? 'Send challenge' : 'Post seek';
+  }
+
+  settingsFromForm() {
+    const f = this.form.elements;
+    const n = (name) => Number(f[name].value);
+    const min = (name) => Math.round(n(name) * 60000);
+    const sec = (name) => Math.round(n(name) * 1000);
+    const settings = { board_size: n('board_size'), ruleset: f.ruleset.value, color: f.color.value };
+    if (f.ko_rule.value) settings.ko_rule = f.ko_rule.value;
+    if (f.komi.value !== '') settings.komi = n('komi');
+    if (n('handicap') >= 2) {
+      settings.handicap = n('handicap');
+      settings.handicap_placement = f.handicap_placement.value;
+    }
+    const system = f.system.value;
+    switch (system) {
+      case 'absolute': settings.clock = { system, main_ms: min('main') }; break;
+      case 'fischer':
+        settings.clock = { system, main_ms: min('main'), increment_ms: sec('increment') };
+        if (f.max.value !== '') settings.clock.max_ms = min('max');
+        break;
+      case 'byoyomi': settings.clock = { system, main_ms: min('main'), periods: n('periods'), period_ms: sec('period') }; break;
+      case 'canadian': settings.clock = { system, main_ms: min('main'), moves: n('moves'), block_ms: min('block') }; break;
+      case 'simple': settings.clock = { system, per_move_ms: sec('per_move') }; break;
+      default: settings.clock = { system: 'none' };
+    }
+    return settings;
+  }
+
+  async submit(e) {
+    e.preventDefault();
+    const settings = this.settingsFromForm();
+    const opponent = this.form.elements.opponent.value.trim();
+    const msg = opponent ? { type: 'challenge', opponent, settings } : { type: 'seek', settings };
+    try {
+      const reply = await this.conn.request(msg);
+      rememberCommitment(reply.challenge);
+      this.seeks.set(reply.challenge.challenge_id, reply.challenge);
+      this.drawSeeks();
+      toast(opponent ? `Challenge sent to ${opponent}` : 'Seek posted: waiting for an opponent', 'ok');
+    } catch (err) {
+      showError(err);
+    }
+  }
+}

@@ -1,0 +1,147 @@
+// Small DOM helpers, the toast area where every server error is shown in words, and the
+// texts the lobby and the game share (settings, results, durations).
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** `el('div', {class: 'x', onclick: f}, child, 'text')`. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  setAttrs(node, attrs);
+  node.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
+/** An SVG element with attributes. */
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  setAttrs(node, attrs);
+  node.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
+function setAttrs(node, attrs) {
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+}
+
+/** Replaces the children of `node`. */
+export function fill(node, ...children) {
+  node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+/** Shows a message for a few seconds; `kind` is `error`, `info` or `ok`. */
+export function toast(message, kind = 'info', detail = '') {
+  const box = document.getElementById('toasts');
+  const item = el('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status', 'data-testid': `toast-${kind}` },
+    el('span', {}, message),
+    detail ? el('small', {}, detail) : null,
+    el('button', { class: 'toast-close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×'));
+  box.append(item);
+  setTimeout(() => item.remove(), kind === 'error' ? 8000 : 4000);
+}
+
+/** Shows a refused request or a lost connection to the person, in words. */
+export function showError(err) {
+  if (err && err.code) {
+    const what = err.message ? capitalise(err.message) : 'The server refused the request.';
+    toast(what, 'error', err.code.replace(/_/g, ' '));
+  } else {
+    toast(String(err && err.message ? err.message : err), 'error');
+  }
+}
+
+export function capitalise(s) {
+  return s ? s[0].toUpperCase() + s.slice(1) : s;
+}
+
+/** 754000 → "12:34", 3723000 → "1:02:03", under 10 s → "9.3". */
+export function formatMs(ms) {
+  ms = Math.max(0, ms);
+  if (ms < 10000) return (Math.floor(ms / 100) / 10).toFixed(1);
+  const s = Math.floor(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}
+
+/** A duration in words for settings: 600000 → "10 min", 30000 → "30 s". */
+export function span(ms) {
+  if (ms % 60000 === 0 && ms >= 60000) return `${ms / 60000} min`;
+  return `${ms / 1000} s`;
+}
+
+/** The time control in a few words. */
+export function describeClock(c) {
+  if (!c || c.system === 'none') return 'untimed';
+  switch (c.system) {
+    case 'absolute': return `${span(c.main_ms)} sudden death`;
+    case 'fischer': return `${span(c.main_ms)} + ${span(c.increment_ms)}/move${c.max_ms ? ` (max ${span(c.max_ms)})` : ''}`;
+    case 'byoyomi': return `${c.main_ms ? span(c.main_ms) + ' + ' : ''}${c.periods} × ${span(c.period_ms)} byo-yomi`;
+    case 'canadian': return `${c.main_ms ? span(c.main_ms) + ' + ' : ''}${c.moves} moves / ${span(c.block_ms)}`;
+    case 'simple': return `${span(c.per_move_ms)} per move`;
+    default: return c.system;
+  }
+}
+
+/** Settings in one line: "9×9 · chinese · komi 7.5 · nigiri · untimed". */
+export function describeSettings(s, { colour = true } = {}) {
+  const parts = [`${s.board_size}×${s.board_size}`, s.ruleset];
+  if (s.handicap >= 2) parts.push(`${s.handicap} stones${s.handicap_placement === 'free' ? ' (free)' : ''}`);
+  if (s.komi !== undefined && s.komi !== null) parts.push(`komi ${s.komi}`);
+  if (colour) parts.push(s.color === 'nigiri' ? 'nigiri' : `challenger ${s.color}`);
+  parts.push(describeClock(s.clock));
+  return parts.join(' · ');
+}
+
+const QUARTERS = ['', '¼', '½', '¾'];
+
+/** 0.75 → "¾ stone", 1.25 → "1¼ stones", 2 → "2 stones". */
+export function stonesText(stones) {
+  const q = Math.round(Math.abs(stones) * 4);
+  const whole = Math.floor(q / 4);
+  const frac = QUARTERS[q % 4];
+  const text = `${whole || !frac ? whole : ''}${frac}`;
+  return `${text} ${q === 4 || (whole === 0 && frac) ? 'stone' : 'stones'}`;
+}
+
+/** The result in words, in points and (for counted games) in stones. */
+export function resultText(result, score) {
+  if (!result) return '';
+  if (result === 'Void') return 'No result (void)';
+  if (result === '0') return score ? 'Draw (jigo) · 和棋' : 'Draw';
+  const m = /^([BW])\+(.+)$/.exec(result);
+  if (!m) return result;
+  const winner = m[1] === 'B' ? 'Black' : 'White';
+  switch (m[2]) {
+    case 'R': return `${winner} wins by resignation`;
+    case 'T': return `${winner} wins on time`;
+    case 'F': return `${winner} wins by forfeit`;
+    default: {
+      const pts = Number(m[2]);
+      const unit = pts === 1 ? 'point' : 'points';
+      const stones = score ? ` (${stonesText(score.margin_stones)})` : '';
+      const chinese = score && score.chinese ? ` · ${score.chinese}` : '';
+      return `${winner} wins by ${m[2]} ${unit}${stones}${chinese}`;
+    }
+  }
+}
+
+/** A random string for `nigiri_seed`. */
+export function randomSeed() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export function colourName(c) {
+  return c === 'black' ? 'Black' : 'White';
+}
+
+export function other(c) {
+  return c === 'black' ? 'white' : 'black';
+}
