@@ -56,7 +56,9 @@ async fn main() {
     let (mut black, _) = connect_async(url("black")).await.expect("connect");
     let (mut white, _) = connect_async(url("white")).await.expect("connect");
     // A spectator whose reader stamps every frame the moment it arrives.
-    let (watcher, _) = connect_async(format!("ws://{}/ws", server.addr())).await.expect("connect");
+    let (watcher, _) = connect_async(format!("ws://{}/ws", server.addr()))
+        .await
+        .expect("connect");
     let (mut watch_out, mut watch_in) = watcher.split();
     let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel::<(Instant, Value)>();
     tokio::spawn(async move {
@@ -77,22 +79,36 @@ async fn main() {
         let main_ms = 1_000 + 7 * i as u64;
         let seek = json!({"type": "seek", "settings": {"board_size": 9, "color": "black",
             "start_at": start_at, "clock": {"system": "absolute", "main_ms": main_ms}}});
-        black.send(Message::text(seek.to_string())).await.expect("send");
+        black
+            .send(Message::text(seek.to_string()))
+            .await
+            .expect("send");
         let (created, _) = next_of(&mut black, "challenge_created").await;
-        let accept = json!({"type": "accept", "challenge_id": created["challenge"]["challenge_id"]});
-        white.send(Message::text(accept.to_string())).await.expect("send");
+        let accept =
+            json!({"type": "accept", "challenge_id": created["challenge"]["challenge_id"]});
+        white
+            .send(Message::text(accept.to_string()))
+            .await
+            .expect("send");
         let (ack, _) = next_of(&mut white, "ack").await;
         let game = ack["game_id"].as_str().expect("game id").to_string();
         let join = json!({"type": "join", "game_id": game});
-        watch_out.send(Message::text(join.to_string())).await.expect("send");
+        watch_out
+            .send(Message::text(join.to_string()))
+            .await
+            .expect("send");
         main_of.insert(game, main_ms as i64);
     }
-    assert!(tengen::room::wall_ms() < first_start, "set-up finished before the start");
+    assert!(
+        tengen::room::wall_ms() < first_start,
+        "set-up finished before the start"
+    );
     let mut began = std::collections::HashMap::new();
     let mut lateness: Vec<i64> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(30);
     while lateness.len() < GAMES && Instant::now() < deadline {
-        let Ok(Some((at, v))) = tokio::time::timeout(Duration::from_secs(15), seen.recv()).await else {
+        let Ok(Some((at, v))) = tokio::time::timeout(Duration::from_secs(15), seen.recv()).await
+        else {
             break;
         };
         let game = v["game_id"].as_str().unwrap_or_default().to_string();
@@ -110,7 +126,8 @@ async fn main() {
     }
     lateness.sort_unstable();
     assert_eq!(lateness.len(), GAMES, "every game flagged");
-    let pick = |q: f64| lateness[((lateness.len() - 1) as f64 * q).round() as usize] as f64 / 1000.0;
+    let pick =
+        |q: f64| lateness[((lateness.len() - 1) as f64 * q).round() as usize] as f64 / 1000.0;
     println!(
         "flag fall lateness over {} games (ms after the deadline): min {:.3}  p50 {:.3}  p90 {:.3}  p99 {:.3}  max {:.3}",
         lateness.len(),

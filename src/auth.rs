@@ -149,7 +149,7 @@ impl Verifier {
     /// The user a token names, or why it is refused (a sentence for the client).
     pub fn verify(&self, token: &str) -> Result<UserInfo, String> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
-            .map_err(|e| format!("the token was refused: {e}"))?;
+            .map_err(|e| refusal_text(e.kind()))?;
         let c = data.claims;
         if c.sub.is_empty() || c.sub.len() > 64 {
             return Err("the token's `sub` must have 1 to 64 characters".into());
@@ -162,6 +162,24 @@ impl Verifier {
             id: c.sub,
             role: c.role,
         })
+    }
+}
+
+/// Why a token was refused, as a sentence for the person holding it.
+fn refusal_text(kind: &jsonwebtoken::errors::ErrorKind) -> String {
+    use jsonwebtoken::errors::ErrorKind as K;
+    match kind {
+        K::ExpiredSignature => "The token has expired; get a new one.".into(),
+        K::ImmatureSignature => "The token is not valid yet (its `nbf` is in the future).".into(),
+        K::InvalidSignature => "The token's signature does not match this server's key.".into(),
+        K::InvalidAlgorithm | K::MissingAlgorithm => {
+            "The token is not signed with the algorithm this server accepts.".into()
+        }
+        K::InvalidIssuer => "The token was issued by someone this server does not accept.".into(),
+        K::InvalidAudience => "The token is meant for another audience.".into(),
+        K::MissingRequiredClaim(claim) => format!("The token lacks the `{claim}` claim."),
+        K::InvalidSubject => "The token's subject is not valid.".into(),
+        _ => "The token is malformed: it is not a JWT this server can read.".into(),
     }
 }
 

@@ -227,6 +227,17 @@ pub const ENV_PREFIX: &str = "TENGEN_";
 /// (like `RUST_LOG`). `TENGEN_LOG__FILTER` wins when both are set.
 pub const LOG_ENV: &str = "TENGEN_LOG";
 
+/// Variables of `tengen bot` (a client, not the server): `TENGEN_BOT_TOKEN` and any
+/// other `TENGEN_BOT_<NAME>`. Not settings, so the server ignores them; a `[bot]`
+/// section would still be reachable as `TENGEN_BOT__KEY`.
+pub const BOT_ENV_PREFIX: &str = "TENGEN_BOT_";
+
+/// Whether `var` is a `TENGEN_*` variable that does not name a setting.
+fn is_not_a_setting(var: &str) -> bool {
+    var.strip_prefix(BOT_ENV_PREFIX)
+        .is_some_and(|rest| !rest.starts_with('_'))
+}
+
 /// What `tengen config --print` shows instead of a secret.
 pub const REDACTED: &str = "<redacted>";
 
@@ -277,6 +288,8 @@ impl Config {
         env: impl IntoIterator<Item = (String, String)>,
         flags: &[FlagSetting],
     ) -> Result<Config, ConfigError> {
+        // Which source set each key last, so a range error can say where to fix it.
+        let mut origins: Vec<(String, String)> = Vec::new();
         // The file is read on its own, as text, so its errors carry a line and column.
         let base = match file {
             None => Config::default(),
@@ -285,21 +298,17 @@ impl Config {
                     path: path.to_path_buf(),
                     source,
                 })?;
-                toml::from_str::<Config>(&text).map_err(|e| ConfigError::File {
+                let invalid = |e: toml::de::Error| ConfigError::File {
                     path: path.to_path_buf(),
                     message: e.to_string().trim_end().to_string(),
-                })?
-            }
-        };
-        // Which source set each key last, so a range error can say where to fix it.
-        let mut origins: Vec<(String, String)> = Vec::new();
-        if let Some(path) = file {
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            if let Ok(table) = text.parse::<toml::Table>() {
+                };
+                let config = toml::from_str::<Config>(&text).map_err(invalid)?;
+                let table = text.parse::<toml::Table>().map_err(invalid)?;
                 let from = format!("the config file {}", path.display());
                 leaf_keys(&table, "", &mut |key| origins.push((key, from.clone())));
+                config
             }
-        }
+        };
         let mut tree = toml::Table::try_from(&base).map_err(|e| ConfigError::Invalid {
             key: "(all)",
             origin: String::new(),
@@ -309,7 +318,7 @@ impl Config {
         // and errors do not depend on the order of the process environment.
         let mut vars: Vec<(String, String)> = env
             .into_iter()
-            .filter(|(var, _)| var.starts_with(ENV_PREFIX))
+            .filter(|(var, _)| var.starts_with(ENV_PREFIX) && !is_not_a_setting(var))
             .collect();
         vars.sort();
         for (var, value) in vars {

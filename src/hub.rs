@@ -77,15 +77,20 @@ impl Hub {
         challenge_id: &str,
         seed: Option<&str>,
     ) -> Result<String, Refusal> {
-        let max = self.config.limits.max_games_per_user;
-        if self.live_count(&accepter.id) >= max {
-            return Err(Refusal::new(
-                ErrorCode::LimitReached,
-                format!("you already play {max} live games"),
-            ));
-        }
         let open = self.lobby.take(challenge_id, accepter)?;
         let c = open.challenge.clone();
+        let max = self.config.limits.max_games_per_user;
+        if let Some(busy) = [accepter, &c.from]
+            .into_iter()
+            .find(|u| self.live_count(&u.id) >= max)
+        {
+            let name = busy.name.clone();
+            self.lobby.put_back(open);
+            return Err(Refusal::new(
+                ErrorCode::LimitReached,
+                format!("{name} already plays {max} live games, the most this server allows"),
+            ));
+        }
         let seed = seed.unwrap_or("").chars().take(128).collect::<String>();
         let (challenger_color, nigiri) = match (c.settings.color, open.secret) {
             (ColorChoice::Black, _) => (Color::Black, None),

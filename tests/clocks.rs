@@ -318,7 +318,7 @@ async fn the_opponent_may_claim_a_game_after_a_long_absence() {
     }
     sleep(ms(119_999)).await;
     white
-        .refused(json!({"type": "claim_win", "game_id": id}), "wrong_phase")
+        .refused(json!({"type": "claim_win", "game_id": id}), "forbidden")
         .await;
     sleep(ms(1)).await;
     white.ok(json!({"type": "claim_win", "game_id": id})).await;
@@ -326,7 +326,7 @@ async fn the_opponent_may_claim_a_game_after_a_long_absence() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_dead_stone_phase_is_bounded_and_silence_is_consent() {
+async fn the_dead_stone_phase_is_bounded_and_running_out_is_a_dispute() {
     let server = server().await;
     let (mut black, mut white, id) = game(&server, json!({"scoring_ms": 60_000})).await;
     play(&mut black, &id, 1, "E5").await;
@@ -334,17 +334,31 @@ async fn the_dead_stone_phase_is_bounded_and_silence_is_consent() {
     play(&mut black, &id, 3, "pass").await;
     play(&mut white, &id, 4, "pass").await;
     black.recv_type("scoring_started").await;
+    // Black marks White's live stone dead, accepts, and waits for White to go silent:
+    // that must not win Black the point.
     black
         .ok(json!({"type": "mark_dead", "game_id": id, "vertex": "A1"}))
         .await;
     black
         .ok(json!({"type": "accept_score", "game_id": id}))
         .await;
-    // White says nothing; after a minute the marks Black accepted count.
+    sleep(ms(59_999)).await;
+    assert!(ended_yet(&mut black).await.is_none());
+    sleep(ms(1)).await;
+    let resumed = white.recv_type("play_resumed").await;
+    assert!(
+        resumed.get("by").is_none(),
+        "nobody rejected: time ran out: {resumed}"
+    );
+    assert_eq!(resumed["to_move"], "black");
+    // Play settled nothing; after the second run-out every stone lives.
+    play(&mut black, &id, 5, "pass").await;
+    play(&mut white, &id, 6, "pass").await;
     sleep(ms(60_000)).await;
     let ended = black.recv_type("game_ended").await;
-    assert_eq!(ended["score"]["dead"], json!(["A1"]));
-    assert_eq!(ended["result"], "B+73.5");
+    assert_eq!(ended["score"]["dead"], json!([]));
+    // Black E5 and White A1 live; the 79 empty points touch both: B 1 + 39.5, W 1 + 39.5.
+    assert_eq!(ended["result"], "W+7.5");
 }
 
 #[tokio::test(start_paused = true)]
@@ -383,4 +397,44 @@ async fn lag_is_credited_back_but_only_within_the_quota() {
     }
     // Credits 1, 1, 1 s, then 0.75 s (the quota is down to it), then 0.25 s a move.
     assert_eq!(left, [59_000, 58_000, 57_000, 55_750, 54_000, 52_250]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn after_a_restart_no_clock_runs_until_the_player_to_move_is_back() {
+    let server = server().await;
+    let clock = json!({"system": "absolute", "main_ms": 60_000});
+    let (mut black, white, id) = game(&server, json!({"clock": clock})).await;
+    sleep(ms(10_000)).await;
+    play(&mut black, &id, 1, "E5").await;
+    black.close().await;
+    white.close().await;
+    let dir = server.stop().await;
+    // The server is down for an hour.
+    sleep(Duration::from_secs(3_600)).await;
+    let server = TestServer::start_in(dir, |c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    let mut watcher = server.anonymous().await;
+    watcher.ok(json!({"type": "join", "game_id": id})).await;
+    let snap = watcher.recv_type("snapshot").await;
+    assert_eq!(snap["phase"], "play");
+    assert_eq!(snap["moves"][0]["vertex"], "E5");
+    assert!(
+        snap["clock"]["running"].is_null(),
+        "no clock runs while White is away: {snap}"
+    );
+    assert_eq!(snap["clock"]["black"]["main_ms"], 50_000);
+    assert_eq!(snap["clock"]["white"]["main_ms"], 60_000);
+    assert_eq!(snap["white"]["online"], false);
+    // White comes back: their clock starts then, not at the restart.
+    sleep(ms(30_000)).await;
+    let mut white = server.login("white").await;
+    white.ok(json!({"type": "join", "game_id": id})).await;
+    sleep(ms(2_000)).await;
+    play(&mut white, &id, 2, "C3").await;
+    let m = watcher.recv_type("move_played").await;
+    assert_eq!(m["clock"]["white"]["main_ms"], 58_000);
+    assert_eq!(m["clock"]["black"]["main_ms"], 50_000);
 }

@@ -223,6 +223,12 @@ fn an_unknown_environment_variable_is_named() {
         Config::load(None, env(&[("TENGEN_LIMITS", "3")])),
         &["TENGEN_LIMITS", "`limits`"],
     );
+    // `tengen bot`'s variables are not the server's settings.
+    Config::load(None, env(&[("TENGEN_BOT_TOKEN", "x")])).expect("the bot's token");
+    refused(
+        Config::load(None, env(&[("TENGEN_BOT__TOKEN", "x")])),
+        &["TENGEN_BOT__TOKEN", "unknown field `bot`"],
+    );
     // Variables of other programs are none of our business.
     Config::load(None, env(&[("TENGENX", "1"), ("RUST_LOG", "x")])).expect("ignored");
 }

@@ -377,3 +377,191 @@ async fn the_binary_serves_as_an_unprivileged_user() {
         "the shutdown finished: {log}"
     );
 }
+
+fn deploy_file(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("deploy")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The Dockerfile's instructions, continuation lines joined, comments dropped.
+fn dockerfile() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for line in deploy_file("Dockerfile").lines() {
+        let line = line.trim();
+        if line.starts_with('#') || (line.is_empty() && current.is_empty()) {
+            continue;
+        }
+        match line.strip_suffix('\\') {
+            Some(start) => current.push_str(start),
+            None => {
+                current.push_str(line);
+                out.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    out
+}
+
+fn instruction<'a>(lines: &'a [String], name: &str) -> Vec<&'a str> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .map(str::trim)
+        .collect()
+}
+
+/// The image's settings are a valid configuration that listens on the exposed port on
+/// every interface, keeps its data on the volume, and runs as a numeric non-root user.
+#[test]
+fn the_dockerfile_agrees_with_the_configuration() {
+    let lines = dockerfile();
+    let env: Vec<(String, String)> = instruction(&lines, "ENV")
+        .iter()
+        .flat_map(|l| l.split_whitespace())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').expect("ENV KEY=VALUE");
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+    let config = tengen::config::Config::load(None, env).expect("the image's configuration");
+    let runtime = instruction(&lines, "FROM");
+    assert!(
+        runtime.iter().any(|f| f.starts_with("rust:1-bookworm AS")),
+        "{runtime:?}"
+    );
+    assert_eq!(runtime.last(), Some(&"debian:bookworm-slim"));
+    let exposed: u16 = instruction(&lines, "EXPOSE")[0].parse().expect("port");
+    assert_eq!(config.listen.to_string(), format!("0.0.0.0:{exposed}"));
+    let volume = instruction(&lines, "VOLUME")[0];
+    assert!(
+        volume.contains(&format!("\"{}\"", config.data_dir.display())),
+        "{volume}"
+    );
+    assert!(
+        !config.auth.dev_login,
+        "no password-less login in the image"
+    );
+    let user = instruction(&lines, "USER")[0];
+    let uid: u32 = user
+        .split(':')
+        .next()
+        .and_then(|u| u.parse().ok())
+        .expect("numeric user");
+    assert_ne!(uid, 0);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("cargo build --release --locked")),
+        "a locked release build"
+    );
+}
+
+/// The image's HEALTHCHECK command, with its port replaced, passes against a healthy
+/// server and fails once the server is gone.
+#[tokio::test]
+async fn the_image_health_check_command_works() {
+    let lines = dockerfile();
+    let check = instruction(&lines, "HEALTHCHECK")[0];
+    let argv = check
+        .split_once("CMD ")
+        .expect("HEALTHCHECK ... CMD [..]")
+        .1;
+    let argv: Vec<String> = serde_json::from_str(argv).expect("exec form");
+    assert_eq!(argv[0], "bash", "debian:bookworm-slim has bash, not curl");
+    let server = TestServer::start().await;
+    let port = addr(&server).port();
+    let run = |argv: Vec<String>| async move {
+        let argv: Vec<String> = argv
+            .into_iter()
+            .map(|a| a.replace("/7480", &format!("/{port}")))
+            .collect();
+        tokio::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .output()
+            .await
+            .expect("run the health check")
+    };
+    let healthy = run(argv.clone()).await;
+    assert!(
+        healthy.status.success(),
+        "{}",
+        String::from_utf8_lossy(&healthy.stderr)
+    );
+    server.stop().await;
+    let gone = run(argv).await;
+    assert!(!gone.status.success(), "no server, no health");
+}
+
+/// The unit loads the example configuration with its own settings, gives the graceful
+/// shutdown time, and passes `systemd-analyze verify` where systemd's tools exist.
+#[test]
+fn the_systemd_unit_is_consistent() {
+    let unit = deploy_file("tengen.service");
+    let values = |key: &str| -> Vec<String> {
+        unit.lines()
+            .filter_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(str::to_string)
+            .collect()
+    };
+    let env: Vec<(String, String)> = values("Environment")
+        .iter()
+        .map(|v| {
+            let (k, v) = v.split_once('=').expect("Environment=KEY=VALUE");
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/tengen.toml");
+    let config = tengen::config::Config::load(Some(&example), env).expect("the unit's settings");
+    assert_eq!(config.data_dir, Path::new("/var/lib/tengen"));
+    assert_eq!(
+        values("StateDirectory"),
+        ["tengen"],
+        "systemd owns /var/lib/tengen"
+    );
+    assert!(!config.auth.dev_login);
+    for hardening in [
+        "NoNewPrivileges=yes",
+        "ProtectSystem=strict",
+        "PrivateTmp=yes",
+        "CapabilityBoundingSet=",
+        "MemoryDenyWriteExecute=yes",
+        "SystemCallFilter=@system-service",
+        "Restart=on-failure",
+    ] {
+        assert!(unit.lines().any(|l| l == hardening), "{hardening}");
+    }
+    assert!(values("RestrictAddressFamilies")[0].contains("AF_INET6"));
+    let stop: u64 = values("TimeoutStopSec")[0]
+        .trim_end_matches('s')
+        .parse()
+        .expect("seconds");
+    assert!(
+        stop >= 15,
+        "the 5 s drain plus closing the store fit in {stop} s"
+    );
+    let exec = &values("ExecStart")[0];
+    assert!(exec.starts_with("/usr/local/bin/tengen serve --config /etc/tengen/tengen.toml"));
+
+    if !Path::new("/usr/bin/systemd-analyze").exists() {
+        eprintln!("skipped systemd-analyze verify: not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let copy = dir.path().join("tengen.service");
+    let testable = unit.replace("/usr/local/bin/tengen", env!("CARGO_BIN_EXE_tengen"));
+    std::fs::write(&copy, testable).expect("write");
+    let out = Command::new("/usr/bin/systemd-analyze")
+        .arg("verify")
+        .arg(&copy)
+        .output()
+        .expect("systemd-analyze");
+    let said =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && !said.contains("tengen.service:"),
+        "{said}"
+    );
+}

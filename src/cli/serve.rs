@@ -27,7 +27,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let filter = EnvFilter::try_new(&config.log.filter)?;
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        // Colours for a person at a terminal, plain text for journald and log files.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     match config.log.format {
         LogFormat::Human => logs.init(),
         LogFormat::Json => logs.json().init(),

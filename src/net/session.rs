@@ -15,7 +15,7 @@ use super::limits::RateLimit;
 use crate::hub::Hub;
 use crate::protocol::{
     ClientMsg, ErrorCode, GameSettings, PROTOCOL_VERSION, Refusal, Request, RequestId, Role,
-    ServerMsg, UserInfo, decode,
+    ServerMsg, UserInfo, decode, request_id,
 };
 use crate::room::{Action, Inbox, Outbox, RoomCmd, RoomHandle, encode, wall_ms};
 use crate::rules::Move;
@@ -150,11 +150,13 @@ impl Session {
                                     break Some((FLOODING, "too many messages"));
                                 }
                                 crate::metrics::rate_limited();
-                                self.refuse(None, None, Refusal::new(ErrorCode::RateLimited, "too many messages; slow down"));
+                                let id = request_id(text.as_str());
+                                self.refuse(id, None, Refusal::new(ErrorCode::RateLimited, "too many messages; slow down"));
                                 continue;
                             }
                             if text.len() > limits.max_message_bytes {
-                                self.refuse(None, None, Refusal::new(ErrorCode::TooLarge, format!("messages are limited to {} bytes", limits.max_message_bytes)));
+                                let id = request_id(text.as_str());
+                                self.refuse(id, None, Refusal::new(ErrorCode::TooLarge, format!("messages are limited to {} bytes", limits.max_message_bytes)));
                                 continue;
                             }
                             crate::metrics::message_in();
@@ -430,11 +432,20 @@ impl Session {
         }
         let limit = self.hub.config.limits.max_seeks_per_user;
         let challenge = self.hub.lobby.post(&user, to, settings, limit)?;
-        let challenge_id = challenge.challenge_id.clone();
-        self.send(&ServerMsg::ChallengeCreated { id, challenge });
-        if let Some(bot) = bot {
-            self.hub.accept(&bot.user, &challenge_id, None).await?;
+        if let Some(bot) = bot
+            && let Err(refusal) = self
+                .hub
+                .accept(&bot.user, &challenge.challenge_id, None)
+                .await
+        {
+            // One reply per request: the challenge goes, and the refusal is the answer.
+            let _ = self
+                .hub
+                .lobby
+                .withdraw(&challenge.challenge_id, &user, false);
+            return Err(refusal);
         }
+        self.send(&ServerMsg::ChallengeCreated { id, challenge });
         Ok(())
     }
 

@@ -186,6 +186,16 @@ const KNOWN: &[&str] = &[
     "chat",
 ];
 
+/// Only the request id of a frame, for refusals that do not read the rest (a flood, an
+/// oversized message): `None` when there is none or the frame is not JSON.
+pub fn request_id(text: &str) -> Option<RequestId> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: Option<RequestId>,
+    }
+    serde_json::from_str::<IdOnly>(text).ok()?.id
+}
+
 /// Reads one text frame.
 pub fn decode(text: &str) -> Result<Request, DecodeError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| DecodeError {
@@ -278,6 +288,16 @@ mod tests {
             decode("[1]").unwrap_err().refusal.code,
             ErrorCode::BadRequest
         );
+    }
+
+    #[test]
+    fn the_id_alone_can_be_read() {
+        assert_eq!(
+            request_id(r#"{"type":"chat","id":"c1","text":"x"}"#),
+            Some(RequestId::Text("c1".into()))
+        );
+        assert_eq!(request_id(r#"{"type":"ping"}"#), None);
+        assert_eq!(request_id("nonsense"), None);
     }
 
     #[test]

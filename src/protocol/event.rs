@@ -121,10 +121,14 @@ pub enum GameEvent {
     ScoreAccepted {
         by: Color,
     },
-    /// A player rejected the marks; play resumes with `to_move` (RULES.md §5).
+    /// A player rejected the marks (`by`), or the time for marking ran out (no `by`):
+    /// play resumes with `to_move` and settles the question (RULES.md §5).
     PlayResumed {
-        by: Color,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<Color>,
         to_move: Color,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
     },
     GameEnded {
         result: GameResult,

@@ -10,11 +10,13 @@ mod server;
 mod settings;
 mod user;
 
-pub use client::{ClientMsg, DecodeError, Request, RequestId, decode};
+pub use client::{ClientMsg, DecodeError, Request, RequestId, decode, request_id};
 pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 pub use offer::{BotListing, BotOffer, time_system};
-pub use server::{Challenge, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerMsg, Snapshot};
+pub use server::{
+    Challenge, ChatLine, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerMsg, Snapshot,
+};
 pub use settings::{ColorChoice, GameSettings, HandicapPlacement};
 pub use user::{Role, UserInfo};
 

@@ -68,6 +68,15 @@ pub struct MoveRecord {
     pub vertex: Move,
 }
 
+/// A line of the players' chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    pub seq: u64,
+    pub from: UserInfo,
+    pub text: String,
+    pub at: i64,
+}
+
 /// Prisoners each side has taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prisoners {
@@ -96,6 +105,9 @@ pub struct Snapshot {
     pub server_time: i64,
     /// Marks in the scoring phase.
     pub dead: Vec<Vertex>,
+    /// The seq of the event that set the current marks (for `accept_score`).
+    #[serde(default)]
+    pub marks_seq: u64,
     /// Who has accepted the current marks.
     pub accepted: Vec<Color>,
     pub disputes: u32,
@@ -112,8 +124,14 @@ pub struct Snapshot {
     pub resume_requested_by: Option<Color>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,
+    /// How the game ended, as in `game_ended` (`double_forfeit` tells it from `void`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<ScoreView>,
+    /// The players' latest chat lines (spectators' chat is not kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chat: Vec<ChatLine>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nigiri: Option<NigiriProof>,
     /// Your colour when you play in this game.

@@ -148,6 +148,7 @@ impl Room {
             live,
             history: vec![frame],
             private: Vec::new(),
+            gone: Vec::new(),
         };
         Ok(Room::spawn(hub, id, rebuilt, epoch))
     }
@@ -177,7 +178,7 @@ impl Room {
             crowd: Crowd::default(),
             epoch,
         };
-        tokio::spawn(room.run(rx));
+        tokio::spawn(room.run(rx, rebuilt.gone));
         handle
     }
 
@@ -185,13 +186,20 @@ impl Room {
         self.epoch.elapsed().as_millis() as Millis
     }
 
-    async fn run(self, rx: mpsc::Receiver<RoomCmd>) {
+    async fn run(self, rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
         let span = tracing::info_span!("game", id = %self.id);
         // Instrumented, not entered: see net::session::serve.
-        tracing::Instrument::instrument(self.run_game(rx), span).await
+        tracing::Instrument::instrument(self.run_game(rx, gone), span).await
     }
 
-    async fn run_game(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
+    async fn run_game(mut self, mut rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
+        for color in gone {
+            let offline = GameEvent::Presence {
+                color,
+                online: false,
+            };
+            let _ = self.commit(vec![offline], 0).await;
+        }
         loop {
             let deadline = self
                 .live
@@ -503,6 +511,8 @@ struct Rebuilt {
     live: LiveGame,
     history: Vec<Frame>,
     private: Vec<(usize, Frame)>,
+    /// Players the log showed online, now gone: the room records it when it starts.
+    gone: Vec<Color>,
 }
 
 /// Replays stored event frames (in seq order) into a game.
@@ -538,10 +548,11 @@ fn rebuild<'a>(
         }
     }
     let mut live = live?;
-    live.settle_after_restart(now);
+    let gone = live.settle_after_restart(now);
     Some(Rebuilt {
         live,
         history,
         private,
+        gone,
     })
 }

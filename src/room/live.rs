@@ -7,13 +7,15 @@
 
 use crate::clock::{ClockView, GameClock, LagQuota, LagSettings, Millis};
 use crate::protocol::{
-    ErrorCode, GameEvent, GameSettings, HandicapPlacement, MoveRecord, NigiriProof, Phase,
-    Prisoners, Refusal, ScoreView, Seat, Snapshot, UserInfo,
+    ChatLine, ErrorCode, GameEvent, GameSettings, HandicapPlacement, MoveRecord, NigiriProof,
+    Phase, Prisoners, Refusal, ScoreView, Seat, Snapshot, UserInfo,
 };
 use crate::rules::{self, Color, DeadStones, Game, GameResult, Move, Vertex};
 
 /// Longest chat line, in characters.
 pub const MAX_CHAT_CHARS: usize = 500;
+/// Chat lines a snapshot carries.
+const CHAT_KEPT: usize = 50;
 
 /// What a player asks for in a game.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,7 +61,10 @@ pub struct LiveGame {
     /// Moves played before play last resumed: passes before it do not count.
     resumed_at: usize,
     result: Option<GameResult>,
+    reason: Option<String>,
     score: Option<ScoreView>,
+    /// The players' latest chat lines, for snapshots.
+    chat: std::collections::VecDeque<ChatLine>,
     nigiri: Option<NigiriProof>,
     online: [bool; 2],
     /// Whether each player has been here at all (scheduled games' lateness rule).
@@ -116,17 +121,15 @@ impl LiveGame {
             first_to_move,
         )
         .ok()?;
-        let mut clock = GameClock::new(settings.clock);
+        let clock = GameClock::new(settings.clock);
         // A scheduled start, moved onto the room's clock.
         let later = |wall: i64| now + (wall - at.wall_ms).max(0) as Millis;
         let begins_at = settings.start_at.filter(|&t| t > at.wall_ms).map(later);
         let forfeit_at = settings
             .start_at
             .map(|t| later(t.saturating_add(settings.forfeit_after_ms as i64)));
-        if begins_at.is_none() {
-            // A flag at the very start is impossible: nothing has run yet.
-            let _ = clock.start(first_to_move, now);
-        }
+        // No clock runs yet: the first player's starts when they come to the board
+        // (`start_clock_if_stopped`), or at a scheduled start whether they come or not.
         Some(LiveGame {
             settings: (**settings).clone(),
             black: black.clone(),
@@ -146,7 +149,9 @@ impl LiveGame {
             disputes: 0,
             resumed_at: 0,
             result: None,
+            reason: None,
             score: None,
+            chat: std::collections::VecDeque::new(),
             nigiri: nigiri.clone(),
             online: [false; 2],
             ever_present: [false; 2],
@@ -281,14 +286,10 @@ impl LiveGame {
             )];
         }
         if self.phase == Phase::Scoring && self.scoring_until.is_some_and(|t| t <= now) {
-            // Time is up for marking. Silence is consent: marks one player accepted
-            // count; marks nobody accepted do not, and every stone lives.
-            let dead = if self.accepted.iter().any(|&a| a) {
-                self.dead.clone()
-            } else {
-                DeadStones::new()
-            };
-            return vec![self.counted(&dead)];
+            // Time is up for marking and the marks are not agreed: that is a dispute,
+            // settled as one. Nobody's silence counts as consent to marks it never saw
+            // through (a player cannot win by marking live stones and waiting).
+            return vec![self.dispute(None)];
         }
         Vec::new()
     }
@@ -380,6 +381,8 @@ impl LiveGame {
                         "a game can be claimed only during play",
                     ));
                 }
+                // Stepping away during an agreed pause or an adjournment is allowed.
+                self.running()?;
                 let away = self.absent_since[who.opponent().index()]
                     .filter(|_| !self.online[who.opponent().index()])
                     .map(|since| now.saturating_sub(since));
@@ -388,7 +391,7 @@ impl LiveGame {
                         Ok(vec![ended(GameResult::Forfeit { winner: who }, None)])
                     }
                     _ => Err(refuse(
-                        ErrorCode::WrongPhase,
+                        ErrorCode::Forbidden,
                         format!(
                             "your opponent must be away {} s before you can claim the game",
                             self.settings.claim_after_ms / 1000
@@ -399,6 +402,9 @@ impl LiveGame {
             Action::PlaceHandicap(vertices) => self.decide_handicap(who, vertices),
             Action::MarkDead { vertex, dead } => {
                 self.in_phase(Phase::Scoring)?;
+                if !self.game.board().contains(*vertex) {
+                    return Err(Refusal::illegal(rules::IllegalMove::OffBoard(*vertex)));
+                }
                 let mut marks = self.dead.clone();
                 if !marks.set_chain(self.game.board(), *vertex, *dead) {
                     return Err(refuse(
@@ -438,16 +444,23 @@ impl LiveGame {
             }
             Action::RejectScore => {
                 self.in_phase(Phase::Scoring)?;
-                if self.disputes == 0 {
-                    Ok(vec![GameEvent::PlayResumed {
-                        by: who,
-                        to_move: self.game.to_move(),
-                    }])
-                } else {
-                    // The second dispute: every stone on the board counts as alive.
-                    Ok(vec![self.counted(&DeadStones::new())])
-                }
+                Ok(vec![self.dispute(Some(who))])
             }
+        }
+    }
+
+    /// The marks are not agreed (`by` rejected them, or nobody accepted in time): the
+    /// first time, play resumes to settle it; the second time, every stone still on the
+    /// board counts as alive, since each side had the chance to capture what it claimed.
+    fn dispute(&self, by: Option<Color>) -> GameEvent {
+        if self.disputes == 0 {
+            GameEvent::PlayResumed {
+                by,
+                to_move: self.game.to_move(),
+                clock: None,
+            }
+        } else {
+            self.counted(&DeadStones::new())
         }
     }
 
@@ -457,7 +470,7 @@ impl LiveGame {
         } else {
             Err(refuse(
                 ErrorCode::WrongPhase,
-                format!("the game is in the {} phase", phase_name(self.phase)),
+                format!("not now: the game is {}", phase_name(self.phase)),
             ))
         }
     }
@@ -730,25 +743,46 @@ impl LiveGame {
                 self.marks_seq = seq;
             }
             GameEvent::ScoreAccepted { by } => self.accepted[by.index()] = true,
-            GameEvent::PlayResumed { to_move, .. } => {
+            GameEvent::PlayResumed { to_move, clock, .. } => {
                 self.phase = Phase::Play;
                 self.disputes += 1;
                 self.resumed_at = self.game.moves().len();
                 self.dead = DeadStones::new();
                 self.accepted = [false; 2];
                 self.scoring_until = None;
-                let _ = self.clock.start(*to_move, now);
+                let to_move = *to_move;
+                self.clocked(clock, now, |c| {
+                    let _ = c.start(to_move, now);
+                });
             }
-            GameEvent::GameEnded { result, score, .. } => {
+            GameEvent::GameEnded {
+                result,
+                score,
+                reason,
+            } => {
                 self.phase = Phase::Ended;
                 self.result = Some(*result);
+                self.reason = Some(reason.clone());
                 self.score = score.clone();
                 let _ = self.clock.stop(now);
             }
-            GameEvent::Chat { at: when, .. } => {
+            GameEvent::Chat {
+                from,
+                text,
+                at: when,
+            } => {
                 if *when == 0 {
                     *when = at.wall_ms;
                 }
+                if self.chat.len() == CHAT_KEPT {
+                    self.chat.pop_front();
+                }
+                self.chat.push_back(ChatLine {
+                    seq,
+                    from: from.clone(),
+                    text: text.clone(),
+                    at: *when,
+                });
             }
             GameEvent::Presence { color, online } => {
                 let i = color.index();
@@ -813,6 +847,7 @@ impl LiveGame {
             clock: self.clock_view(now),
             server_time,
             dead: self.dead.iter().collect(),
+            marks_seq: self.marks_seq,
             accepted: [Color::Black, Color::White]
                 .into_iter()
                 .filter(|c| self.accepted[c.index()])
@@ -823,7 +858,9 @@ impl LiveGame {
             pause_requested_by: self.pause_request,
             resume_requested_by: self.resume_request,
             result: self.result,
+            reason: self.reason.clone(),
             score: self.score.clone(),
+            chat: self.chat.iter().cloned().collect(),
             nigiri: self.nigiri.clone(),
             you,
         }
@@ -831,14 +868,20 @@ impl LiveGame {
 
     /// After a rebuild from the log: no clock runs (downtime is never charged) and
     /// nobody is here yet; absence counts from now.
-    pub fn settle_after_restart(&mut self, now: Millis) {
+    /// Returns the players the log last showed online, whose going offline the room
+    /// records so that clients hear of it.
+    pub fn settle_after_restart(&mut self, now: Millis) -> Vec<Color> {
         let view = self.clock.view(now);
         self.clock.restore(view);
-        self.online = [false; 2];
         self.absent_since = [Some(now); 2];
+        [Color::Black, Color::White]
+            .into_iter()
+            .filter(|c| self.online[c.index()] && self.phase != Phase::Ended)
+            .collect()
     }
 
-    /// Starts the clock of the side to move if no clock runs (after a restart).
+    /// Starts the clock of the side to move if no clock runs (when that player comes to
+    /// the board at the start of the game or after a restart).
     pub fn start_clock_if_stopped(&mut self, now: Millis) {
         if self.clock_should_run() && self.clock.running().is_none() {
             let _ = self.clock.start(self.game.to_move(), now);
@@ -868,10 +911,10 @@ fn ended(result: GameResult, score: Option<ScoreView>) -> GameEvent {
 
 fn phase_name(phase: Phase) -> &'static str {
     match phase {
-        Phase::Scheduled => "waiting for the scheduled start",
-        Phase::Handicap => "handicap placement",
-        Phase::Play => "play",
-        Phase::Scoring => "dead-stone marking",
-        Phase::Ended => "finished",
+        Phase::Scheduled => "waiting for its scheduled start",
+        Phase::Handicap => "waiting for Black's handicap stones",
+        Phase::Play => "in play",
+        Phase::Scoring => "in the dead-stone phase",
+        Phase::Ended => "over",
     }
 }

@@ -218,7 +218,8 @@ export class GameView {
           s.clockAt = Date.now() - Math.max(0, spent);
           s.clockStopped = null;
         }
-        toast(`${this.nameOf(ev.by)} rejected the marks: play goes on`, 'info');
+        toast(ev.by ? `${this.nameOf(ev.by)} rejected the marks: play goes on`
+                    : 'Time for marking ran out without agreement: play goes on', 'info');
         break;
       case 'game_ended':
         s.phase = 'ended';
