@@ -164,6 +164,21 @@ impl Client {
         }
     }
 
+    /// Waits for the connection to end: the close frame's code, or `None` when it ended
+    /// without one (a reset: the server may close before reading everything sent).
+    pub async fn closed(&mut self) -> Option<u16> {
+        loop {
+            match frozen(tokio::time::timeout(WAIT, self.ws.next()))
+                .await
+                .expect("the connection ends within the wait")
+            {
+                Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return None,
+            }
+        }
+    }
+
     /// The next message of type `kind`, keeping the others for later `recv`s.
     pub async fn recv_type(&mut self, kind: &str) -> Value {
         if let Some(i) = self.pending.iter().position(|v| v["type"] == kind) {

@@ -76,6 +76,8 @@ export class GameView {
   }
 
   load(snap) {
+    // The players' latest chat lines come with the snapshot, in the shape of chat events.
+    this.chat = (snap.chat || []).map((line) => ({ type: 'chat', ...line }));
     const size = snap.settings.board_size;
     const s = {
       seq: snap.seq,
@@ -94,7 +96,7 @@ export class GameView {
       dead: new Set(),
       accepted: new Set(snap.accepted),
       disputes: snap.disputes,
-      marksSeq: null,
+      marksSeq: snap.marks_seq || null,
       paused: !!snap.paused,
       sealedBy: snap.sealed_by || null,
       pauseBy: snap.pause_requested_by || null,
@@ -211,13 +213,7 @@ export class GameView {
         s.accepted = new Set();
         s.disputes += 1;
         s.marksSeq = null;
-        if (s.clock) {
-          // The mover's clock goes on from where it stopped.
-          const spent = (s.clockStopped ?? Date.now()) - s.clockAt;
-          s.clock = { ...s.clock, running: ev.to_move };
-          s.clockAt = Date.now() - Math.max(0, spent);
-          s.clockStopped = null;
-        }
+        if (ev.clock) this.clockFrom(ev.clock);
         toast(ev.by ? `${this.nameOf(ev.by)} rejected the marks: play goes on`
                     : 'Time for marking ran out without agreement: play goes on', 'info');
         break;
