@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use super::config_args::ConfigArgs;
+use super::config_args::ServerArgs;
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("action").required(true).args(["print", "check"])))]
@@ -14,18 +14,12 @@ pub struct Args {
     /// Only check the configuration: print nothing, exit 0 when it loads.
     #[arg(long)]
     pub check: bool,
-    /// Address to listen on, as `tengen serve --listen` would take it.
-    #[arg(long, value_name = "ADDR")]
-    pub listen: Option<std::net::SocketAddr>,
     #[command(flatten)]
-    pub config: ConfigArgs,
+    pub server: ServerArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut config = args.config.load()?;
-    if let Some(listen) = args.listen {
-        config.listen = listen;
-    }
+    let config = args.server.load()?;
     if args.print {
         print!("{}", config.to_toml_redacted());
     }

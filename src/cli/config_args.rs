@@ -37,6 +37,27 @@ impl ConfigArgs {
     }
 }
 
+/// The configuration flags plus `--listen`, for the commands that run (or show) a server.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServerArgs {
+    /// Address to listen on for HTTP and WebSocket [default: 127.0.0.1:7480]
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+impl ServerArgs {
+    /// As [`ConfigArgs::load`], then `--listen`.
+    pub fn load(&self) -> anyhow::Result<Config> {
+        let mut config = self.config.load()?;
+        if let Some(listen) = self.listen {
+            config.listen = listen;
+        }
+        Ok(config)
+    }
+}
+
 /// The `TENGEN_*` variables (a value that is not UTF-8 is passed on lossily, so it is
 /// refused by name rather than skipped).
 fn tengen_vars() -> Vec<(String, String)> {

@@ -1,28 +1,21 @@
 //! `tengen serve`: run the server until SIGINT or SIGTERM.
 
-use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use tengen::config::LogFormat;
 use tengen::net::Server;
 use tracing_subscriber::EnvFilter;
 
-use super::config_args::ConfigArgs;
+use super::config_args::ServerArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Address to listen on for HTTP and WebSocket [default: 127.0.0.1:7480]
-    #[arg(long, value_name = "ADDR")]
-    pub listen: Option<SocketAddr>,
     #[command(flatten)]
-    pub config: ConfigArgs,
+    pub server: ServerArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut config = args.config.load()?;
-    if let Some(listen) = args.listen {
-        config.listen = listen;
-    }
+    let config = args.server.load()?;
     // TENGEN_LOG was folded into log.filter (and checked) by the config loader.
     let filter = EnvFilter::try_new(&config.log.filter)?;
     let logs = tracing_subscriber::fmt()

@@ -74,8 +74,8 @@ struct Turn {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameClock {
     time_control: TimeControl,
-    black: PlayerClock,
-    white: PlayerClock,
+    /// Black's and White's clocks, by [`Color::index`].
+    sides: [PlayerClock; 2],
     turn: Option<Turn>,
     paused: Option<Color>,
     flagged: Option<Color>,
@@ -87,8 +87,7 @@ impl GameClock {
         let full = PlayerClock::new(&time_control);
         Self {
             time_control,
-            black: full,
-            white: full,
+            sides: [full, full],
             turn: None,
             paused: None,
             flagged: None,
@@ -103,17 +102,11 @@ impl GameClock {
     /// One side's clock as last charged (without the running side's time since it
     /// started; see [`view`](Self::view) for that).
     pub fn player(&self, color: Color) -> &PlayerClock {
-        match color {
-            Color::Black => &self.black,
-            Color::White => &self.white,
-        }
+        &self.sides[color.index()]
     }
 
     fn player_mut(&mut self, color: Color) -> &mut PlayerClock {
-        match color {
-            Color::Black => &mut self.black,
-            Color::White => &mut self.white,
-        }
+        &mut self.sides[color.index()]
     }
 
     /// Starts `color`'s clock at `now`: the first move of the game, or after an
@@ -253,8 +246,7 @@ impl GameClock {
     /// a game rebuilt after a restart charges nobody for the downtime until the room
     /// starts the clock of the side to move again.
     pub fn restore(&mut self, view: ClockView) {
-        self.black = view.black;
-        self.white = view.white;
+        self.sides = [view.black, view.white];
         self.turn = None;
         self.paused = None;
     }
@@ -273,8 +265,8 @@ impl GameClock {
     /// out by `now` shows zero.
     pub fn view(&self, now: Millis) -> ClockView {
         let mut view = ClockView {
-            black: self.black,
-            white: self.white,
+            black: self.sides[0],
+            white: self.sides[1],
             running: self.running(),
             paused: self.is_paused(),
         };
