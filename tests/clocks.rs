@@ -438,3 +438,24 @@ async fn after_a_restart_no_clock_runs_until_the_player_to_move_is_back() {
     assert_eq!(m["clock"]["white"]["main_ms"], 58_000);
     assert_eq!(m["clock"]["black"]["main_ms"], 50_000);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_silent_connection_is_closed_after_the_idle_timeout() {
+    let server = TestServer::start_with(|c| {
+        c.limits.heartbeat_secs = 1;
+        c.limits.idle_timeout_secs = 3;
+    })
+    .await;
+    let mut silent = server.anonymous().await;
+    let mut talker = server.anonymous().await;
+    for _ in 0..5 {
+        sleep(ms(2_000)).await;
+        talker.ok(json!({"type": "ping"})).await;
+    }
+    // Ten seconds without a word (nor a pong: it read nothing) from the silent one: the
+    // server has closed it (with 1000 "idle timeout"; the client, answering the queued
+    // pings as it finally reads, may see the reset before the close frame).
+    let code = silent.closed().await;
+    assert!(matches!(code, Some(1000) | None), "{code:?}");
+    talker.ok(json!({"type": "ping"})).await;
+}

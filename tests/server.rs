@@ -550,3 +550,38 @@ async fn a_graceful_shutdown_tells_every_client() {
     let events = tengen::store::Store::events(&store, &id).unwrap();
     assert!(events.iter().any(|e| e.kind == "move_played"));
 }
+
+#[tokio::test]
+async fn tokens_from_an_external_issuer_are_checked_with_its_public_key() {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    let keys = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/keys");
+    let server = TestServer::start_with(|c| {
+        c.auth.algorithm = tengen::config::JwtAlgorithm::EdDSA;
+        c.auth.public_key_file = Some(keys.join("ed25519-test-public.pem"));
+        c.auth.issuer = Some("https://id.example".into());
+        c.auth.audience = Some("tengen".into());
+        c.auth.dev_login = false;
+    })
+    .await;
+    let private = std::fs::read(keys.join("ed25519-test-private.pem")).unwrap();
+    let key = EncodingKey::from_ed_pem(&private).unwrap();
+    let mut claims =
+        tengen::auth::claims_for("eve", Some("Eve"), tengen::protocol::Role::Player, 600);
+    claims.iss = Some("https://id.example".into());
+    claims.aud = Some("tengen".into());
+    let good = jsonwebtoken::encode(&Header::new(Algorithm::EdDSA), &claims, &key).unwrap();
+    let c = Client::connect(&format!("{}?token={good}", server.url)).await;
+    assert_eq!(c.welcome["type"], "welcome", "{}", c.welcome);
+    assert_eq!(c.welcome["user"]["name"], "Eve");
+    // Another issuer or audience, or an HS256 token, is refused: the algorithm is pinned.
+    let mut wrong_iss = claims.clone();
+    wrong_iss.iss = Some("https://evil.example".into());
+    let t = jsonwebtoken::encode(&Header::new(Algorithm::EdDSA), &wrong_iss, &key).unwrap();
+    refused_at_connect(&server, &t).await;
+    let mut wrong_aud = claims.clone();
+    wrong_aud.aud = Some("someone-else".into());
+    let t = jsonwebtoken::encode(&Header::new(Algorithm::EdDSA), &wrong_aud, &key).unwrap();
+    refused_at_connect(&server, &t).await;
+    let hs = tengen::auth::sign(b"any secret", &claims).unwrap();
+    refused_at_connect(&server, &hs).await;
+}

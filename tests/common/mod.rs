@@ -167,8 +167,10 @@ impl Client {
     /// Waits for the connection to end: the close frame's code, or `None` when it ended
     /// without one (a reset: the server may close before reading everything sent).
     pub async fn closed(&mut self) -> Option<u16> {
+        // One deadline for the whole wait: pings keep coming and must not extend it.
+        let deadline = tokio::time::Instant::now() + WAIT;
         loop {
-            match frozen(tokio::time::timeout(WAIT, self.ws.next()))
+            match frozen(tokio::time::timeout_at(deadline, self.ws.next()))
                 .await
                 .expect("the connection ends within the wait")
             {
