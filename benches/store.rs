@@ -94,6 +94,8 @@ fn group_commit(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
+    // The writer task lives on this runtime.
+    let _entered = runtime.enter();
     let writer = StoreWriter::spawn(store.clone(), 4 * GAMES);
     let mut round = 0;
     let mut total = (0u64, Duration::ZERO);

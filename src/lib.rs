@@ -11,6 +11,7 @@ pub mod bot;
 pub mod clock;
 pub mod config;
 pub mod hub;
+pub mod load;
 pub mod lobby;
 pub mod metrics;
 pub mod net;

@@ -3,6 +3,7 @@
 pub mod bot;
 pub mod config;
 mod config_args;
+pub mod load;
 pub mod rules;
 pub mod serve;
 pub mod token;
@@ -31,6 +32,9 @@ pub enum Command {
     Config(config::Args),
     /// Replay SGF files under a ruleset and print one JSON verdict and count per file.
     Rules(rules::Args),
+    /// Drive games against a server on this machine and measure latency, throughput and
+    /// memory; or run the baseline fan-out server they are compared with.
+    Load(Box<load::Args>),
 }
 
 /// Runs the chosen subcommand and returns the process exit status.
@@ -41,5 +45,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Token(args) => token::run(args),
         Command::Config(args) => config::run(args),
         Command::Rules(args) => rules::run(args),
+        Command::Load(args) => load::run(*args),
     }
 }

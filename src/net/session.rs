@@ -160,7 +160,9 @@ impl Session {
                                 continue;
                             }
                             crate::metrics::message_in();
-                            self.request(text.as_str()).await;
+                            // Boxed: handling a request (accept, join, play …) is a deep
+                            // future; inline, it would sit in every idle connection's task.
+                            Box::pin(self.request(text.as_str())).await;
                         }
                         Message::Binary(_) => self.refuse(None, None, Refusal::new(ErrorCode::BadRequest, "send JSON text frames, not binary")),
                         Message::Pong(payload) => {

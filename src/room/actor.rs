@@ -169,7 +169,9 @@ impl Room {
             game_id: id.clone(),
             tx,
         };
-        let room = Room {
+        // Boxed, like the command handler below: a room future holding the game by
+        // value (and a copy per async layer) would weigh some 58 KB per live game.
+        let room = Box::new(Room {
             id,
             hub,
             live: rebuilt.live,
@@ -177,7 +179,7 @@ impl Room {
             private: rebuilt.private,
             crowd: Crowd::default(),
             epoch,
-        };
+        });
         tokio::spawn(room.run(rx, rebuilt.gone));
         handle
     }
@@ -186,13 +188,13 @@ impl Room {
         self.epoch.elapsed().as_millis() as Millis
     }
 
-    async fn run(self, rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
+    async fn run(self: Box<Self>, rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
         let span = tracing::info_span!("game", id = %self.id);
         // Instrumented, not entered: see net::session::serve.
         tracing::Instrument::instrument(self.run_game(rx, gone), span).await
     }
 
-    async fn run_game(mut self, mut rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
+    async fn run_game(mut self: Box<Self>, mut rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
         for color in gone {
             let offline = GameEvent::Presence {
                 color,
@@ -207,7 +209,7 @@ impl Room {
                 .map(|ms| self.epoch + std::time::Duration::from_millis(ms));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => Box::pin(self.handle(cmd)).await,
                     None => break,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {

@@ -1,0 +1,476 @@
+//! A whole run: splits the games into shares, runs each in this process or in a worker
+//! process of the same program (one process cannot hold more than about 19,990 sockets
+//! here), starts them together once all are set up, samples the server from `/proc`, and
+//! merges what they measured.
+//!
+//! A worker reads its [`Plan`] as the first line of its standard input, prints
+//! `{"ready":…}` when set up, starts on a `go` line, and prints `{"done":…}` at the end.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::report::RunShape;
+use super::{
+    MAX_CONNECTIONS_PER_PROCESS, MAX_DURATION_SECS, MAX_GAMES, Plan, Protocol, Report, ServerUse,
+    SetupReport, ShardReport, procfs, run_shard,
+};
+
+/// A run as asked for on the command line.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub protocol: Protocol,
+    pub url: String,
+    pub games: u32,
+    pub spectators: u32,
+    pub move_interval_ms: u64,
+    pub duration_secs: u64,
+    pub board_size: u8,
+    /// HS256 secret for player tokens (tengen).
+    pub secret: Option<Vec<u8>>,
+    /// The server's process, for `/proc`; None: found by the URL's port when possible.
+    pub server_pid: Option<u32>,
+    /// Worker processes; None: this process for small runs, else enough of them.
+    pub workers: Option<u32>,
+    /// Source addresses 127.0.0.1..=N; None: as many as the connections need.
+    pub sources: Option<u32>,
+    /// Seconds to wait, all connections open, before sampling the idle server.
+    pub settle_secs: u64,
+    pub setup_concurrency: usize,
+    pub seed: u64,
+}
+
+/// Why a run could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{0}")]
+    Url(String),
+    #[error(
+        "the load tool only targets this machine's loopback addresses (127.0.0.0/8, ::1, localhost), not {0}"
+    )]
+    NotLoopback(String),
+    #[error("{0}")]
+    TooBig(String),
+    #[error("a worker process failed: {0}")]
+    Worker(String),
+}
+
+/// The loopback address and port of a `ws://` URL.
+pub fn resolve(url: &str) -> Result<SocketAddr, LoadError> {
+    let rest = url.strip_prefix("ws://").ok_or_else(|| {
+        LoadError::Url(format!(
+            "`{url}` is not a ws:// URL such as ws://127.0.0.1:7480/ws"
+        ))
+    })?;
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && !p.contains(']') => (h, p.parse::<u16>().ok()),
+        _ => (authority, Some(80)),
+    };
+    let port = port.ok_or_else(|| LoadError::Url(format!("`{url}` has no usable port")))?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let ip: IpAddr = if host.eq_ignore_ascii_case("localhost") {
+        IpAddr::V4(Ipv4Addr::LOCALHOST)
+    } else {
+        host.parse()
+            .map_err(|_| LoadError::NotLoopback(host.to_string()))?
+    };
+    if !ip.is_loopback() {
+        return Err(LoadError::NotLoopback(ip.to_string()));
+    }
+    Ok(SocketAddr::new(ip, port))
+}
+
+/// The lines between a run and its worker processes.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum WorkerMsg {
+    Ready(SetupReport),
+    Done(Box<ShardReport>),
+}
+
+/// A worker process's whole life: plan in, reports out (see the module's doc).
+pub async fn worker_main() -> Result<(), LoadError> {
+    let fail = |e: std::io::Error| LoadError::Worker(e.to_string());
+    let mut stdin = BufReader::new(tokio::io::stdin()).lines();
+    let line = stdin
+        .next_line()
+        .await
+        .map_err(fail)?
+        .ok_or_else(|| LoadError::Worker("no plan on standard input".into()))?;
+    let plan: Plan = serde_json::from_str(&line).map_err(|e| LoadError::Worker(e.to_string()))?;
+    procfs::raise_nofile_limit();
+    let (ready_tx, ready_rx) = oneshot::channel();
+    let (go_tx, go_rx) = oneshot::channel();
+    let shard = tokio::spawn(run_shard(plan, ready_tx, go_rx));
+    let mut out = tokio::io::stdout();
+    if let Ok(setup) = ready_rx.await {
+        say(&mut out, &WorkerMsg::Ready(setup))
+            .await
+            .map_err(fail)?;
+    }
+    // A closed standard input (the run gave up) means no go: the shard ends at once.
+    if let Ok(Some(l)) = stdin.next_line().await {
+        if l.trim() == "go" {
+            let _ = go_tx.send(());
+        }
+    }
+    let mut report = shard.await.map_err(|e| LoadError::Worker(e.to_string()))?;
+    report.client_cpu_secs = procfs::own_cpu_secs();
+    say(&mut out, &WorkerMsg::Done(Box::new(report)))
+        .await
+        .map_err(fail)
+}
+
+async fn say(out: &mut tokio::io::Stdout, msg: &WorkerMsg) -> std::io::Result<()> {
+    let mut line = serde_json::to_string(msg).map_err(std::io::Error::other)?;
+    line.push('\n');
+    out.write_all(line.as_bytes()).await?;
+    out.flush().await
+}
+
+/// One share of the run, here or in a worker process.
+enum Shard {
+    Local {
+        ready: Option<oneshot::Receiver<SetupReport>>,
+        go: Option<oneshot::Sender<()>>,
+        done: JoinHandle<ShardReport>,
+    },
+    Worker {
+        child: Box<Child>,
+        stdin: Option<ChildStdin>,
+        lines: Lines<BufReader<ChildStdout>>,
+    },
+}
+
+impl Shard {
+    fn local(plan: Plan) -> Shard {
+        let (ready_tx, ready) = oneshot::channel();
+        let (go, go_rx) = oneshot::channel();
+        Shard::Local {
+            ready: Some(ready),
+            go: Some(go),
+            done: tokio::spawn(run_shard(plan, ready_tx, go_rx)),
+        }
+    }
+
+    async fn worker(mut command: Command, plan: &Plan) -> Result<Shard, LoadError> {
+        let fail = |e: std::io::Error| LoadError::Worker(e.to_string());
+        let mut child = command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(fail)?;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| LoadError::Worker("no stdin".into()))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| LoadError::Worker("no stdout".into()))?;
+        let mut line = serde_json::to_string(plan).map_err(|e| LoadError::Worker(e.to_string()))?;
+        line.push('\n');
+        stdin.write_all(line.as_bytes()).await.map_err(fail)?;
+        stdin.flush().await.map_err(fail)?;
+        Ok(Shard::Worker {
+            child: Box::new(child),
+            stdin: Some(stdin),
+            lines: BufReader::new(stdout).lines(),
+        })
+    }
+
+    async fn next_msg(lines: &mut Lines<BufReader<ChildStdout>>) -> Result<WorkerMsg, LoadError> {
+        let line = lines
+            .next_line()
+            .await
+            .map_err(|e| LoadError::Worker(e.to_string()))?
+            .ok_or_else(|| LoadError::Worker("it ended without a report".into()))?;
+        serde_json::from_str(&line).map_err(|e| LoadError::Worker(format!("{e}: {line}")))
+    }
+
+    async fn ready(&mut self) -> Result<SetupReport, LoadError> {
+        match self {
+            Shard::Local { ready, .. } => match ready.take() {
+                Some(r) => r
+                    .await
+                    .map_err(|_| LoadError::Worker("the share stopped during setup".into())),
+                None => Err(LoadError::Worker("asked twice".into())),
+            },
+            Shard::Worker { lines, .. } => match Shard::next_msg(lines).await? {
+                WorkerMsg::Ready(s) => Ok(s),
+                WorkerMsg::Done(_) => Err(LoadError::Worker("done before ready".into())),
+            },
+        }
+    }
+
+    async fn go(&mut self) {
+        match self {
+            Shard::Local { go, .. } => {
+                if let Some(go) = go.take() {
+                    let _ = go.send(());
+                }
+            }
+            Shard::Worker { stdin, .. } => {
+                if let Some(s) = stdin.as_mut() {
+                    let _ = s.write_all(b"go\n").await;
+                    let _ = s.flush().await;
+                }
+            }
+        }
+    }
+
+    async fn done(self) -> Result<ShardReport, LoadError> {
+        match self {
+            Shard::Local { done, .. } => done.await.map_err(|e| LoadError::Worker(e.to_string())),
+            Shard::Worker {
+                mut child,
+                stdin,
+                mut lines,
+            } => {
+                let msg = Shard::next_msg(&mut lines).await;
+                drop(stdin);
+                let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+                match msg? {
+                    WorkerMsg::Done(r) => Ok(*r),
+                    WorkerMsg::Ready(_) => Err(LoadError::Worker("ready twice".into())),
+                }
+            }
+        }
+    }
+}
+
+/// How many processes hold the connections (0: this one).
+fn worker_count(opts: &Options, connections: u64) -> u32 {
+    match opts.workers {
+        Some(n) => n,
+        None if connections <= 2_000 => 0,
+        None => (connections.div_ceil(9_000) as u32).max(2),
+    }
+}
+
+/// Source addresses for `connections` to one server address: none (the kernel picks)
+/// while one address's ephemeral ports suffice, else 127.0.0.1, 127.0.0.2, …
+fn sources(opts: &Options, server: SocketAddr, connections: u64) -> Result<Vec<IpAddr>, LoadError> {
+    let per_address = u64::from(procfs::ephemeral_ports()) * 9 / 10;
+    let wanted = match opts.sources {
+        Some(n) => u64::from(n),
+        None if connections <= per_address => return Ok(Vec::new()),
+        None => connections.div_ceil(per_address),
+    };
+    if wanted == 0 {
+        return Ok(Vec::new());
+    }
+    if server.is_ipv6() || wanted > 254 {
+        return Err(LoadError::TooBig(format!(
+            "{connections} connections need {wanted} source addresses; use an IPv4 loopback URL and fewer connections"
+        )));
+    }
+    Ok((1..=wanted as u8)
+        .map(|i| IpAddr::V4(Ipv4Addr::new(127, 0, 0, i)))
+        .collect())
+}
+
+/// Runs the load and returns its report. `worker` makes the command that starts a worker
+/// process of this program; without one, everything runs in this process.
+pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<Report, LoadError> {
+    let server = resolve(&opts.url)?;
+    if opts.games == 0 || opts.games > MAX_GAMES {
+        return Err(LoadError::TooBig(format!(
+            "--games must be 1 to {MAX_GAMES}"
+        )));
+    }
+    if opts.duration_secs == 0 || opts.duration_secs > MAX_DURATION_SECS {
+        return Err(LoadError::TooBig(format!(
+            "--duration must be 1 to {MAX_DURATION_SECS} seconds"
+        )));
+    }
+    let connections = u64::from(opts.games) * (2 + u64::from(opts.spectators));
+    let limit = procfs::raise_nofile_limit();
+    let mut workers = worker_count(&opts, connections);
+    if worker.is_none() {
+        workers = 0;
+    }
+    let processes = u64::from(workers.max(1));
+    let per_process = connections.div_ceil(processes);
+    let per_process_limit = MAX_CONNECTIONS_PER_PROCESS.min(limit.saturating_sub(200));
+    if per_process > per_process_limit {
+        return Err(LoadError::TooBig(format!(
+            "{connections} connections in {processes} process(es) is {per_process} each, over the {per_process_limit} one process can hold here; use --workers"
+        )));
+    }
+    let sources = sources(&opts, server, connections)?;
+    let run_id = format!(
+        "{:x}",
+        (u64::from(std::process::id()) << 20) ^ (crate::room::wall_ms() as u64 & 0xfffff)
+    );
+    let plan_for = |first_game: u32, games: u32| Plan {
+        protocol: opts.protocol,
+        url: opts.url.clone(),
+        server,
+        first_game,
+        games,
+        spectators: opts.spectators,
+        move_interval_ms: opts.move_interval_ms,
+        duration_ms: opts.duration_secs * 1000,
+        board_size: opts.board_size,
+        secret_hex: opts.secret.as_ref().map(hex::encode),
+        run_id: run_id.clone(),
+        sources: sources.clone(),
+        setup_concurrency: opts.setup_concurrency,
+        seed: opts.seed,
+    };
+    let pid = opts
+        .server_pid
+        .or_else(|| procfs::listener_pid(server.port()));
+    let before = pid.and_then(procfs::sample);
+
+    let mut shards = Vec::new();
+    match (workers, worker) {
+        (0, _) | (_, None) => shards.push(Shard::local(plan_for(0, opts.games))),
+        (n, Some(make)) => {
+            for k in 0..n {
+                let first = (u64::from(opts.games) * u64::from(k) / u64::from(n)) as u32;
+                let end = (u64::from(opts.games) * u64::from(k + 1) / u64::from(n)) as u32;
+                if end > first {
+                    shards.push(Shard::worker(make(), &plan_for(first, end - first)).await?);
+                }
+            }
+        }
+    }
+    let setup_limit = Duration::from_secs(60 + connections / 50);
+    let mut setups = Vec::new();
+    for shard in &mut shards {
+        let ready = tokio::time::timeout(setup_limit, shard.ready())
+            .await
+            .map_err(|_| LoadError::Worker("setup took too long".into()))??;
+        setups.push(ready);
+    }
+    tokio::time::sleep(Duration::from_secs(opts.settle_secs)).await;
+    let idle = pid.and_then(procfs::sample);
+
+    // The run: all shares start together; the server is sampled until the deadline.
+    for shard in &mut shards {
+        shard.go().await;
+    }
+    let at_go = pid.and_then(procfs::sample);
+    let peak = Arc::new(AtomicU64::new(0));
+    let sampler = pid.map(|pid| {
+        let peak = peak.clone();
+        let run = Duration::from_secs(opts.duration_secs);
+        tokio::spawn(async move {
+            let end = tokio::time::Instant::now() + run;
+            let mut last = None;
+            while tokio::time::Instant::now() < end {
+                if let Some(s) = procfs::sample(pid) {
+                    peak.fetch_max(s.rss_bytes, Ordering::Relaxed);
+                    last = Some(s);
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            procfs::sample(pid).or(last)
+        })
+    });
+    let done_limit = Duration::from_secs(opts.duration_secs + 60);
+    let mut reports = Vec::new();
+    for shard in shards {
+        let report = tokio::time::timeout(done_limit, shard.done())
+            .await
+            .map_err(|_| LoadError::Worker("the run did not end in time".into()))??;
+        reports.push(report);
+    }
+    let at_end = match sampler {
+        Some(task) => task.await.ok().flatten(),
+        None => None,
+    };
+    if workers == 0 {
+        if let Some(r) = reports.first_mut() {
+            r.client_cpu_secs = procfs::own_cpu_secs();
+        }
+    }
+
+    let mib = |b: u64| (b as f64 / (1024.0 * 1024.0) * 10.0).round() / 10.0;
+    let held: u64 = setups.iter().map(|s| s.connections).sum();
+    let server_use = match (pid, before, idle, at_go, at_end) {
+        (Some(pid), Some(before), Some(idle), Some(go), Some(end)) => {
+            let per_conn = |b: u64| {
+                if held == 0 {
+                    0.0
+                } else {
+                    (b as f64 / held as f64 / 1024.0 * 10.0).round() / 10.0
+                }
+            };
+            let cpu = end.cpu_secs - go.cpu_secs;
+            Some(ServerUse {
+                pid,
+                rss_before_mib: mib(before.rss_bytes),
+                rss_idle_mib: mib(idle.rss_bytes),
+                rss_per_idle_connection_kib: per_conn(idle.rss_bytes),
+                rss_added_per_connection_kib: per_conn(
+                    idle.rss_bytes.saturating_sub(before.rss_bytes),
+                ),
+                rss_peak_mib: mib(peak.load(Ordering::Relaxed).max(end.rss_bytes)),
+                cpu_secs: (cpu * 100.0).round() / 100.0,
+                cores_busy: (cpu / opts.duration_secs as f64 * 100.0).round() / 100.0,
+                threads: end.threads,
+            })
+        }
+        _ => None,
+    };
+    let shape = RunShape {
+        protocol: opts.protocol,
+        url: opts.url.clone(),
+        games: opts.games,
+        spectators: opts.spectators,
+        move_interval_ms: opts.move_interval_ms,
+        duration_secs: opts.duration_secs as f64,
+        workers: workers as usize,
+        sources: sources.len(),
+    };
+    Ok(Report::merge(shape, &setups, &reports, server_use))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_urls_are_accepted() {
+        assert_eq!(
+            resolve("ws://127.0.0.1:7480/ws").unwrap(),
+            "127.0.0.1:7480".parse().unwrap()
+        );
+        assert_eq!(
+            resolve("ws://localhost:9/ws").unwrap(),
+            "127.0.0.1:9".parse().unwrap()
+        );
+        assert_eq!(
+            resolve("ws://[::1]:7480/ws").unwrap(),
+            "[::1]:7480".parse().unwrap()
+        );
+        assert!(resolve("ws://127.3.4.5:1/ws").is_ok());
+        for bad in [
+            "ws://10.0.0.1:7480/ws",
+            "ws://192.168.1.2:80/ws",
+            "ws://example.com/ws",
+            "ws://8.8.8.8:53/",
+        ] {
+            assert!(
+                matches!(resolve(bad), Err(LoadError::NotLoopback(_))),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            resolve("http://127.0.0.1/ws"),
+            Err(LoadError::Url(_))
+        ));
+    }
+}
