@@ -145,17 +145,6 @@ fn overtime(tc: &TimeControl) -> Option<String> {
     }
 }
 
-fn main_seconds(tc: &TimeControl) -> Option<f64> {
-    match *tc {
-        TimeControl::None => None,
-        TimeControl::Absolute { main_ms }
-        | TimeControl::Fischer { main_ms, .. }
-        | TimeControl::Byoyomi { main_ms, .. }
-        | TimeControl::Canadian { main_ms, .. } => Some(main_ms as f64 / 1000.0),
-        TimeControl::Simple { .. } => Some(0.0),
-    }
-}
-
 /// The game as an SGF FF[4] record: players, rules, komi, handicap, time settings,
 /// result, and each move with the time its player had left (`BL`/`WL`, plus `OB`/`OW`
 /// for byo-yomi periods or Canadian stones).
@@ -179,7 +168,7 @@ pub fn sgf(view: &GameView) -> String {
         .clone()
         .filter(|r| r.parse::<GameResult>().is_ok());
     record.date = Some(date(view.created_at));
-    record.time_limit = main_seconds(&s.clock);
+    record.time_limit = s.clock.main_ms().map(|ms| ms as f64 / 1000.0);
     record.overtime = overtime(&s.clock);
     if s.handicap >= 2 {
         record.handicap = Some(s.handicap);

@@ -65,6 +65,19 @@ impl TimeControl {
         !matches!(self, Self::None)
     }
 
+    /// The main time, before any overtime: `None` when untimed, 0 for `simple` (which
+    /// has only its time per move).
+    pub fn main_ms(&self) -> Option<Millis> {
+        match *self {
+            Self::None => None,
+            Self::Absolute { main_ms }
+            | Self::Fischer { main_ms, .. }
+            | Self::Byoyomi { main_ms, .. }
+            | Self::Canadian { main_ms, .. } => Some(main_ms),
+            Self::Simple { .. } => Some(0),
+        }
+    }
+
     /// Refuses settings that cannot be played (a zero where time is needed, a cap below
     /// the starting time) or are absurd for this server (above `limits`), naming the
     /// field so the client can fix its request.

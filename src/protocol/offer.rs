@@ -42,14 +42,11 @@ pub fn time_system(tc: &TimeControl) -> &'static str {
     }
 }
 
+/// The time an offer's main-time range is about: for `simple`, the time per move.
 fn main_ms(tc: &TimeControl) -> u64 {
     match *tc {
-        TimeControl::None => 0,
-        TimeControl::Absolute { main_ms }
-        | TimeControl::Fischer { main_ms, .. }
-        | TimeControl::Byoyomi { main_ms, .. }
-        | TimeControl::Canadian { main_ms, .. } => main_ms,
         TimeControl::Simple { per_move_ms } => per_move_ms,
+        _ => tc.main_ms().unwrap_or(0),
     }
 }
 
