@@ -250,10 +250,9 @@ async fn a_scheduled_game_forfeits_the_absent_player() {
     assert_eq!(ended["result"], "W+T", "{ended}");
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_scheduled_game_with_both_players_absent_is_lost_by_both() {
-    let server = server().await;
-    let mut watcher = server.anonymous().await;
+/// A game starting in a minute with five minutes' lateness allowed, Black (alice) and
+/// White (bob) logged in but not joined.
+async fn scheduled_unjoined(server: &TestServer) -> (Client, Client, String) {
     let mut alice = server.login("alice").await;
     let start_at = tengen::room::wall_ms() + 60_000;
     let seek = alice
@@ -267,6 +266,14 @@ async fn a_scheduled_game_with_both_players_absent_is_lost_by_both() {
         .ok(json!({"type": "accept", "challenge_id": seek["challenge"]["challenge_id"]}))
         .await;
     let id = ack["game_id"].as_str().unwrap().to_string();
+    (alice, bob, id)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_scheduled_game_with_both_players_absent_is_lost_by_both() {
+    let server = server().await;
+    let mut watcher = server.anonymous().await;
+    let (alice, bob, id) = scheduled_unjoined(&server).await;
     // Neither player joins the game.
     alice.close().await;
     bob.close().await;
@@ -284,19 +291,7 @@ async fn a_scheduled_game_with_both_players_absent_is_lost_by_both() {
 #[tokio::test(start_paused = true)]
 async fn a_scheduled_game_forfeits_one_absent_player() {
     let server = server().await;
-    let mut alice = server.login("alice").await;
-    let start_at = tengen::room::wall_ms() + 60_000;
-    let seek = alice
-        .ok(
-            json!({"type": "seek", "settings": {"board_size": 9, "color": "black",
-            "start_at": start_at, "forfeit_after_ms": 300_000}}),
-        )
-        .await;
-    let mut bob = server.login("bob").await;
-    let ack = bob
-        .ok(json!({"type": "accept", "challenge_id": seek["challenge"]["challenge_id"]}))
-        .await;
-    let id = ack["game_id"].as_str().unwrap().to_string();
+    let (_alice, mut bob, id) = scheduled_unjoined(&server).await;
     // Only White (bob) comes to the board.
     bob.ok(json!({"type": "join", "game_id": id})).await;
     sleep(ms(360_000)).await;

@@ -2,10 +2,13 @@
 //! (`tests/data/fuego-repetition/`, read at test time) and GNU Go's `is_legal` on random
 //! positions under simple ko, situational and positional superko.
 
+mod rng;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+use rng::Rng;
 use tengen::rules::sgf::GameRecord;
 use tengen::rules::{Board, Color, Game, IllegalMove, KoRule, Move, Vertex, fixed_handicap};
 
@@ -240,23 +243,6 @@ impl Drop for GnuGo {
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
         let _ = self.child.wait();
-    }
-}
-
-/// A small deterministic generator (splitmix64), so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
 }
 

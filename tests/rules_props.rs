@@ -7,27 +7,13 @@
 //! - a superko refusal names a real repetition, and no accepted move makes one,
 //! - replaying the move list on a fresh game gives the same position.
 
+mod rng;
+
 use std::collections::HashSet;
 
 use proptest::prelude::*;
+use rng::Rng;
 use tengen::rules::{Board, Color, Game, IllegalMove, KoRule, Move, Vertex};
-
-/// A small deterministic generator (splitmix64) driven by the proptest seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Every chain has at least one liberty; checked once per chain.
 fn every_chain_breathes(board: &Board) -> Result<(), TestCaseError> {
