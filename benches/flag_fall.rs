@@ -12,8 +12,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tengen::auth::{claims_for, load_or_create_secret, sign};
 use tengen::config::{Config, SyncSetting};
-use tengen::net::Server;
 use tengen::protocol::Role;
+use tengen::server::Server;
 use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -70,7 +70,7 @@ async fn main() {
             }
         }
     });
-    let first_start = tengen::room::wall_ms() + 10_000;
+    let first_start = tengen::time::wall_ms() + 10_000;
     let mut main_of = std::collections::HashMap::new();
     for i in 0..GAMES {
         // Starts 30 ms apart and deadlines 37 ms apart, so no two games' events queue
@@ -100,7 +100,7 @@ async fn main() {
         main_of.insert(game, main_ms as i64);
     }
     assert!(
-        tengen::room::wall_ms() < first_start,
+        tengen::time::wall_ms() < first_start,
         "set-up finished before the start"
     );
     let mut began = std::collections::HashMap::new();

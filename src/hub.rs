@@ -9,14 +9,16 @@ use dashmap::DashMap;
 
 use crate::auth::Verifier;
 use crate::config::Config;
+use crate::fanout::encode;
 use crate::lobby::{Lobby, new_id, nigiri};
 use crate::protocol::{
     ColorChoice, ErrorCode, GameEvent, GameSummary, HandicapPlacement, NigiriProof, Refusal,
     ServerMsg, UserInfo,
 };
-use crate::room::{Room, RoomCmd, RoomHandle, encode, wall_ms};
+use crate::room::{Room, RoomCmd, RoomHandle};
 use crate::rules::{self, Color};
 use crate::store::{Store, StoreError, StoreWriter};
+use crate::time::wall_ms;
 
 pub struct Hub {
     pub config: Config,

@@ -220,7 +220,7 @@ async fn a_sealed_move_on_an_occupied_point_is_a_pass() {
 }
 
 async fn scheduled(server: &TestServer, start_in_ms: i64) -> (Client, Client, String) {
-    let start_at = tengen::room::wall_ms() + start_in_ms;
+    let start_at = tengen::time::wall_ms() + start_in_ms;
     game(
         server,
         json!({"start_at": start_at, "forfeit_after_ms": 600_000,
@@ -254,7 +254,7 @@ async fn a_scheduled_game_forfeits_the_absent_player() {
 /// White (bob) logged in but not joined.
 async fn scheduled_unjoined(server: &TestServer) -> (Client, Client, String) {
     let mut alice = server.login("alice").await;
-    let start_at = tengen::room::wall_ms() + 60_000;
+    let start_at = tengen::time::wall_ms() + 60_000;
     let seek = alice
         .ok(
             json!({"type": "seek", "settings": {"board_size": 9, "color": "black",

@@ -305,7 +305,7 @@ async fn an_address_that_cannot_be_bound_stops_the_server_with_its_name() {
         data_dir: dir.path().to_path_buf(),
         ..Config::default()
     };
-    let err = match tengen::net::Server::start(config).await {
+    let err = match tengen::server::Server::start(config).await {
         Ok(_) => panic!("{addr} is taken; the server must not start"),
         Err(e) => e.to_string(),
     };

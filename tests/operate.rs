@@ -209,7 +209,7 @@ async fn healthz_is_alive_and_readyz_follows_the_store() {
     // migration tool). File permissions cannot do it here: the tests may run as root,
     // whom permission bits do not stop. This is a second connection to the server's own
     // file, taking the write lock and keeping it; the server is not told anything.
-    let db = server.dir.path().join(tengen::net::DB_FILE);
+    let db = server.dir.path().join(tengen::server::DB_FILE);
     let (locked_tx, locked_rx) = std::sync::mpsc::channel::<()>();
     let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
     let holder = std::thread::spawn(move || {

@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         setup_concurrency: args.setup_concurrency,
         seed: args
             .seed
-            .unwrap_or_else(|| tengen::room::wall_ms() as u64 ^ u64::from(std::process::id())),
+            .unwrap_or_else(|| tengen::time::wall_ms() as u64 ^ u64::from(std::process::id())),
     };
     let exe = std::env::current_exe().context("finding this program to start workers")?;
     let worker_exe = exe.clone();

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use tengen::config::LogFormat;
-use tengen::net::Server;
+use tengen::server::Server;
 use tracing_subscriber::EnvFilter;
 
 use super::config_args::ServerArgs;

@@ -310,7 +310,7 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
     let sources = sources(&opts, server, connections)?;
     let run_id = format!(
         "{:x}",
-        (u64::from(std::process::id()) << 20) ^ (crate::room::wall_ms() as u64 & 0xfffff)
+        (u64::from(std::process::id()) << 20) ^ (crate::time::wall_ms() as u64 & 0xfffff)
     );
     let plan_for = |first_game: u32, games: u32| Plan {
         protocol: opts.protocol,

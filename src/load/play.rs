@@ -109,7 +109,7 @@ pub(super) async fn drive(
                 color,
                 mv,
                 game.last_captures(),
-                crate::room::wall_ms(),
+                crate::time::wall_ms(),
             ),
         };
         let (mover, other) = match color {

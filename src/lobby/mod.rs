@@ -5,10 +5,11 @@ pub mod nigiri;
 
 use dashmap::DashMap;
 
+use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
     BotListing, BotOffer, Challenge, ErrorCode, GameSettings, Refusal, ServerMsg, UserInfo,
 };
-use crate::room::{Frame, Outbox, encode, wall_ms};
+use crate::time::wall_ms;
 
 /// A seek or challenge waiting for an answer, with the nigiri secret behind it.
 #[derive(Debug, Clone)]

@@ -12,9 +12,9 @@ use axum::routing::get;
 use serde::Deserialize;
 
 use super::session;
+use crate::fanout::encode;
 use crate::hub::Hub;
 use crate::protocol::{ErrorCode, ServerMsg};
-use crate::room::encode;
 
 /// Close code for a connection whose token was refused.
 const UNAUTHORIZED: u16 = 4001;

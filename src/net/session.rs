@@ -12,13 +12,15 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::time::{Instant, MissedTickBehavior};
 
 use super::limits::RateLimit;
+use crate::fanout::{Inbox, Outbox, encode};
 use crate::hub::Hub;
 use crate::protocol::{
     ClientMsg, ErrorCode, GameSettings, PROTOCOL_VERSION, Refusal, Request, RequestId, Role,
     ServerMsg, UserInfo, decode, request_id,
 };
-use crate::room::{Action, Inbox, Outbox, RoomCmd, RoomHandle, encode, wall_ms};
+use crate::room::{Action, RoomCmd, RoomHandle};
 use crate::rules::Move;
+use crate::time::wall_ms;
 
 /// Frames written per flush at most.
 const BATCH: usize = 64;

@@ -156,7 +156,7 @@ impl GameSettings {
             }
         }
         if let Some(start) = self.start_at
-            && (start < 0 || start > crate::room::wall_ms() + 366 * DAY as i64)
+            && (start < 0 || start > crate::time::wall_ms() + 366 * DAY as i64)
         {
             return Err(bad(
                 "settings.start_at must be a Unix time in ms within a year".into(),

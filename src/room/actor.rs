@@ -8,28 +8,22 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
-use super::crowd::{Crowd, Frame, Member, Outbox, encode};
+use super::crowd::{Crowd, Member};
 use super::live::{Action, LiveGame, Moment};
 use crate::clock::{LagSettings, Millis};
+use crate::fanout::{Frame, Outbox, encode};
 use crate::hub::Hub;
 use crate::protocol::{
     ErrorCode, EventFrame, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
 };
 use crate::rules::Color;
 use crate::store::{Append, EventRecord, GameRecord, GameStatus};
+use crate::time::wall_ms;
 
 /// Commands a room's queue holds at most; senders wait when it is full.
 const QUEUE: usize = 256;
 /// A reconnecting client that missed more events than this gets a snapshot instead.
 const MAX_REPLAY: u64 = 512;
-
-/// Server Unix time in milliseconds.
-pub fn wall_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
 
 /// What a room is asked to do.
 pub enum RoomCmd {

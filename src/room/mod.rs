@@ -5,6 +5,5 @@ mod actor;
 mod crowd;
 mod live;
 
-pub use actor::{Room, RoomCmd, RoomHandle, wall_ms};
-pub use crowd::{Frame, Inbox, Outbox, encode};
+pub use actor::{Room, RoomCmd, RoomHandle};
 pub use live::{Action, LiveGame, MAX_CHAT_CHARS};

@@ -5,6 +5,7 @@
 mod board;
 mod game;
 mod handicap;
+mod points;
 mod result;
 mod ruleset;
 mod score;
@@ -15,7 +16,8 @@ mod zobrist;
 pub use board::{Board, SizeError};
 pub use game::{Game, IllegalMove};
 pub use handicap::{HandicapError, check_count as check_handicap, fixed_points as fixed_handicap};
+pub use points::HalfPoints;
 pub use result::{BadResult, GameResult};
 pub use ruleset::{Counting, KoRule, Ruleset, UnknownName};
-pub use score::{DeadStones, HalfPoints, Score, ScoreRules, count};
+pub use score::{DeadStones, Score, ScoreRules, count};
 pub use vertex::{Color, MAX_SIZE, MIN_SIZE, Move, Vertex, VertexError};

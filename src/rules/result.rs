@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::score::HalfPoints;
+use super::points::HalfPoints;
 use super::vertex::Color;
 
 /// The result of a finished game.

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::score::HalfPoints;
+use super::points::HalfPoints;
 
 /// A named set of rules a game is played under. `chinese` is the default everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

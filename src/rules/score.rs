@@ -2,72 +2,14 @@
 //! Chinese rules, territory plus prisoners for the Japanese and Korean ones. Counts are
 //! kept in exact half points; floats appear only when a number is shown.
 
-use std::collections::BTreeSet;
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 use super::board::Board;
+use super::points::HalfPoints;
 use super::result::GameResult;
 use super::ruleset::{Counting, Ruleset};
 use super::vertex::{Color, Vertex};
-
-/// A number of points in halves: 15 is 7.5 points, which is 3¾ stones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct HalfPoints(pub i32);
-
-impl HalfPoints {
-    /// Points from a float that must be a whole multiple of ½ (komi as people write it).
-    pub fn from_points(points: f64) -> Option<HalfPoints> {
-        let halves = points * 2.0;
-        (halves.is_finite() && halves.fract() == 0.0 && halves.abs() <= 2_000.0)
-            .then_some(HalfPoints(halves as i32))
-    }
-
-    /// Reads `7.5`, `-3`, `0.5`.
-    pub fn parse_points(s: &str) -> Option<HalfPoints> {
-        s.trim()
-            .parse::<f64>()
-            .ok()
-            .and_then(HalfPoints::from_points)
-    }
-
-    pub fn points(self) -> f64 {
-        f64::from(self.0) / 2.0
-    }
-
-    /// The same amount in stones (one stone is two points).
-    pub fn stones(self) -> f64 {
-        f64::from(self.0) / 4.0
-    }
-}
-
-impl fmt::Display for HalfPoints {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sign = if self.0 < 0 { "-" } else { "" };
-        let a = self.0.unsigned_abs();
-        if a % 2 == 0 {
-            write!(f, "{sign}{}", a / 2)
-        } else {
-            write!(f, "{sign}{}.5", a / 2)
-        }
-    }
-}
-
-impl Serialize for HalfPoints {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(self.points())
-    }
-}
-
-impl<'de> Deserialize<'de> for HalfPoints {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let p = f64::deserialize(d)?;
-        HalfPoints::from_points(p).ok_or_else(|| {
-            serde::de::Error::custom("points must be a multiple of 0.5, at most 1000")
-        })
-    }
-}
 
 /// The stones both players are marking dead. Marks go by chain: marking one stone
 /// marks every stone connected to it, and so does unmarking.

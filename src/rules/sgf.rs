@@ -11,7 +11,7 @@
 
 use std::fmt::{self, Write as _};
 
-use super::score::HalfPoints;
+use super::points::HalfPoints;
 use super::vertex::{Color, MAX_SIZE, MIN_SIZE, Move, Vertex};
 
 /// Why an SGF text could not be read as a Go game record.
