@@ -195,10 +195,11 @@ impl Hub {
                 format!("no game `{game_id}`"),
             ));
         }
-        let room = Room::restore(self.clone(), game_id.to_string(), &events).ok_or_else(|| {
+        let room = Room::restore(self.clone(), game_id.to_string(), &events).map_err(|e| {
+            tracing::error!(game = %game_id, error = %e, "could not rebuild a game from its log");
             Refusal::new(
                 ErrorCode::Unavailable,
-                format!("game `{game_id}` could not be rebuilt from its log"),
+                format!("game `{game_id}` could not be rebuilt from its log: {e}"),
             )
         })?;
         Ok(self
@@ -215,15 +216,15 @@ impl Hub {
         let mut n = 0;
         for (record, events) in games {
             match Room::restore(self.clone(), record.id.clone(), &events) {
-                Some(room) => {
+                Ok(room) => {
                     self.rooms.insert(room.game_id.clone(), room);
                     self.count_game(&record.black, 1);
                     self.count_game(&record.white, 1);
                     crate::metrics::live_games(1);
                     n += 1;
                 }
-                None => {
-                    tracing::error!(game = %record.id, "could not rebuild a game from its log; left as it is")
+                Err(e) => {
+                    tracing::error!(game = %record.id, error = %e, "could not rebuild a game from its log; left as it is")
                 }
             }
         }

@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
 use super::crowd::{Crowd, Member};
-use super::live::{Action, LiveGame, Moment};
+use super::live::{Action, LiveGame, Moment, ReplayError, Step};
 use crate::clock::{LagSettings, Millis};
 use crate::fanout::{Frame, Outbox, encode};
 use crate::hub::Hub;
@@ -103,15 +103,16 @@ impl Room {
         first: GameEvent,
     ) -> Result<RoomHandle, Refusal> {
         let epoch = Instant::now();
-        let mut first = first;
         let at = Moment {
             wall_ms: wall_ms(),
             ..Moment::default()
         };
-        let mut live = LiveGame::create(&first, at, hub.config.clock.lag).ok_or_else(|| {
-            Refusal::new(ErrorCode::BadRequest, "these settings cannot start a game")
+        let live = LiveGame::create(&first, at, hub.config.clock.lag).map_err(|e| {
+            Refusal::new(
+                ErrorCode::BadRequest,
+                format!("these settings cannot start a game: {}", e.reason),
+            )
         })?;
-        live.apply(&mut first, 1, at);
         let frame = encode(&EventFrame {
             game_id: id.clone(),
             seq: 1,
@@ -149,11 +150,15 @@ impl Room {
 
     /// Rebuilds a room from its stored events (after a restart, or to show a finished
     /// game). Clocks do not run until the player to move is back.
-    pub fn restore(hub: Arc<Hub>, id: String, events: &[EventRecord]) -> Option<RoomHandle> {
+    pub fn restore(
+        hub: Arc<Hub>,
+        id: String,
+        events: &[EventRecord],
+    ) -> Result<RoomHandle, ReplayError> {
         let epoch = Instant::now();
         let frames = events.iter().map(|e| e.payload.as_str());
         let rebuilt = rebuild(frames, hub.config.clock.lag, 0)?;
-        Some(Room::spawn(hub, id, rebuilt, epoch))
+        Ok(Room::spawn(hub, id, rebuilt, epoch))
     }
 
     fn spawn(hub: Arc<Hub>, id: String, rebuilt: Rebuilt, epoch: Instant) -> RoomHandle {
@@ -182,6 +187,15 @@ impl Room {
         self.epoch.elapsed().as_millis() as Millis
     }
 
+    /// This instant, for an action from a connection with one-way latency `lag_ms`.
+    fn moment(&self, lag_ms: u64) -> Moment {
+        Moment {
+            now: self.now(),
+            wall_ms: wall_ms(),
+            lag_ms,
+        }
+    }
+
     async fn run(self: Box<Self>, rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
         let span = tracing::info_span!("game", id = %self.id);
         // Instrumented, not entered: see net::session::serve.
@@ -194,7 +208,8 @@ impl Room {
                 color,
                 online: false,
             };
-            let _ = self.commit(vec![offline], 0).await;
+            let step = self.live.step(vec![offline], self.moment(0));
+            let _ = self.commit(step).await;
         }
         loop {
             let deadline = self
@@ -207,8 +222,8 @@ impl Room {
                     None => break,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    let events = self.live.on_timer(self.now());
-                    for e in &events {
+                    let step = self.live.on_timer(self.moment(0));
+                    for e in &step.events {
                         if let GameEvent::GameEnded { result, .. } = e {
                             tracing::info!(%result, "game ended by the clock");
                             if matches!(result, crate::rules::GameResult::Time { .. }) {
@@ -216,8 +231,8 @@ impl Room {
                             }
                         }
                     }
-                    if !events.is_empty() {
-                        let _ = self.commit(events, 0).await;
+                    if !step.events.is_empty() {
+                        let _ = self.commit(step).await;
                     }
                 }
             }
@@ -319,9 +334,10 @@ impl Room {
     async fn presence(&mut self, color: Color) {
         let online = self.crowd.has_player(color);
         if self.live.is_online(color) != online && self.live.phase() != Phase::Ended {
-            let _ = self
-                .commit(vec![GameEvent::Presence { color, online }], 0)
-                .await;
+            let step = self
+                .live
+                .step(vec![GameEvent::Presence { color, online }], self.moment(0));
+            let _ = self.commit(step).await;
         }
     }
 
@@ -335,18 +351,18 @@ impl Room {
             .live
             .color_of(&user.id)
             .ok_or_else(|| Refusal::new(ErrorCode::Forbidden, "you do not play in this game"))?;
-        let events = self
+        let step = self
             .live
-            .decide(color, &action, self.now())
+            .decide(color, &action, self.moment(lag_ms))
             .inspect_err(|r| {
                 if let Some(reason) = r.reason {
                     crate::metrics::move_rejected(reason);
                 }
             })?;
-        if events.is_empty() {
+        if step.events.is_empty() {
             return Ok(None);
         }
-        self.commit(events, lag_ms).await.map(Some)
+        self.commit(step).await.map(Some)
     }
 
     fn kibitz(&mut self, user: UserInfo, text: String) -> Result<(), Refusal> {
@@ -383,22 +399,17 @@ impl Room {
         }
     }
 
-    /// Applies, stores and broadcasts `events`; returns the last one's seq. If the store
-    /// refuses, the game is put back as it was before and the caller is told.
-    async fn commit(&mut self, events: Vec<GameEvent>, lag_ms: u64) -> Result<u64, Refusal> {
+    /// Stores a step's events, then takes its game as the room's state and broadcasts
+    /// them; returns the last one's seq. If the store refuses, nothing changed and the
+    /// caller is told.
+    async fn commit(&mut self, step: Step) -> Result<u64, Refusal> {
         let wall = wall_ms();
-        let at = Moment {
-            now: self.now(),
-            wall_ms: wall,
-            lag_ms,
-        };
-        let before = self.history.len();
-        let mut batch = Vec::with_capacity(events.len() + 2);
-        let mut frames = Vec::with_capacity(events.len());
+        let first = step.first_seq();
+        let mut batch = Vec::with_capacity(step.events.len() + 2);
+        let mut frames = Vec::with_capacity(step.events.len());
+        let mut private = Vec::new();
         let mut ended = None;
-        for mut event in events {
-            let seq = self.live.seq() + 1;
-            self.live.apply(&mut event, seq, at);
+        for (seq, event) in (first..).zip(step.events) {
             let kind = event.kind();
             if kind == "move_played" {
                 crate::metrics::move_played();
@@ -424,13 +435,13 @@ impl Room {
                         event: public,
                     }),
                 );
-                self.private.push((before + frames.len(), stored));
+                private.push((self.history.len() + frames.len(), stored));
             }
             frames.push(frame);
         }
         batch.push(Append::MoveCount {
             game_id: self.id.to_string(),
-            move_count: self.live.move_count(),
+            move_count: step.game.move_count(),
         });
         if let Some(result) = &ended {
             batch.push(Append::Finish {
@@ -443,32 +454,11 @@ impl Room {
         let committed = self.hub.writer.commit(batch).await;
         crate::metrics::store_commit(started.elapsed().as_micros() as u64);
         if let Err(e) = committed {
-            tracing::error!(error = %e, "store refused a commit; game rolled back");
-            self.private.retain(|(i, _)| *i < before);
-            let stored: Vec<&str> = (0..before)
-                .map(|i| match self.private.iter().find(|(p, _)| *p == i) {
-                    Some((_, f)) => f.as_str(),
-                    None => self.history[i].as_str(),
-                })
-                .collect();
-            if let Some(rebuilt) =
-                rebuild(stored.into_iter(), self.hub.config.clock.lag, self.now())
-            {
-                self.live = rebuilt.live;
-                for color in [Color::Black, Color::White] {
-                    if self.crowd.has_player(color) {
-                        let mut back = GameEvent::Presence {
-                            color,
-                            online: true,
-                        };
-                        self.live
-                            .apply(&mut back, self.live.seq(), Moment::default());
-                    }
-                }
-                self.live.start_clock_if_stopped(self.now());
-            }
+            tracing::error!(error = %e, "store refused a commit; nothing changed");
             return Err(unavailable(&e));
         }
+        self.live = *step.game;
+        self.private.extend(private);
         let last = self.live.seq();
         for frame in frames {
             let dropped = self.crowd.broadcast(&frame, |_| true);
@@ -516,7 +506,7 @@ fn rebuild<'a>(
     frames: impl Iterator<Item = &'a str>,
     lag: LagSettings,
     now: Millis,
-) -> Option<Rebuilt> {
+) -> Result<Rebuilt, ReplayError> {
     let at = Moment {
         now,
         wall_ms: wall_ms(),
@@ -525,13 +515,17 @@ fn rebuild<'a>(
     let mut live: Option<LiveGame> = None;
     let mut history = Vec::new();
     let mut private = Vec::new();
-    for text in frames {
-        let mut frame: EventFrame = serde_json::from_str(text).ok()?;
-        let game = match live.as_mut() {
-            Some(game) => game,
-            None => live.insert(LiveGame::create(&frame.event, at, lag)?),
-        };
-        game.apply(&mut frame.event, frame.seq, at);
+    for (i, text) in frames.enumerate() {
+        let frame: EventFrame = serde_json::from_str(text).map_err(|e| ReplayError {
+            seq: i as u64 + 1,
+            reason: format!("unreadable: {e}"),
+        })?;
+        match live.as_mut() {
+            Some(game) => game.apply(&frame.event, frame.seq, at)?,
+            None => {
+                live = Some(LiveGame::create(&frame.event, at, lag)?);
+            }
+        }
         match frame.event.public() {
             Some(public) => {
                 private.push((history.len(), Frame::from(text.to_string())));
@@ -543,9 +537,12 @@ fn rebuild<'a>(
             None => history.push(Frame::from(text.to_string())),
         }
     }
-    let mut live = live?;
+    let mut live = live.ok_or_else(|| ReplayError {
+        seq: 1,
+        reason: "the log is empty".to_string(),
+    })?;
     let gone = live.settle_after_restart(now);
-    Some(Rebuilt {
+    Ok(Rebuilt {
         live,
         history,
         private,

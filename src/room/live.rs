@@ -42,6 +42,31 @@ pub struct Moment {
     pub lag_ms: u64,
 }
 
+/// An accepted change: its events, complete (captures, clocks and times filled in) and
+/// numbered from the game's next `seq` on, and the game as it is after them. The room
+/// stores the events and only then takes `game` as its state, so a store that refuses
+/// leaves the game exactly as it was.
+pub struct Step {
+    pub events: Vec<GameEvent>,
+    pub game: Box<LiveGame>,
+}
+
+impl Step {
+    /// The seq of the first event.
+    pub fn first_seq(&self) -> u64 {
+        self.game.seq + 1 - self.events.len() as u64
+    }
+}
+
+/// A stored event that does not apply to the game its log rebuilt so far: the log is not
+/// one this server wrote, or it is damaged. Never skipped in silence.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("event {seq} does not apply: {reason}")]
+pub struct ReplayError {
+    pub seq: u64,
+    pub reason: String,
+}
+
 /// A game being played.
 #[derive(Clone)]
 pub struct LiveGame {
@@ -92,7 +117,15 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
 
 impl LiveGame {
     /// A game from its first event (`game_created`), which must be seq 1.
-    pub fn create(first: &GameEvent, at: Moment, lag: LagSettings) -> Option<LiveGame> {
+    pub fn create(
+        first: &GameEvent,
+        at: Moment,
+        lag: LagSettings,
+    ) -> Result<LiveGame, ReplayError> {
+        let bad = |reason: &str| ReplayError {
+            seq: 1,
+            reason: reason.to_string(),
+        };
         let now = at.now;
         let GameEvent::GameCreated {
             settings,
@@ -103,7 +136,7 @@ impl LiveGame {
             ..
         } = first
         else {
-            return None;
+            return Err(bad("a game's first event must be game_created"));
         };
         let setup: Vec<(Vertex, Color)> =
             handicap_stones.iter().map(|&v| (v, Color::Black)).collect();
@@ -120,7 +153,7 @@ impl LiveGame {
             &setup,
             first_to_move,
         )
-        .ok()?;
+        .map_err(|e| bad(&e.to_string()))?;
         let clock = GameClock::new(settings.clock);
         // A scheduled start, moved onto the room's clock.
         let later = |wall: i64| now + (wall - at.wall_ms).max(0) as Millis;
@@ -130,7 +163,7 @@ impl LiveGame {
             .map(|t| later(t.saturating_add(settings.forfeit_after_ms as i64)));
         // No clock runs yet: the first player's starts when they come to the board
         // (`start_clock_if_stopped`), or at a scheduled start whether they come or not.
-        Some(LiveGame {
+        Ok(LiveGame {
             settings: (**settings).clone(),
             black: black.clone(),
             white: white.clone(),
@@ -243,8 +276,12 @@ impl LiveGame {
             .min()
     }
 
-    /// What happens by itself at `now`: the events to record (empty if nothing is due).
-    pub fn on_timer(&self, now: Millis) -> Vec<GameEvent> {
+    /// What happens by itself at `at`: the events to record (none if nothing is due).
+    pub fn on_timer(&self, at: Moment) -> Step {
+        self.step(self.timer_events(at.now), at)
+    }
+
+    fn timer_events(&self, now: Millis) -> Vec<GameEvent> {
         if self.phase == Phase::Ended {
             return Vec::new();
         }
@@ -294,9 +331,23 @@ impl LiveGame {
         Vec::new()
     }
 
-    /// Decides what `who` asking for `action` does: the events to record, in order, or a
-    /// refusal that leaves the game exactly as it was.
-    pub fn decide(
+    /// Decides what `who` asking for `action` at `at` does: the events to record, in
+    /// order, with the game after them, or a refusal. `self` is never changed.
+    pub fn decide(&self, who: Color, action: &Action, at: Moment) -> Result<Step, Refusal> {
+        Ok(self.step(self.decide_events(who, action, at.now)?, at))
+    }
+
+    /// Applies `events` (new, not yet numbered) to a copy of the game, completing them.
+    pub fn step(&self, mut events: Vec<GameEvent>, at: Moment) -> Step {
+        let mut game = Box::new(self.clone());
+        for event in &mut events {
+            let seq = game.seq + 1;
+            game.record(event, seq, at);
+        }
+        Step { events, game }
+    }
+
+    fn decide_events(
         &self,
         who: Color,
         action: &Action,
@@ -627,10 +678,26 @@ impl LiveGame {
         )
     }
 
+    /// Replays stored event number `seq`, which must be the next one and must apply.
+    pub fn apply(&mut self, event: &GameEvent, seq: u64, at: Moment) -> Result<(), ReplayError> {
+        let bad = |reason: String| ReplayError { seq, reason };
+        if seq != self.seq + 1 {
+            return Err(bad(format!("expected event {}", self.seq + 1)));
+        }
+        if let GameEvent::MovePlayed { color, vertex, .. } = event {
+            self.game
+                .check(*color, *vertex)
+                .map_err(|e| bad(format!("{color} {vertex} is not legal here: {e}")))?;
+        }
+        let mut event = event.clone();
+        self.record(&mut event, seq, at);
+        Ok(())
+    }
+
     /// Records `event` as number `seq`. Live events get their derived fields (captures,
     /// clock, time) filled in here; stored events already carry them, and their clock
     /// views are restored rather than recomputed.
-    pub fn apply(&mut self, event: &mut GameEvent, seq: u64, at: Moment) {
+    fn record(&mut self, event: &mut GameEvent, seq: u64, at: Moment) {
         let now = at.now;
         self.seq = seq;
         match event {
