@@ -1,6 +1,6 @@
 //! tengen (天元): an online Go server under the Chinese rules.
 //!
-//! The layers, from the wire down (see `DESIGN.md` in the shared notes and the README):
+//! The layers, from the wire down (`docs/ARCHITECTURE.md`; the rules of Go: `docs/RULES.md`):
 //! [`net`] accepts HTTP and WebSocket connections, [`protocol`] holds every message that
 //! crosses the wire, [`room`] runs one actor task per game, [`clock`] and [`rules`] are the
 //! pure cores the room consults, and [`store`] is the durable event log.

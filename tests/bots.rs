@@ -357,7 +357,7 @@ async fn pass_until_scoring(alice: &mut Client, game: &str, mut n: u32) -> (u32,
 
 /// The dead-stone phase against a person who disputes: the bot accepts the marks that
 /// match its engine (none), rejects the person's different marks so play resumes, and
-/// after the second dispute the game is counted with every stone alive (RULES.md §5).
+/// after the second dispute the game is counted with every stone alive (docs/RULES.md §5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_rejects_marks_its_engine_disputes_and_the_game_still_ends() {
     require_gnugo();

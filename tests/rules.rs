@@ -1,4 +1,4 @@
-//! The rules of RULES.md §1–§7, one position at a time: an ASCII board (`X` black, `O`
+//! The rules of docs/RULES.md §1–§7, one position at a time: an ASCII board (`X` black, `O`
 //! white, top row first), the moves, and the verdict the rules give.
 
 use tengen::rules::{
@@ -168,7 +168,7 @@ fn passing_is_always_legal_and_two_passes_in_a_row_are_counted() {
     play(&mut g, B, "pass");
     play(&mut g, W, "pass");
     assert_eq!(g.passes_in_row(), 2);
-    // Play may resume after two passes (RULES.md §5, a dispute settled by play).
+    // Play may resume after two passes (docs/RULES.md §5, a dispute settled by play).
     play(&mut g, B, "B2");
     assert_eq!(g.passes_in_row(), 0);
 }
@@ -274,7 +274,7 @@ fn a_large_group_is_captured_all_at_once() {
 #[test]
 fn opposing_groups_are_captured_before_the_movers_liberties_are_judged() {
     // A1 has no liberty of its own, but it takes the last liberty of both white stones:
-    // they are removed first, so the move is legal (RULES.md §2).
+    // they are removed first, so the move is legal (docs/RULES.md §2).
     let mut g = game(
         "
         . . . . .

@@ -374,7 +374,7 @@ impl GameBridge {
     }
 
     /// Komi as the engine should count it: the server's komi, plus the points Black
-    /// gives back for handicap stones under rules that count them (RULES.md §7).
+    /// gives back for handicap stones under rules that count them (docs/RULES.md §7.3).
     fn engine_komi(&self) -> f64 {
         let s = &self.settings;
         let back = if s.ruleset.compensates_handicap() && s.handicap >= 2 {

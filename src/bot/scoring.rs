@@ -1,5 +1,5 @@
 //! What a bot does in the dead-stone phase, as a pure function of the position, the
-//! stones its engine calls dead and the marks on the server (RULES.md §5).
+//! stones its engine calls dead and the marks on the server (docs/RULES.md §5).
 //!
 //! The bot only ever marks stones dead (never unmarks), accepts exactly when the marks
 //! equal its engine's view, and rejects as soon as they cannot become equal without

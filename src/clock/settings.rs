@@ -31,7 +31,7 @@ pub enum TimeControl {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max_ms: Option<Millis>,
     },
-    /// Japanese byo-yomi (RULES.md §8): main time, then `periods` periods of `period_ms`.
+    /// Japanese byo-yomi (docs/RULES.md §8.1): main time, then `periods` periods of `period_ms`.
     /// A move within the current period uses none; each full period used consumes one;
     /// using up the last period loses on time. `main_ms` may be 0 (straight byo-yomi).
     Byoyomi {

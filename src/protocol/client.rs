@@ -126,7 +126,7 @@ pub enum ClientMsg {
         #[serde(default)]
         marks_seq: Option<u64>,
     },
-    /// Refuse the marks: play resumes and settles the question (RULES.md §5).
+    /// Refuse the marks: play resumes and settles the question (docs/RULES.md §5).
     RejectScore {
         game_id: String,
     },

@@ -22,7 +22,7 @@ pub struct NigiriProof {
     pub challenger: Color,
 }
 
-/// The count of a finished game, in points and in stones (RULES.md §6).
+/// The count of a finished game, in points and in stones (docs/RULES.md §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreView {
     pub black: HalfPoints,
@@ -68,7 +68,7 @@ pub enum GameEvent {
         #[serde(default)]
         at: i64,
         /// Set when this move was sealed at an adjournment: the point that was sealed.
-        /// If it was occupied or illegal, `vertex` is `pass` (RULES.md §8).
+        /// If it was occupied or illegal, `vertex` is `pass` (docs/RULES.md §8.4).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sealed: Option<Move>,
     },
@@ -122,7 +122,7 @@ pub enum GameEvent {
         by: Color,
     },
     /// A player rejected the marks (`by`), or the time for marking ran out (no `by`):
-    /// play resumes with `to_move` and settles the question (RULES.md §5).
+    /// play resumes with `to_move` and settles the question (docs/RULES.md §5).
     PlayResumed {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         by: Option<Color>,

@@ -46,7 +46,7 @@ pub struct GameSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ko_rule: Option<KoRule>,
     /// Komi in points. Defaults to the ruleset's (7.5 = 3¾ stones for `chinese`), or 0 in a
-    /// handicap game, where Black gives back N/2 stones instead (RULES.md §7).
+    /// handicap game, where Black gives back N/2 stones instead (docs/RULES.md §7.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub komi: Option<HalfPoints>,
     #[serde(default)]

@@ -1,5 +1,5 @@
 //! A game in progress: the position, whose turn it is, the move list and the history of
-//! every position since the start, which the repetition rules (RULES.md §3) consult.
+//! every position since the start, which the repetition rules (docs/RULES.md §3) consult.
 //!
 //! Superko looks at the whole history, the starting position included. A 64-bit hash
 //! only nominates a repetition: before a move is refused, the earlier position is rebuilt

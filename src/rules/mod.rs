@@ -1,4 +1,4 @@
-//! Pure Go rules (RULES.md): the board, captures, ko and superko, handicap, counting and
+//! Pure Go rules (docs/RULES.md): the board, captures, ko and superko, handicap, counting and
 //! game records. Never does I/O, never reads a clock, never allocates while playing a
 //! move; usable as a library on its own.
 

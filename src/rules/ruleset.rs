@@ -18,7 +18,7 @@ pub enum Ruleset {
     TrompTaylor,
 }
 
-/// Which repetitions of the whole board are forbidden (RULES.md §3).
+/// Which repetitions of the whole board are forbidden (docs/RULES.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KoRule {

@@ -1,4 +1,4 @@
-//! Counting a finished position (RULES.md §6): area counting with dame split for the
+//! Counting a finished position (docs/RULES.md §6): area counting with dame split for the
 //! Chinese rules, territory plus prisoners for the Japanese and Korean ones. Counts are
 //! kept in exact half points; floats appear only when a number is shown.
 
@@ -80,7 +80,7 @@ pub struct Score {
 }
 
 impl Score {
-    /// Black's margin in stones (RULES.md §6: 0.75 is "Black wins by ¾ stone").
+    /// Black's margin in stones (docs/RULES.md §6.5: 0.75 is "Black wins by ¾ stone").
     pub fn margin_stones(&self) -> f64 {
         self.black_margin.stones()
     }

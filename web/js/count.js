@@ -1,6 +1,6 @@
 // The count as the marks stand, for display during the dead-stone phase (the server's
 // own count, sent with `game_ended`, is the one that decides). Area counting for
-// `chinese` (dame split in half, RULES.md §6) and `tromp-taylor` (dame to nobody);
+// `chinese` (dame split in half, docs/RULES.md §6.2) and `tromp-taylor` (dame to nobody);
 // territory plus prisoners for `japanese` and `korean`.
 
 import { neighbours } from './coords.js';
