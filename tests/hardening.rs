@@ -4,8 +4,147 @@
 
 mod common;
 
-use common::TestServer;
+use common::{Client, TestServer};
 use serde_json::{Value, json};
+use tengen::auth::{claims_for, load_or_create_secret, sign};
+use tengen::config::AuthConfig;
+use tengen::protocol::Role;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A token signed with `server`'s secret (read from its data directory).
+fn token(server: &TestServer, sub: &str, name: Option<&str>) -> String {
+    let secret = load_or_create_secret(&AuthConfig::default(), server.dir.path()).expect("secret");
+    sign(&secret, &claims_for(sub, name, Role::Player, 3600)).expect("sign")
+}
+
+/// Connects with `token`: the user of the `welcome`, or the refusal's message.
+async fn connect(server: &TestServer, token: &str) -> Result<Value, String> {
+    let mut client = Client::connect(&format!("{}?token={token}", server.url)).await;
+    if client.welcome["type"] == "welcome" {
+        return Ok(client.welcome["user"].clone());
+    }
+    assert_eq!(client.welcome["code"], "unauthorized", "{}", client.welcome);
+    assert_eq!(client.closed().await, Some(4001));
+    Err(client.welcome["message"]
+        .as_str()
+        .expect("a message")
+        .to_string())
+}
+
+/// A plain HTTP/1.1 request: status, headers and body.
+async fn http(server: &TestServer, method: &str, path: &str, body: &str) -> (u16, String, String) {
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", addr.port()))
+        .await
+        .expect("connect");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .expect("status")
+        .parse()
+        .expect("code");
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+#[tokio::test]
+async fn a_sub_is_limited_in_characters_not_bytes() {
+    let server = TestServer::start().await;
+    // 33 characters, 66 bytes: within the 64 characters the docs promise.
+    let sub = "é".repeat(33);
+    let user = connect(&server, &token(&server, &sub, None)).await.unwrap();
+    assert_eq!(user["id"], sub);
+    let sub = "é".repeat(64);
+    assert_eq!(
+        connect(&server, &token(&server, &sub, None)).await.unwrap()["id"],
+        sub
+    );
+    let refused = connect(&server, &token(&server, &"é".repeat(65), None))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.contains("`sub`") && refused.contains("64"),
+        "{refused}"
+    );
+    let refused = connect(&server, &token(&server, "a\u{7}b", None))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.contains("`sub`") && refused.contains("control"),
+        "{refused}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn display_names_are_bounded_and_trimmed() {
+    let server = TestServer::start().await;
+    let user = connect(&server, &token(&server, "ann", Some("  Ann Lee  ")))
+        .await
+        .unwrap();
+    assert_eq!(user["name"], "Ann Lee");
+    let forty = "名".repeat(40);
+    let user = connect(&server, &token(&server, "ann", Some(&forty)))
+        .await
+        .unwrap();
+    assert_eq!(user["name"], forty);
+    // An empty name falls back to the user id, as a missing one does.
+    let user = connect(&server, &token(&server, "ann", Some(" ")))
+        .await
+        .unwrap();
+    assert_eq!(user["name"], "ann");
+    for bad in ["x".repeat(41), "x".repeat(5000), "Ann\nLee".into()] {
+        let refused = connect(&server, &token(&server, "ann", Some(&bad)))
+            .await
+            .unwrap_err();
+        assert!(refused.contains("`name`"), "{refused}");
+    }
+    // The same check on `auth`, which keeps the connection open and anonymous.
+    let mut anon = server.anonymous().await;
+    let long = token(&server, "ann", Some(&"x".repeat(41)));
+    let reply = anon
+        .refused(json!({"type": "auth", "token": long}), "unauthorized")
+        .await;
+    assert!(reply["message"].as_str().unwrap().contains("40"), "{reply}");
+    anon.ok(json!({"type": "ping"})).await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn dev_login_names_are_bounded_in_characters() {
+    let server = TestServer::start().await;
+    let name = "é".repeat(40);
+    let (status, _, body) = http(
+        &server,
+        "POST",
+        "/api/dev-login",
+        &json!({ "name": name }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    for bad in ["x".repeat(41), "a\u{1b}b".into()] {
+        let (status, head, body) = http(
+            &server,
+            "POST",
+            "/api/dev-login",
+            &json!({ "name": bad }).to_string(),
+        )
+        .await;
+        assert_eq!(status, 400, "{body}");
+        assert!(head.contains("application/json"), "{head}");
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert!(error["error"].as_str().unwrap().contains("name"), "{body}");
+    }
+    server.stop().await;
+}
 
 /// Bad settings, each with the field its refusal must name.
 const BAD_SETTINGS: &[(&str, &str)] = &[

@@ -16,15 +16,13 @@ use axum::routing::get;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::auth::{claims_for, load_or_create_secret, sign};
+use crate::auth::{claims_for, display_name, load_or_create_secret, sign};
 use crate::config::JwtAlgorithm;
 use crate::hub::Hub;
 use crate::protocol::{Role, UserInfo};
 
 /// How long a dev-login token lasts.
 const DEV_TOKEN_TTL_SECS: u64 = 7 * 24 * 3600;
-/// Longest name the dev login accepts.
-const MAX_NAME: usize = 32;
 
 /// A file of the client: its URL path, content type and bytes.
 struct Asset {
@@ -217,11 +215,10 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
     }
 }
 
-/// A dev-login name: it becomes the user id, so keep it plain.
+/// A dev-login name: it is the display name and also becomes the user id, so keep it
+/// plain.
 fn check_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.chars().count() > MAX_NAME {
-        return Err(format!("a name has 1 to {MAX_NAME} characters"));
-    }
+    display_name(name).map_err(|why| format!("a name {why}"))?;
     if !name
         .chars()
         .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
@@ -242,7 +239,8 @@ mod tests {
         assert!(check_name("").is_err());
         assert!(check_name("a b").is_err());
         assert!(check_name("<script>").is_err());
-        assert!(check_name(&"x".repeat(33)).is_err());
+        assert!(check_name(&"é".repeat(40)).is_ok());
+        assert!(check_name(&"x".repeat(41)).is_err());
     }
 
     #[test]
