@@ -146,6 +146,19 @@ async fn dev_login_names_are_bounded_in_characters() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn the_dev_login_is_off_by_default_beyond_loopback() {
+    let server = TestServer::start_with(|c| c.listen = "0.0.0.0:0".parse().unwrap()).await;
+    let (_, _, body) = http(&server, "GET", "/api/dev-login", "").await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["enabled"],
+        false
+    );
+    let (status, _, body) = http(&server, "POST", "/api/dev-login", r#"{"name":"eve"}"#).await;
+    assert_eq!(status, 403, "{body}");
+    server.stop().await;
+}
+
 /// Bad settings, each with the field its refusal must name.
 const BAD_SETTINGS: &[(&str, &str)] = &[
     (r#"{"board_size": -1}"#, "settings.board_size"),

@@ -4,7 +4,6 @@
 //! `auth.dev_login` allows it. Owns no game logic: the page speaks the client protocol
 //! over `/ws` like every other client.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 
 use axum::Json;
@@ -72,9 +71,9 @@ struct DevLogin {
 /// The client's routes, to merge into the server's router.
 pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
     let auth = &hub.config.auth;
-    let secret = if !auth.dev_login {
+    let secret = if !hub.config.dev_login() {
         Err(
-            "the local dev login is turned off on this server (auth.dev_login = false); log in with a token",
+            "the local dev login is off on this server (it is on only where auth.dev_login allows it: by default when the server listens on loopback); log in with a token",
         )
     } else if auth.algorithm != JwtAlgorithm::HS256 {
         Err(
@@ -89,10 +88,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
             }
         }
     };
-    if secret.is_ok() && !is_loopback(hub.config.listen) {
+    if secret.is_ok() {
         tracing::warn!(
             listen = %hub.config.listen,
-            "auth.dev_login is on and the server listens beyond this machine: anyone who reaches it can log in under any name; set auth.dev_login = false"
+            "the local dev login is on: whoever reaches this address (a reverse proxy included) can log in under any name; set auth.dev_login = false to turn it off"
         );
     }
     let dev = DevLogin {
@@ -104,10 +103,6 @@ pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
         router = router.route(asset.path, get(move |headers: HeaderMap| file(i, headers)));
     }
     router.with_state(dev)
-}
-
-fn is_loopback(addr: SocketAddr) -> bool {
-    addr.ip().is_loopback()
 }
 
 /// Serves one embedded file. The names carry no hash, so browsers must revalidate
