@@ -172,7 +172,7 @@ async fn the_list_pages_with_a_cursor() {
 }
 
 #[tokio::test]
-async fn bad_list_parameters_are_json_errors_that_name_them() {
+async fn bad_archive_requests_are_json_errors_naming_what_is_wrong() {
     let server = TestServer::start().await;
     let twenty_digits = "9".repeat(20);
     for (query, parameter) in [
@@ -199,6 +199,19 @@ async fn bad_list_parameters_are_json_errors_that_name_them() {
         let error: Value = serde_json::from_str(&body).expect("a JSON body");
         let sentence = error["error"].as_str().expect("an error sentence");
         assert!(sentence.contains(parameter), "{query}: {sentence}");
+    }
+    for path in ["/api/games/%FF", "/api/games/%FF/sgf"] {
+        let (status, head, body) = get_with_head(&server, path).await;
+        assert_eq!(status, 400, "{path}: {body}");
+        assert!(
+            head.contains("content-type: application/json"),
+            "{path}: {head}"
+        );
+        let error: Value = serde_json::from_str(&body).expect("a JSON body");
+        assert!(
+            error["error"].as_str().unwrap().contains("game id"),
+            "{body}"
+        );
     }
     server.stop().await;
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -132,7 +133,17 @@ async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, Stri
     Json(serde_json::json!({"games": games, "next": next})).into_response()
 }
 
-async fn view(hub: &Arc<Hub>, id: String) -> Result<GameView, Response> {
+/// A game id from the URL, taken with the framework's refusal in hand, so that a path
+/// that does not decode (`/api/games/%FF`) is a JSON 400 like every archive error.
+type GameIdPath = Result<Path<String>, PathRejection>;
+
+async fn view(hub: &Arc<Hub>, path: GameIdPath) -> Result<GameView, Response> {
+    let Path(id) = path.map_err(|e| {
+        problem(
+            StatusCode::BAD_REQUEST,
+            format!("the game id in the path cannot be read: {}", e.body_text()),
+        )
+    })?;
     let store = hub.store.clone();
     let found = blocking(move || {
         let row = store.game(&id)?;
@@ -152,15 +163,15 @@ async fn view(hub: &Arc<Hub>, id: String) -> Result<GameView, Response> {
     })
 }
 
-async fn one(State(hub): State<Arc<Hub>>, Path(id): Path<String>) -> Response {
-    match view(&hub, id).await {
+async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+    match view(&hub, path).await {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
 }
 
-async fn sgf(State(hub): State<Arc<Hub>>, Path(id): Path<String>) -> Response {
-    match view(&hub, id).await {
+async fn sgf(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+    match view(&hub, path).await {
         Ok(v) => (
             [
                 (
