@@ -236,3 +236,68 @@ async fn bad_settings_are_refused_naming_the_field_and_change_nothing() {
         .await;
     server.stop().await;
 }
+
+/// The frames of the ```json client refused and ```json server blocks of a doc page, in
+/// order, each marked `true` when refused.
+fn documented_frames(page: &str) -> Vec<(bool, Value)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("client-protocol")
+        .join(page);
+    let text = std::fs::read_to_string(&path).expect("the page");
+    let mut frames = Vec::new();
+    let mut block: Option<(bool, String)> = None;
+    for line in text.lines() {
+        match (&mut block, line.trim()) {
+            (None, "```json client refused") => block = Some((true, String::new())),
+            (None, "```json server") => block = Some((false, String::new())),
+            (Some((refused, body)), "```") => {
+                let stream = serde_json::Deserializer::from_str(body).into_iter::<Value>();
+                frames.extend(stream.map(|v| (*refused, v.expect("JSON"))));
+                block = None;
+            }
+            (Some((_, body)), line) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    frames
+}
+
+#[tokio::test]
+async fn the_documented_settings_refusals_are_the_server_s_own() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let frames = documented_frames("lobby.md");
+    let mut checked = 0;
+    for (i, (refused, frame)) in frames.iter().enumerate() {
+        if !refused {
+            continue;
+        }
+        let documented = frames[i..]
+            .iter()
+            .find(|(r, v)| !r && v["type"] == "error" && v["id"] == frame["id"])
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| panic!("no documented answer to {frame}"));
+        alice.send(frame.clone()).await;
+        let reply = alice.recv().await;
+        assert_eq!(&reply, documented, "the server's answer to {frame}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "lobby.md lost its refused settings");
+    // errors.md shows the answers to two of them without the requests.
+    let errors = documented_frames("errors.md");
+    for (id, settings) in [(13, json!({"boardsize": 9})), (4, json!({"komi": 7.25}))] {
+        let documented = errors
+            .iter()
+            .find(|(_, v)| v["id"] == id && v["code"] == "bad_request")
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| panic!("errors.md lost its bad_request with id {id}"));
+        alice
+            .send(json!({"type": "seek", "id": id, "settings": settings}))
+            .await;
+        assert_eq!(&alice.recv().await, documented);
+    }
+    server.stop().await;
+}
