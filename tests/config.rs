@@ -587,3 +587,31 @@ fn the_dev_login_is_on_by_default_only_on_loopback() {
         None
     );
 }
+
+#[test]
+fn tengen_token_refuses_to_sign_what_the_server_would_refuse() {
+    let dir = tempfile::tempdir().expect("dir");
+    let long = "x".repeat(41);
+    for (args, claim) in [
+        (
+            vec!["token", "--sub", "ann", "--name", long.as_str()],
+            "`name`",
+        ),
+        (vec!["token", "--sub", "a\u{1}b"], "`sub`"),
+    ] {
+        let out = tengen(&args, &[], dir.path());
+        assert!(!out.status.success(), "{args:?} signed a token");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(claim), "{args:?}: {stderr}");
+    }
+    let out = tengen(
+        &["token", "--sub", "ann", "--name", "Ann Lee"],
+        &[],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
