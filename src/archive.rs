@@ -2,7 +2,7 @@
 //! made from its stored events. Sealed moves are never revealed here before they are
 //! played, the same as on the wire.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockView, PlayerClock, TimeControl};
 use crate::protocol::{EventFrame, GameEvent, GameSettings, UserInfo};
@@ -10,8 +10,9 @@ use crate::rules::sgf::{GameRecord as Sgf, MoveNode};
 use crate::rules::{Color, GameResult, Move, Vertex};
 use crate::store::{EventRecord, GameRecord};
 
-/// One game as `GET /api/games/{id}` returns it.
-#[derive(Debug, Clone, Serialize)]
+/// One game as `GET /api/games/{id}` returns it. `Deserialize` too, for clients and for
+/// the test that reads the documented record back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GameView {
     pub game_id: String,
     pub black: UserInfo,
@@ -30,7 +31,7 @@ pub struct GameView {
 }
 
 /// A move of the record with the mover's clock after it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MoveView {
     pub move_number: u32,
     pub color: Color,
@@ -41,7 +42,7 @@ pub struct MoveView {
 }
 
 /// A game's summary row as the game list shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ListedGame {
     pub game_id: String,
     pub black: String,

@@ -57,6 +57,10 @@ pub enum AuthError {
     Sign(jsonwebtoken::errors::Error),
 }
 
+/// How far `exp` and `nbf` may be off: the issuer's clock and this server's never agree
+/// exactly, and a token refused for a second of skew would be a puzzle for its holder.
+pub const LEEWAY_SECS: u64 = 60;
+
 /// Checks tokens.
 pub struct Verifier {
     key: DecodingKey,
@@ -134,6 +138,7 @@ impl Verifier {
             }
         };
         let mut validation = Validation::new(algorithm);
+        validation.leeway = LEEWAY_SECS;
         validation.validate_nbf = true;
         validation.set_required_spec_claims(&["exp", "sub"]);
         match &config.audience {
@@ -150,19 +155,52 @@ impl Verifier {
     pub fn verify(&self, token: &str) -> Result<UserInfo, String> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
             .map_err(|e| refusal_text(e.kind()))?;
-        let c = data.claims;
-        if c.sub.is_empty() || c.sub.len() > 64 {
-            return Err("the token's `sub` must have 1 to 64 characters".into());
-        }
-        Ok(UserInfo {
-            name: c
-                .name
-                .filter(|n| !n.is_empty())
-                .unwrap_or_else(|| c.sub.clone()),
-            id: c.sub,
-            role: c.role,
-        })
+        user_of(data.claims)
     }
+}
+
+/// The user the claims name, or why they name none (a sentence for the client). The
+/// server checks this on every token; `tengen token` checks it before signing.
+pub fn user_of(claims: Claims) -> Result<UserInfo, String> {
+    plain_text(&claims.sub, MAX_SUB_CHARS).map_err(|why| format!("The token's `sub` {why}."))?;
+    let name = match claims.name.as_deref().map(str::trim) {
+        None | Some("") => claims.sub.clone(),
+        Some(name) => display_name(name)
+            .map_err(|why| format!("The token's `name` {why}."))?
+            .to_string(),
+    };
+    Ok(UserInfo {
+        id: claims.sub,
+        name,
+        role: claims.role,
+    })
+}
+
+/// Longest user id (a token's `sub`), in characters.
+pub const MAX_SUB_CHARS: usize = 64;
+/// Longest display name, in characters after trimming: room for any real name, and
+/// little enough that every list and board header can show it.
+pub const MAX_NAME_CHARS: usize = 40;
+
+/// Checks text everyone is shown: 1 to `max` characters (not bytes, so every script gets
+/// the same room) and no control characters, which could break a line or a layout.
+/// The refusal is the end of a sentence: "must have 1 to 40 characters, not 0".
+fn plain_text(text: &str, max: usize) -> Result<(), String> {
+    let chars = text.chars().count();
+    if chars == 0 || chars > max {
+        return Err(format!("must have 1 to {max} characters, not {chars}"));
+    }
+    if text.chars().any(char::is_control) {
+        return Err("must not hold control characters".into());
+    }
+    Ok(())
+}
+
+/// A display name, trimmed, or why it is refused (as the end of a sentence).
+pub fn display_name(name: &str) -> Result<&str, String> {
+    let name = name.trim();
+    plain_text(name, MAX_NAME_CHARS)?;
+    Ok(name)
 }
 
 /// Why a token was refused, as a sentence for the person holding it.

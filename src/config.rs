@@ -69,8 +69,11 @@ pub struct AuthConfig {
     /// Whether people without a token may watch games.
     pub anonymous_spectators: bool,
     /// Whether `POST /api/dev-login` gives a player token for any name, no password asked:
-    /// the web client's labelled "local dev login". Turn it off on a server others reach.
-    pub dev_login: bool,
+    /// the web client's labelled "local dev login". Anyone who reaches it can take any
+    /// name, an existing user's included, so unset means "only when `listen` is a
+    /// loopback address" ([`Config::dev_login`]), and `true` with any other address is
+    /// refused.
+    pub dev_login: Option<bool>,
 }
 
 impl Default for AuthConfig {
@@ -82,7 +85,7 @@ impl Default for AuthConfig {
             issuer: None,
             audience: None,
             anonymous_spectators: true,
-            dev_login: true,
+            dev_login: None,
         }
     }
 }
@@ -273,6 +276,14 @@ impl FlagSetting {
 }
 
 impl Config {
+    /// Whether the local dev login is on: as set, else only on a loopback `listen`
+    /// address, where nobody but this machine's users can reach it.
+    pub fn dev_login(&self) -> bool {
+        self.auth
+            .dev_login
+            .unwrap_or_else(|| self.listen.ip().is_loopback())
+    }
+
     /// Defaults, overridden by the TOML file (if any), then by `TENGEN_*` variables from
     /// `env`, then checked. Other variables in `env` are ignored.
     pub fn load(
@@ -417,6 +428,17 @@ impl Config {
             }
             _ => {}
         }
+        if a.dev_login == Some(true) && !self.listen.ip().is_loopback() {
+            return invalid(
+                "auth.dev_login",
+                format!(
+                    "is true, but listen ({}) is reachable from other machines, where anyone could log in under any name; leave it unset or false, or listen on 127.0.0.1",
+                    self.listen
+                ),
+            );
+        }
+        // Real accounts (passwords, an identity service's users) must refuse
+        // `auth.dev_login` here when they come: it names any user without a password.
         let l = &self.limits;
         let at_least_one: [(&'static str, u64); 9] = [
             ("limits.max_message_bytes", l.max_message_bytes as u64),
@@ -489,6 +511,7 @@ impl Config {
             ("auth.public_key_file", self.auth.public_key_file.is_none()),
             ("auth.issuer", self.auth.issuer.is_none()),
             ("auth.audience", self.auth.audience.is_none()),
+            ("auth.dev_login", self.auth.dev_login.is_none()),
         ]
         .into_iter()
         .filter_map(|(key, unset)| unset.then_some(key))

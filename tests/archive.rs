@@ -9,6 +9,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A plain HTTP/1.1 GET: status and body.
 async fn get(server: &TestServer, path: &str) -> (u16, String) {
+    let (status, _, body) = get_with_head(server, path).await;
+    (status, body)
+}
+
+/// A plain HTTP/1.1 GET: status, the head (lower case) and body.
+async fn get_with_head(server: &TestServer, path: &str) -> (u16, String, String) {
     let addr = server.server.as_ref().unwrap().addr();
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
@@ -18,15 +24,13 @@ async fn get(server: &TestServer, path: &str) -> (u16, String) {
     let text = String::from_utf8_lossy(&raw).to_string();
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
+    let head = head.to_ascii_lowercase();
+    let body = if head.contains("transfer-encoding: chunked") {
         dechunk(body)
     } else {
         body.to_string()
     };
-    (status, body)
+    (status, head, body)
 }
 
 fn dechunk(mut body: &str) -> String {
@@ -165,4 +169,63 @@ async fn the_list_pages_with_a_cursor() {
     ids.sort();
     assert_eq!(seen, ids, "every game once, none twice");
     assert_eq!(rest["games"][0]["status"], "live");
+}
+
+#[tokio::test]
+async fn bad_archive_requests_are_json_errors_naming_what_is_wrong() {
+    let server = TestServer::start().await;
+    let twenty_digits = "9".repeat(20);
+    for (query, parameter) in [
+        ("limit=-1", "`limit`"),
+        ("limit=abc", "`limit`"),
+        ("limit=1.5", "`limit`"),
+        ("limit=201", "`limit`"),
+        (&format!("limit={twenty_digits}")[..], "`limit`"),
+        ("limit=", "`limit`"),
+        ("status=sideways", "`status`"),
+        ("status=live&status=finished", "`status`"),
+        ("player=a&player=b", "`player`"),
+        ("before=12", "`before`"),
+        ("before=x:abc", "`before`"),
+        ("colour=black", "`colour`"),
+        ("%FF=1", "parameter"),
+    ] {
+        let (status, head, body) = get_with_head(&server, &format!("/api/games?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(
+            head.contains("content-type: application/json"),
+            "{query}: {head}"
+        );
+        let error: Value = serde_json::from_str(&body).expect("a JSON body");
+        let sentence = error["error"].as_str().expect("an error sentence");
+        assert!(sentence.contains(parameter), "{query}: {sentence}");
+    }
+    for path in ["/api/games/%FF", "/api/games/%FF/sgf"] {
+        let (status, head, body) = get_with_head(&server, path).await;
+        assert_eq!(status, 400, "{path}: {body}");
+        assert!(
+            head.contains("content-type: application/json"),
+            "{path}: {head}"
+        );
+        let error: Value = serde_json::from_str(&body).expect("a JSON body");
+        assert!(
+            error["error"].as_str().unwrap().contains("game id"),
+            "{body}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_limit_of_zero_is_an_empty_last_page() {
+    let server = TestServer::start().await;
+    finished_game(&server).await;
+    let (status, body) = get(&server, "/api/games?limit=0&status=finished").await;
+    assert_eq!(status, 200, "{body}");
+    let page: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(page, json!({"games": [], "next": null}));
+    let (_, body) = get(&server, "/api/games?limit=200").await;
+    let page: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(page["games"].as_array().map(Vec::len), Some(1));
+    server.stop().await;
 }

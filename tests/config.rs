@@ -375,7 +375,13 @@ fn the_example_file_is_exactly_the_defaults() {
         leaves(&defaults, ""),
         "keys in the example"
     );
-    for optional in ["secret", "public_key_file", "issuer", "audience"] {
+    for optional in [
+        "secret",
+        "public_key_file",
+        "issuer",
+        "audience",
+        "dev_login",
+    ] {
         assert!(
             text.contains(&format!("\n# {optional} = ")),
             "deploy/tengen.toml should show `# {optional} = ...`"
@@ -530,4 +536,82 @@ fn serve_refuses_to_start_on_a_bad_configuration() {
     );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--listen"));
+}
+
+#[test]
+fn the_dev_login_is_on_by_default_only_on_loopback() {
+    let load = |pairs: &[(&str, &str)]| Config::load(None, env(pairs));
+    assert!(load(&[]).expect("load").dev_login());
+    assert!(
+        load(&[("TENGEN_LISTEN", "[::1]:7480")])
+            .expect("load")
+            .dev_login()
+    );
+    assert!(
+        !load(&[("TENGEN_LISTEN", "0.0.0.0:7480")])
+            .expect("load")
+            .dev_login()
+    );
+    assert!(
+        !load(&[("TENGEN_LISTEN", "192.0.2.7:7480")])
+            .expect("load")
+            .dev_login()
+    );
+    assert!(
+        !load(&[("TENGEN_AUTH__DEV_LOGIN", "false")])
+            .expect("load")
+            .dev_login()
+    );
+    assert!(
+        load(&[("TENGEN_AUTH__DEV_LOGIN", "true")])
+            .expect("load")
+            .dev_login()
+    );
+    refused(
+        load(&[
+            ("TENGEN_LISTEN", "0.0.0.0:7480"),
+            ("TENGEN_AUTH__DEV_LOGIN", "true"),
+        ]),
+        &["auth.dev_login", "TENGEN_AUTH__DEV_LOGIN", "0.0.0.0:7480"],
+    );
+    // The printed configuration keeps "unset" unset, so it loads back the same.
+    let printed = load(&[]).expect("load").to_toml_redacted();
+    assert!(printed.contains("auth.dev_login"), "{printed}");
+    let dir = tempfile::tempdir().expect("dir");
+    let file = write(dir.path(), "printed.toml", &printed);
+    assert_eq!(
+        Config::load(Some(&file), env(&[]))
+            .expect("reload")
+            .auth
+            .dev_login,
+        None
+    );
+}
+
+#[test]
+fn tengen_token_refuses_to_sign_what_the_server_would_refuse() {
+    let dir = tempfile::tempdir().expect("dir");
+    let long = "x".repeat(41);
+    for (args, claim) in [
+        (
+            vec!["token", "--sub", "ann", "--name", long.as_str()],
+            "`name`",
+        ),
+        (vec!["token", "--sub", "a\u{1}b"], "`sub`"),
+    ] {
+        let out = tengen(&args, &[], dir.path());
+        assert!(!out.status.success(), "{args:?} signed a token");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(claim), "{args:?}: {stderr}");
+    }
+    let out = tengen(
+        &["token", "--sub", "ann", "--name", "Ann Lee"],
+        &[],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -440,10 +440,7 @@ fn the_dockerfile_agrees_with_the_configuration() {
         volume.contains(&format!("\"{}\"", config.data_dir.display())),
         "{volume}"
     );
-    assert!(
-        !config.auth.dev_login,
-        "no password-less login in the image"
-    );
+    assert!(!config.dev_login(), "no password-less login in the image");
     let user = instruction(&lines, "USER")[0];
     let uid: u32 = user
         .split(':')
@@ -521,7 +518,7 @@ fn the_systemd_unit_is_consistent() {
         ["tengen"],
         "systemd owns /var/lib/tengen"
     );
-    assert!(!config.auth.dev_login);
+    assert!(!config.dev_login());
     for hardening in [
         "NoNewPrivileges=yes",
         "ProtectSystem=strict",

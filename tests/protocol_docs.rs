@@ -19,11 +19,13 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tengen::clock::TimeControl;
+use tengen::archive::{GameView, ListedGame, MoveView};
+use tengen::clock::{LagSettings, TimeControl};
 use tengen::protocol::{
     ClientMsg, ColorChoice, ErrorCode, EventFrame, GameEvent, HandicapPlacement, Phase, Role,
     ServerMsg, decode,
 };
+use tengen::room::Moment;
 use tengen::rules::{Color, GameResult, IllegalMove, KoRule, Ruleset, Vertex};
 
 /// The files a client author is promised; each must exist and hold examples.
@@ -625,4 +627,158 @@ fn links_between_the_docs_resolve() {
             }
         }
     }
+}
+
+/// The plain ```json blocks of a file (the archive's HTTP bodies), with their lines.
+fn plain_json_blocks(text: &str) -> Vec<(usize, Value)> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        match &mut open {
+            None if line.trim() == "```json" => open = Some((i + 1, String::new())),
+            None => {}
+            Some((start, body)) if line.trim() == "```" => {
+                let value = serde_json::from_str(body)
+                    .unwrap_or_else(|e| panic!("archive.md:{start}: not JSON: {e}"));
+                blocks.push((*start, value));
+                open = None;
+            }
+            Some((_, body)) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+    }
+    blocks
+}
+
+/// Reads `value` as `T` and writes it back: the documented JSON must be exactly what the
+/// server's archive types produce.
+fn round_trip<T: DeserializeOwned + serde::Serialize>(at: &str, value: &Value) -> T {
+    let typed: T = serde_json::from_value(value.clone())
+        .unwrap_or_else(|e| panic!("{at}: not what the server writes: {e}"));
+    let again = serde_json::to_value(&typed).expect("serialises");
+    if let Err(diff) = same(value, &again, "$", false) {
+        panic!("{at}: {diff}");
+    }
+    typed
+}
+
+/// Replays a record's events through the live game, as the room would have decided them:
+/// every event a player's request causes must be what the game decides for that request,
+/// so a record cannot show an ending the rules do not allow.
+fn replay(at: &str, record: &GameView) {
+    use tengen::room::{Action, LiveGame};
+    let events: Vec<GameEvent> = record.events.iter().map(|f| f.event.clone()).collect();
+    let (first, rest) = events.split_first().expect("a record has events");
+    let moment = Moment::default();
+    let mut game = LiveGame::create(first, moment, LagSettings::default())
+        .unwrap_or_else(|e| panic!("{at}: event 1 does not create a game: {e}"));
+    let mut i = 0;
+    while i < rest.len() {
+        let request = match &rest[i] {
+            GameEvent::MovePlayed {
+                move_number,
+                color,
+                vertex,
+                ..
+            } => Some((
+                *color,
+                Action::Play {
+                    move_number: *move_number,
+                    mv: *vertex,
+                },
+            )),
+            GameEvent::DeadMarked {
+                by, vertex, dead, ..
+            } => Some((
+                *by,
+                Action::MarkDead {
+                    vertex: *vertex,
+                    dead: *dead,
+                },
+            )),
+            GameEvent::ScoreAccepted { by } => Some((*by, Action::AcceptScore { marks_seq: None })),
+            GameEvent::GameEnded { .. } => {
+                panic!(
+                    "{at}: the game ends at seq {} without a request that ends it",
+                    i + 2
+                )
+            }
+            _ => None,
+        };
+        let caused = match request {
+            None => vec![rest[i].clone()],
+            Some((who, action)) => {
+                let decided = game
+                    .decide(who, &action, moment)
+                    .unwrap_or_else(|e| {
+                        panic!("{at}: seq {}: the server refuses {action:?}: {e}", i + 2)
+                    })
+                    .events;
+                let logged = rest.get(i..i + decided.len()).unwrap_or_default();
+                let kinds = |es: &[GameEvent]| es.iter().map(GameEvent::kind).collect::<Vec<_>>();
+                assert_eq!(
+                    kinds(&decided),
+                    kinds(logged),
+                    "{at}: seq {}: {action:?} by {who} causes other events than the record shows",
+                    i + 2
+                );
+                for (d, l) in decided.iter().zip(logged) {
+                    if let GameEvent::GameEnded { .. } = d {
+                        assert_eq!(d, l, "{at}: the record's ending is not the count");
+                    }
+                }
+                logged.to_vec()
+            }
+        };
+        for event in caused {
+            i += 1;
+            game.apply(&event, i as u64 + 1, moment)
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+        }
+    }
+    assert_eq!(
+        game.result().map(|r| r.to_string()),
+        record.result,
+        "{at}: the record's result is not the replay's"
+    );
+}
+
+#[test]
+fn the_archive_examples_are_records_the_server_could_have_written() {
+    let text = &doc_files()["archive.md"];
+    let blocks = plain_json_blocks(text);
+    let (mut lists, mut records, mut errors) = (0, 0, 0);
+    for (line, value) in &blocks {
+        let at = format!("archive.md:{line}");
+        if value.get("games").is_some() {
+            let games = &value["games"];
+            round_trip::<Vec<ListedGame>>(&at, games);
+            assert!(value["next"].is_string() || value["next"].is_null(), "{at}");
+            assert_eq!(
+                value.as_object().map(|o| o.len()),
+                Some(2),
+                "{at}: games and next only"
+            );
+            lists += 1;
+        } else if value.get("events").is_some() {
+            let record: GameView = round_trip(&at, value);
+            replay(&at, &record);
+            records += 1;
+        } else if value.get("move_number").is_some() {
+            round_trip::<MoveView>(&at, value);
+        } else {
+            assert!(
+                value["error"].is_string(),
+                "{at}: not an archive body: {value}"
+            );
+            assert_eq!(value.as_object().map(|o| o.len()), Some(1), "{at}");
+            errors += 1;
+        }
+    }
+    assert!(
+        lists > 0 && records > 0 && errors > 0,
+        "archive.md lost its examples"
+    );
 }

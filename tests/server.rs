@@ -560,7 +560,7 @@ async fn tokens_from_an_external_issuer_are_checked_with_its_public_key() {
         c.auth.public_key_file = Some(keys.join("ed25519-test-public.pem"));
         c.auth.issuer = Some("https://id.example".into());
         c.auth.audience = Some("tengen".into());
-        c.auth.dev_login = false;
+        c.auth.dev_login = Some(false);
     })
     .await;
     let private = std::fs::read(keys.join("ed25519-test-private.pem")).unwrap();

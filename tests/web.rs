@@ -199,7 +199,7 @@ async fn the_dev_login_hands_out_tokens_the_server_accepts() {
 
 #[tokio::test]
 async fn the_dev_login_can_be_turned_off() {
-    let server = TestServer::start_with(|c| c.auth.dev_login = false).await;
+    let server = TestServer::start_with(|c| c.auth.dev_login = Some(false)).await;
     let (_, _, body) = http(&server, "GET", "/api/dev-login", &[], "").await;
     let info: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(info["enabled"], false);

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use tengen::auth::{claims_for, load_or_create_secret, sign};
+use tengen::auth::{claims_for, load_or_create_secret, sign, user_of};
 use tengen::config::JwtAlgorithm;
 use tengen::protocol::Role;
 
@@ -63,6 +63,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut claims = claims_for(&args.sub, args.name.as_deref(), args.role, args.ttl);
     claims.iss = config.auth.issuer.clone();
     claims.aud = config.auth.audience.clone();
+    // The server would refuse a token whose `sub` or `name` it does not accept.
+    if let Err(why) = user_of(claims.clone()) {
+        bail!("{why}");
+    }
     let token = sign(&secret, &claims).context("signing the token")?;
     println!("{token}");
     Ok(ExitCode::SUCCESS)

@@ -1,7 +1,8 @@
 //! The time control a game is played under, and the check that refuses impossible or
 //! absurd settings before a game is created with them.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 use thiserror::Error;
 
 use super::Millis;
@@ -10,8 +11,9 @@ use super::Millis;
 ///
 /// On the wire: `{"system":"byoyomi","main_ms":600000,"periods":5,"period_ms":30000}`.
 /// Every system spends main time first; what follows main time differs per system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "system", rename_all = "snake_case", deny_unknown_fields)]
+/// Read by hand (see [`TimeControl::from_fields`]) so that a refusal names its field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "system", rename_all = "snake_case")]
 pub enum TimeControl {
     /// Untimed: nobody ever loses on time (casual and correspondence-like games).
     None,
@@ -59,7 +61,107 @@ pub enum TimeControl {
     },
 }
 
+/// The systems and their fields, as on the wire.
+const SYSTEMS: &[(&str, &[&str])] = &[
+    ("none", &[]),
+    ("absolute", &["main_ms"]),
+    ("fischer", &["main_ms", "increment_ms", "max_ms"]),
+    ("byoyomi", &["main_ms", "periods", "period_ms"]),
+    ("canadian", &["main_ms", "moves", "block_ms"]),
+    ("simple", &["per_move_ms"]),
+];
+
+impl<'de> Deserialize<'de> for TimeControl {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let fields = Map::<String, Value>::deserialize(d)?;
+        TimeControl::from_fields(fields).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Names as a list for a sentence: "`a`, `b` or `c`" (with `last` = "or").
+pub(crate) fn listed(names: &[&str], last: &str) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        Some((end, rest)) if !rest.is_empty() => format!("{} {last} {end}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
 impl TimeControl {
+    /// Reads a time control from its JSON fields. Every system refuses the fields it does
+    /// not have (`none` included), and each refusal starts with the field it is about
+    /// (`main_ms must be ...`), so that a caller can put its own path in front.
+    pub fn from_fields(mut fields: Map<String, Value>) -> Result<TimeControl, String> {
+        let systems: Vec<&str> = SYSTEMS.iter().map(|(name, _)| *name).collect();
+        // "expected one of" with the names in backticks, as serde says it (the protocol
+        // docs test reads the names from this sentence).
+        let refuse = |shown: String| {
+            format!(
+                "system is {shown}, expected one of {}",
+                listed(&systems, "or")
+            )
+        };
+        let system = match fields.remove("system") {
+            Some(Value::String(s)) => s,
+            Some(other) => return Err(refuse(other.to_string())),
+            None => return Err(refuse("missing".into())),
+        };
+        let Some(&(system, known)) = SYSTEMS.iter().find(|(name, _)| *name == system) else {
+            return Err(refuse(format!("{system:?}")));
+        };
+        if let Some(extra) = fields.keys().find(|k| !known.contains(&k.as_str())) {
+            let has = if known.is_empty() {
+                "has no other fields".to_string()
+            } else {
+                format!("has {}", listed(known, "and"))
+            };
+            return Err(format!(
+                "{extra} is not a field of the `{system}` system, which {has}"
+            ));
+        }
+        let number = |name: &str| -> Result<Option<u64>, String> {
+            match fields.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .map(Some)
+                    .ok_or_else(|| format!("{name} must be a whole number from 0 up, not {v}")),
+            }
+        };
+        let required = |name: &str| -> Result<u64, String> {
+            number(name)?.ok_or_else(|| format!("{name} is missing"))
+        };
+        let count = |name: &str| -> Result<u32, String> {
+            let n = required(name)?;
+            u32::try_from(n).map_err(|_| format!("{name} must be at most {}, not {n}", u32::MAX))
+        };
+        Ok(match system {
+            "absolute" => TimeControl::Absolute {
+                main_ms: required("main_ms")?,
+            },
+            "fischer" => TimeControl::Fischer {
+                main_ms: required("main_ms")?,
+                increment_ms: required("increment_ms")?,
+                max_ms: number("max_ms")?,
+            },
+            "byoyomi" => TimeControl::Byoyomi {
+                main_ms: required("main_ms")?,
+                periods: count("periods")?,
+                period_ms: required("period_ms")?,
+            },
+            "canadian" => TimeControl::Canadian {
+                main_ms: required("main_ms")?,
+                moves: count("moves")?,
+                block_ms: required("block_ms")?,
+            },
+            "simple" => TimeControl::Simple {
+                per_move_ms: required("per_move_ms")?,
+            },
+            // `none`, the only system left once `SYSTEMS` knew the name.
+            _ => TimeControl::None,
+        })
+    }
+
     /// Whether a side can lose on time; the room arms no timer for untimed games.
     pub fn is_timed(&self) -> bool {
         !matches!(self, Self::None)
@@ -287,6 +389,58 @@ mod tests {
         );
         assert!(serde_json::from_str::<TimeControl>(r#"{"system":"hourglass"}"#).is_err());
         assert!(serde_json::from_str::<TimeControl>(r#"{"system":"absolute"}"#).is_err());
+    }
+
+    /// Why `json` is not a time control.
+    fn refusal(json: &str) -> String {
+        serde_json::from_str::<TimeControl>(json)
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn none_has_no_fields() {
+        for json in [
+            r#"{"system":"none","main_ms":60000}"#,
+            r#"{"system":"none","periods":5,"period_ms":30000}"#,
+        ] {
+            let message = refusal(json);
+            assert!(message.contains("the `none` system"), "{json}: {message}");
+        }
+    }
+
+    #[test]
+    fn reading_refusals_start_with_the_field() {
+        for (json, field) in [
+            (r#"{"system":"absolute","main_ms":-5}"#, "main_ms "),
+            (r#"{"system":"absolute","main_ms":"5"}"#, "main_ms "),
+            (
+                r#"{"system":"byoyomi","main_ms":0,"periods":1.5,"period_ms":1}"#,
+                "periods ",
+            ),
+            (
+                r#"{"system":"byoyomi","main_ms":0,"periods":5000000000,"period_ms":1}"#,
+                "periods ",
+            ),
+            (
+                r#"{"system":"canadian","main_ms":0,"moves":3}"#,
+                "block_ms ",
+            ),
+            (
+                r#"{"system":"simple","per_move_ms":1,"main_ms":1}"#,
+                "main_ms ",
+            ),
+            (r#"{"system":"hourglass"}"#, "system "),
+            (r#"{"system":7}"#, "system "),
+            (r#"{}"#, "system "),
+        ] {
+            let message = refusal(json);
+            assert!(message.starts_with(field), "{json}: {message}");
+        }
+        assert_eq!(
+            refusal(r#"{"system":"fischer","main_ms":1,"increment_ms":1,"moves":1}"#),
+            "moves is not a field of the `fischer` system, which has `main_ms`, `increment_ms` and `max_ms`"
+        );
     }
 
     #[test]

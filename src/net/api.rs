@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use serde::Deserialize;
 
 use crate::archive::{self, GameView, ListedGame};
 use crate::hub::Hub;
@@ -22,13 +22,70 @@ pub fn routes() -> Router<Arc<Hub>> {
         .route("/api/games/{id}/sgf", get(sgf))
 }
 
-#[derive(Deserialize)]
+/// The query of `GET /api/games`, read by hand rather than by the framework's extractor,
+/// whose refusals are plain text: every refusal here is `{"error": ...}` naming the
+/// parameter.
+#[derive(Debug, Default, PartialEq)]
 struct ListQuery {
     player: Option<String>,
-    status: Option<String>,
-    /// Paging cursor: the `next` value of the previous page.
-    before: Option<String>,
+    status: Option<GameStatus>,
+    /// Paging cursor: `created_at_ms:game_id` of the last game of the previous page.
+    before: Option<(i64, String)>,
     limit: Option<u32>,
+}
+
+const PARAMETERS: &str = "`player`, `status`, `limit` and `before`";
+
+impl ListQuery {
+    /// Reads the decoded `name=value` pairs; each parameter may come once.
+    fn parse(pairs: Vec<(String, String)>) -> Result<ListQuery, String> {
+        let mut q = ListQuery::default();
+        let mut seen: Vec<String> = Vec::new();
+        for (name, value) in pairs {
+            if seen.contains(&name) {
+                return Err(format!("the parameter `{name}` is given more than once"));
+            }
+            match name.as_str() {
+                "player" => q.player = Some(value),
+                "status" => {
+                    q.status = Some(GameStatus::parse(&value).ok_or_else(|| {
+                        format!("`status` must be `live` or `finished`, not {value:?}")
+                    })?)
+                }
+                "limit" => {
+                    let limit = value
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&l| l <= GameQuery::MAX_LIMIT)
+                        .ok_or_else(|| {
+                            format!(
+                                "`limit` must be a whole number from 0 to {}, not {value:?}",
+                                GameQuery::MAX_LIMIT
+                            )
+                        })?;
+                    q.limit = Some(limit);
+                }
+                "before" => {
+                    let cursor = value
+                        .split_once(':')
+                        .and_then(|(ms, id)| Some((ms.parse().ok()?, id.to_string())))
+                        .ok_or_else(|| {
+                            format!(
+                                "`before` must be the `next` value of a previous page, not {value:?}"
+                            )
+                        })?;
+                    q.before = Some(cursor);
+                }
+                _ => {
+                    return Err(format!(
+                        "unknown parameter `{name}`; the parameters are {PARAMETERS}"
+                    ));
+                }
+            }
+            seen.push(name);
+        }
+        Ok(q)
+    }
 }
 
 fn problem(status: StatusCode, message: impl Into<String>) -> Response {
@@ -46,26 +103,15 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
-async fn list(State(hub): State<Arc<Hub>>, Query(q): Query<ListQuery>) -> Response {
-    let status = match q.status.as_deref() {
-        None => None,
-        Some(s) => match GameStatus::parse(s) {
-            Some(status) => Some(status),
-            None => return problem(StatusCode::BAD_REQUEST, "status is `live` or `finished`"),
-        },
+async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, String)>>) -> Response {
+    let q = match ListQuery::parse(pairs) {
+        Ok(q) => q,
+        Err(why) => return problem(StatusCode::BAD_REQUEST, why),
     };
-    // The cursor is `created_at_ms:game_id` of the last game of the previous page.
-    let (before_ms, before_id) = match q.before.as_deref().map(|b| b.split_once(':')) {
-        None => (None, None),
-        Some(Some((ms, id))) => match ms.parse() {
-            Ok(ms) => (Some(ms), Some(id.to_string())),
-            Err(_) => return problem(StatusCode::BAD_REQUEST, "bad `before` cursor"),
-        },
-        Some(None) => return problem(StatusCode::BAD_REQUEST, "bad `before` cursor"),
-    };
+    let (before_ms, before_id) = q.before.unzip();
     let query = GameQuery {
         player: q.player,
-        status,
+        status: q.status,
         before_ms,
         before_id,
         limit: q.limit.unwrap_or(GameQuery::DEFAULT_LIMIT),
@@ -87,7 +133,17 @@ async fn list(State(hub): State<Arc<Hub>>, Query(q): Query<ListQuery>) -> Respon
     Json(serde_json::json!({"games": games, "next": next})).into_response()
 }
 
-async fn view(hub: &Arc<Hub>, id: String) -> Result<GameView, Response> {
+/// A game id from the URL, taken with the framework's refusal in hand, so that a path
+/// that does not decode (`/api/games/%FF`) is a JSON 400 like every archive error.
+type GameIdPath = Result<Path<String>, PathRejection>;
+
+async fn view(hub: &Arc<Hub>, path: GameIdPath) -> Result<GameView, Response> {
+    let Path(id) = path.map_err(|e| {
+        problem(
+            StatusCode::BAD_REQUEST,
+            format!("the game id in the path cannot be read: {}", e.body_text()),
+        )
+    })?;
     let store = hub.store.clone();
     let found = blocking(move || {
         let row = store.game(&id)?;
@@ -107,15 +163,15 @@ async fn view(hub: &Arc<Hub>, id: String) -> Result<GameView, Response> {
     })
 }
 
-async fn one(State(hub): State<Arc<Hub>>, Path(id): Path<String>) -> Response {
-    match view(&hub, id).await {
+async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+    match view(&hub, path).await {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
 }
 
-async fn sgf(State(hub): State<Arc<Hub>>, Path(id): Path<String>) -> Response {
-    match view(&hub, id).await {
+async fn sgf(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+    match view(&hub, path).await {
         Ok(v) => (
             [
                 (

@@ -4,7 +4,6 @@
 //! `auth.dev_login` allows it. Owns no game logic: the page speaks the client protocol
 //! over `/ws` like every other client.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 
 use axum::Json;
@@ -16,15 +15,13 @@ use axum::routing::get;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::auth::{claims_for, load_or_create_secret, sign};
+use crate::auth::{claims_for, display_name, load_or_create_secret, sign};
 use crate::config::JwtAlgorithm;
 use crate::hub::Hub;
 use crate::protocol::{Role, UserInfo};
 
 /// How long a dev-login token lasts.
 const DEV_TOKEN_TTL_SECS: u64 = 7 * 24 * 3600;
-/// Longest name the dev login accepts.
-const MAX_NAME: usize = 32;
 
 /// A file of the client: its URL path, content type and bytes.
 struct Asset {
@@ -74,9 +71,9 @@ struct DevLogin {
 /// The client's routes, to merge into the server's router.
 pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
     let auth = &hub.config.auth;
-    let secret = if !auth.dev_login {
+    let secret = if !hub.config.dev_login() {
         Err(
-            "the local dev login is turned off on this server (auth.dev_login = false); log in with a token",
+            "the local dev login is off on this server (it is on only where auth.dev_login allows it: by default when the server listens on loopback); log in with a token",
         )
     } else if auth.algorithm != JwtAlgorithm::HS256 {
         Err(
@@ -91,10 +88,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
             }
         }
     };
-    if secret.is_ok() && !is_loopback(hub.config.listen) {
+    if secret.is_ok() {
         tracing::warn!(
             listen = %hub.config.listen,
-            "auth.dev_login is on and the server listens beyond this machine: anyone who reaches it can log in under any name; set auth.dev_login = false"
+            "the local dev login is on: whoever reaches this address (a reverse proxy included) can log in under any name; set auth.dev_login = false to turn it off"
         );
     }
     let dev = DevLogin {
@@ -106,10 +103,6 @@ pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
         router = router.route(asset.path, get(move |headers: HeaderMap| file(i, headers)));
     }
     router.with_state(dev)
-}
-
-fn is_loopback(addr: SocketAddr) -> bool {
-    addr.ip().is_loopback()
 }
 
 /// Serves one embedded file. The names carry no hash, so browsers must revalidate
@@ -217,11 +210,10 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
     }
 }
 
-/// A dev-login name: it becomes the user id, so keep it plain.
+/// A dev-login name: it is the display name and also becomes the user id, so keep it
+/// plain.
 fn check_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.chars().count() > MAX_NAME {
-        return Err(format!("a name has 1 to {MAX_NAME} characters"));
-    }
+    display_name(name).map_err(|why| format!("a name {why}"))?;
     if !name
         .chars()
         .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
@@ -242,7 +234,8 @@ mod tests {
         assert!(check_name("").is_err());
         assert!(check_name("a b").is_err());
         assert!(check_name("<script>").is_err());
-        assert!(check_name(&"x".repeat(33)).is_err());
+        assert!(check_name(&"é".repeat(40)).is_ok());
+        assert!(check_name(&"x".repeat(41)).is_err());
     }
 
     #[test]

@@ -2,9 +2,12 @@
 //! fields out; [`GameSettings::resolve`] fills in the defaults so every game stores and
 //! shows complete settings.
 
-use serde::{Deserialize, Serialize};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, Refusal};
+use crate::clock::settings::listed;
 use crate::clock::{ClockLimits, TimeControl};
 use crate::rules::{self, HalfPoints, KoRule, MAX_SIZE, MIN_SIZE, Ruleset};
 
@@ -35,45 +38,129 @@ fn default_size() -> u8 {
 }
 
 /// Everything that fixes how a game is played.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+///
+/// Read by hand (see the `Deserialize` impl) rather than derived: serde's messages lose
+/// the field inside a tagged message, and the protocol promises that a refusal names it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GameSettings {
-    #[serde(default = "default_size")]
     pub board_size: u8,
-    #[serde(default)]
     pub ruleset: Ruleset,
     /// Defaults to the ruleset's rule (situational superko for `chinese`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ko_rule: Option<KoRule>,
     /// Komi in points. Defaults to the ruleset's (7.5 = 3¾ stones for `chinese`), or 0 in a
     /// handicap game, where Black gives back N/2 stones instead (docs/RULES.md §7.3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub komi: Option<HalfPoints>,
-    #[serde(default)]
     pub handicap: u8,
-    #[serde(default)]
     pub handicap_placement: HandicapPlacement,
     /// The challenger's colour.
-    #[serde(default)]
     pub color: ColorChoice,
-    #[serde(default = "untimed")]
     pub clock: TimeControl,
     /// Scheduled start, server Unix ms. Clocks run from then whether or not the players
     /// are there; a player absent `forfeit_after_ms` past it loses by forfeit, and if
     /// both are, both lose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub start_at: Option<i64>,
     /// Lateness allowed after a scheduled start.
-    #[serde(default = "default_forfeit_after")]
     pub forfeit_after_ms: u64,
     /// How long a player may stay away from a running game before the opponent may
     /// claim it with `claim_win`.
-    #[serde(default = "default_claim_after")]
     pub claim_after_ms: u64,
     /// How long the dead-stone phase may last (see client-protocol/scoring.md for what
     /// happens then).
-    #[serde(default = "default_scoring")]
     pub scoring_ms: u64,
+}
+
+/// The fields of `settings`, in their wire order.
+const FIELDS: &[&str] = &[
+    "board_size",
+    "ruleset",
+    "ko_rule",
+    "komi",
+    "handicap",
+    "handicap_placement",
+    "color",
+    "clock",
+    "start_at",
+    "forfeit_after_ms",
+    "claim_after_ms",
+    "scoring_ms",
+];
+
+/// The largest komi either way, in points.
+const MAX_KOMI_POINTS: i32 = 500;
+
+/// Why a komi is refused; `shown` is the value as the client sent it.
+fn bad_komi(shown: impl std::fmt::Display) -> String {
+    format!(
+        "settings.komi must be a multiple of 0.5 from -{MAX_KOMI_POINTS} to {MAX_KOMI_POINTS}, not {shown}"
+    )
+}
+
+/// One field's value, or a refusal naming it (`settings.board_size: ...`).
+fn field<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, String> {
+    serde_json::from_value(value).map_err(|e| format!("settings.{name}: {e}"))
+}
+
+impl<'de> Deserialize<'de> for GameSettings {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Object(fields) => {
+                GameSettings::from_fields(fields).map_err(serde::de::Error::custom)
+            }
+            other => Err(serde::de::Error::custom(format!(
+                "settings must be an object, not {other}"
+            ))),
+        }
+    }
+}
+
+impl GameSettings {
+    /// Reads settings from their JSON fields, each refusal naming its field; absent
+    /// fields keep their defaults.
+    fn from_fields(fields: Map<String, Value>) -> Result<GameSettings, String> {
+        let mut s = GameSettings::default();
+        for (name, value) in fields {
+            match name.as_str() {
+                "board_size" => s.board_size = field(&name, value)?,
+                "ruleset" => s.ruleset = field(&name, value)?,
+                "ko_rule" => s.ko_rule = field(&name, value)?,
+                "komi" => {
+                    s.komi = match value {
+                        Value::Null => None,
+                        v => Some(
+                            v.as_f64()
+                                .and_then(HalfPoints::from_points)
+                                .filter(|k| k.0.abs() <= 2 * MAX_KOMI_POINTS)
+                                .ok_or_else(|| bad_komi(&v))?,
+                        ),
+                    }
+                }
+                "handicap" => s.handicap = field(&name, value)?,
+                "handicap_placement" => s.handicap_placement = field(&name, value)?,
+                "color" => s.color = field(&name, value)?,
+                "clock" => {
+                    let Value::Object(clock) = value else {
+                        return Err(format!("settings.clock must be an object, not {value}"));
+                    };
+                    s.clock = TimeControl::from_fields(clock)
+                        .map_err(|e| format!("settings.clock.{e}"))?;
+                }
+                "start_at" => s.start_at = field(&name, value)?,
+                "forfeit_after_ms" => s.forfeit_after_ms = field(&name, value)?,
+                "claim_after_ms" => s.claim_after_ms = field(&name, value)?,
+                "scoring_ms" => s.scoring_ms = field(&name, value)?,
+                _ => {
+                    return Err(format!(
+                        "settings.{name} is not a setting; the settings are {}",
+                        listed(FIELDS, "and")
+                    ));
+                }
+            }
+        }
+        Ok(s)
+    }
 }
 
 fn default_forfeit_after() -> u64 {
@@ -88,10 +175,6 @@ fn default_scoring() -> u64 {
     5 * 60 * 1000
 }
 
-fn untimed() -> TimeControl {
-    TimeControl::None
-}
-
 impl Default for GameSettings {
     fn default() -> Self {
         GameSettings {
@@ -102,7 +185,7 @@ impl Default for GameSettings {
             handicap: 0,
             handicap_placement: HandicapPlacement::default(),
             color: ColorChoice::default(),
-            clock: untimed(),
+            clock: TimeControl::None,
             start_at: None,
             forfeit_after_ms: default_forfeit_after(),
             claim_after_ms: default_claim_after(),
@@ -139,9 +222,9 @@ impl GameSettings {
             })?;
         }
         if let Some(komi) = self.komi
-            && komi.0.abs() > 2 * 500
+            && komi.0.abs() > 2 * MAX_KOMI_POINTS
         {
-            return Err(bad("settings.komi must be within ±500 points".into()));
+            return Err(bad(bad_komi(komi)));
         }
         const DAY: u64 = 24 * 3600 * 1000;
         for (field, value, min) in [
@@ -213,25 +296,76 @@ mod tests {
         );
     }
 
+    /// Why `json` is refused, whether by reading or by [`GameSettings::resolve`].
+    fn refusal(json: &str) -> String {
+        match serde_json::from_str::<GameSettings>(json) {
+            Err(e) => e.to_string(),
+            Ok(s) => {
+                let err = s.resolve(&ClockLimits::default()).unwrap_err();
+                assert_eq!(err.code, ErrorCode::BadRequest);
+                err.message
+            }
+        }
+    }
+
     #[test]
     fn refusals_name_the_field() {
-        let limits = ClockLimits::default();
-        for (json, field) in [
-            (r#"{"board_size":26}"#, "board_size"),
-            (r#"{"handicap":1}"#, "handicap"),
-            (r#"{"board_size":5,"handicap":2}"#, "handicap"),
-            (r#"{"komi":600}"#, "komi"),
+        for (json, path) in [
+            (r#"{"board_size":26}"#, "settings.board_size"),
+            (r#"{"board_size":-1}"#, "settings.board_size"),
+            (r#"{"board_size":"9"}"#, "settings.board_size"),
+            (r#"{"handicap":1}"#, "settings.handicap"),
+            (r#"{"board_size":5,"handicap":2}"#, "settings.handicap"),
+            (r#"{"komi":600}"#, "settings.komi"),
+            (r#"{"komi":7.25}"#, "settings.komi"),
+            (r#"{"ruleset":"go"}"#, "settings.ruleset"),
+            (r#"{"color":"red"}"#, "settings.color"),
+            (r#"{"boardsize":9}"#, "settings.boardsize"),
+            (r#"{"clock":[]}"#, "settings.clock"),
             (
                 r#"{"clock":{"system":"byoyomi","main_ms":0,"periods":0,"period_ms":30000}}"#,
-                "clock",
+                "settings.clock.periods",
+            ),
+            (
+                r#"{"clock":{"system":"none","main_ms":5}}"#,
+                "settings.clock.main_ms",
             ),
         ] {
-            let s: GameSettings = serde_json::from_str(json).unwrap();
-            let err = s.resolve(&limits).unwrap_err();
-            assert_eq!(err.code, ErrorCode::BadRequest);
-            assert!(err.message.contains(field), "{json}: {}", err.message);
+            let message = refusal(json);
+            assert!(message.starts_with(path), "{json}: {message}");
         }
-        assert!(serde_json::from_str::<GameSettings>(r#"{"komi":7.25}"#).is_err());
-        assert!(serde_json::from_str::<GameSettings>(r#"{"boardsize":9}"#).is_err());
+        let message = refusal("[]");
+        assert!(
+            message.starts_with("settings must be an object"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn komi_has_one_bound_and_one_message() {
+        for komi in ["500.5", "1500", "7.25", "\"7.5\""] {
+            let message = refusal(&format!(r#"{{"komi":{komi}}}"#));
+            assert!(message.contains("from -500 to 500"), "{komi}: {message}");
+        }
+        let built = GameSettings {
+            komi: Some(HalfPoints(-1001)),
+            ..GameSettings::default()
+        };
+        let err = built.resolve(&ClockLimits::default()).unwrap_err();
+        assert_eq!(err.message, bad_komi(HalfPoints(-1001)));
+        let edge: GameSettings = serde_json::from_str(r#"{"komi":-500}"#).unwrap();
+        assert_eq!(edge.komi, Some(HalfPoints(-1000)));
+        let unset: GameSettings = serde_json::from_str(r#"{"komi":null}"#).unwrap();
+        assert_eq!(unset.komi, None);
+    }
+
+    #[test]
+    fn resolved_settings_read_back_as_they_were() {
+        let json = r#"{"board_size":13,"ruleset":"japanese","color":"white","start_at":5,"clock":{"system":"fischer","main_ms":1,"increment_ms":2,"max_ms":3}}"#;
+        let s: GameSettings = serde_json::from_str(json).unwrap();
+        let s = s.resolve(&ClockLimits::default()).unwrap();
+        let again: GameSettings =
+            serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(again, s);
     }
 }

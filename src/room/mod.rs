@@ -6,4 +6,4 @@ mod crowd;
 mod live;
 
 pub use actor::{Room, RoomCmd, RoomHandle};
-pub use live::{Action, LiveGame, MAX_CHAT_CHARS, ReplayError, Step};
+pub use live::{Action, LiveGame, MAX_CHAT_CHARS, Moment, ReplayError, Step};

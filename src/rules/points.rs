@@ -12,11 +12,19 @@ use serde::{Deserialize, Serialize};
 pub struct HalfPoints(pub i32);
 
 impl HalfPoints {
-    /// Points from a float that must be a whole multiple of ½ (komi as people write it).
+    /// The most points either way a count or komi can be read as: far above any count
+    /// (25x25 is 625 points), so reading never overflows. Game settings bound komi more
+    /// tightly.
+    pub const MAX_POINTS: i32 = 1000;
+
+    /// Points from a float that must be a whole multiple of ½ (komi as people write it),
+    /// within ±[`HalfPoints::MAX_POINTS`].
     pub fn from_points(points: f64) -> Option<HalfPoints> {
         let halves = points * 2.0;
-        (halves.is_finite() && halves.fract() == 0.0 && halves.abs() <= 2_000.0)
-            .then_some(HalfPoints(halves as i32))
+        (halves.is_finite()
+            && halves.fract() == 0.0
+            && halves.abs() <= f64::from(2 * Self::MAX_POINTS))
+        .then_some(HalfPoints(halves as i32))
     }
 
     /// Reads `7.5`, `-3`, `0.5`.
@@ -59,7 +67,10 @@ impl<'de> Deserialize<'de> for HalfPoints {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let p = f64::deserialize(d)?;
         HalfPoints::from_points(p).ok_or_else(|| {
-            serde::de::Error::custom("points must be a multiple of 0.5, at most 1000")
+            serde::de::Error::custom(format!(
+                "points must be a multiple of 0.5 from -{max} to {max}, not {p}",
+                max = HalfPoints::MAX_POINTS
+            ))
         })
     }
 }

@@ -1,0 +1,303 @@
+//! Hostile input through a real server: token claims, display names, game settings and
+//! the local dev login. Each refusal is checked for its code, for naming what is wrong,
+//! and for changing nothing.
+
+mod common;
+
+use common::{Client, TestServer};
+use serde_json::{Value, json};
+use tengen::auth::{claims_for, load_or_create_secret, sign};
+use tengen::config::AuthConfig;
+use tengen::protocol::Role;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A token signed with `server`'s secret (read from its data directory).
+fn token(server: &TestServer, sub: &str, name: Option<&str>) -> String {
+    let secret = load_or_create_secret(&AuthConfig::default(), server.dir.path()).expect("secret");
+    sign(&secret, &claims_for(sub, name, Role::Player, 3600)).expect("sign")
+}
+
+/// Connects with `token`: the user of the `welcome`, or the refusal's message.
+async fn connect(server: &TestServer, token: &str) -> Result<Value, String> {
+    let mut client = Client::connect(&format!("{}?token={token}", server.url)).await;
+    if client.welcome["type"] == "welcome" {
+        return Ok(client.welcome["user"].clone());
+    }
+    assert_eq!(client.welcome["code"], "unauthorized", "{}", client.welcome);
+    assert_eq!(client.closed().await, Some(4001));
+    Err(client.welcome["message"]
+        .as_str()
+        .expect("a message")
+        .to_string())
+}
+
+/// A plain HTTP/1.1 request: status, headers and body.
+async fn http(server: &TestServer, method: &str, path: &str, body: &str) -> (u16, String, String) {
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", addr.port()))
+        .await
+        .expect("connect");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .expect("status")
+        .parse()
+        .expect("code");
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+#[tokio::test]
+async fn a_sub_is_limited_in_characters_not_bytes() {
+    let server = TestServer::start().await;
+    // 33 characters, 66 bytes: within the 64 characters the docs promise.
+    let sub = "é".repeat(33);
+    let user = connect(&server, &token(&server, &sub, None)).await.unwrap();
+    assert_eq!(user["id"], sub);
+    let sub = "é".repeat(64);
+    assert_eq!(
+        connect(&server, &token(&server, &sub, None)).await.unwrap()["id"],
+        sub
+    );
+    let refused = connect(&server, &token(&server, &"é".repeat(65), None))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.contains("`sub`") && refused.contains("64"),
+        "{refused}"
+    );
+    let refused = connect(&server, &token(&server, "a\u{7}b", None))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.contains("`sub`") && refused.contains("control"),
+        "{refused}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn display_names_are_bounded_and_trimmed() {
+    let server = TestServer::start().await;
+    let user = connect(&server, &token(&server, "ann", Some("  Ann Lee  ")))
+        .await
+        .unwrap();
+    assert_eq!(user["name"], "Ann Lee");
+    let forty = "名".repeat(40);
+    let user = connect(&server, &token(&server, "ann", Some(&forty)))
+        .await
+        .unwrap();
+    assert_eq!(user["name"], forty);
+    // An empty name falls back to the user id, as a missing one does.
+    let user = connect(&server, &token(&server, "ann", Some(" ")))
+        .await
+        .unwrap();
+    assert_eq!(user["name"], "ann");
+    for bad in ["x".repeat(41), "x".repeat(5000), "Ann\nLee".into()] {
+        let refused = connect(&server, &token(&server, "ann", Some(&bad)))
+            .await
+            .unwrap_err();
+        assert!(refused.contains("`name`"), "{refused}");
+    }
+    // The same check on `auth`, which keeps the connection open and anonymous.
+    let mut anon = server.anonymous().await;
+    let long = token(&server, "ann", Some(&"x".repeat(41)));
+    let reply = anon
+        .refused(json!({"type": "auth", "token": long}), "unauthorized")
+        .await;
+    assert!(reply["message"].as_str().unwrap().contains("40"), "{reply}");
+    anon.ok(json!({"type": "ping"})).await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn dev_login_names_are_bounded_in_characters() {
+    let server = TestServer::start().await;
+    let name = "é".repeat(40);
+    let (status, _, body) = http(
+        &server,
+        "POST",
+        "/api/dev-login",
+        &json!({ "name": name }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    for bad in ["x".repeat(41), "a\u{1b}b".into()] {
+        let (status, head, body) = http(
+            &server,
+            "POST",
+            "/api/dev-login",
+            &json!({ "name": bad }).to_string(),
+        )
+        .await;
+        assert_eq!(status, 400, "{body}");
+        assert!(head.contains("application/json"), "{head}");
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert!(error["error"].as_str().unwrap().contains("name"), "{body}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_dev_login_is_off_by_default_beyond_loopback() {
+    let server = TestServer::start_with(|c| c.listen = "0.0.0.0:0".parse().unwrap()).await;
+    let (_, _, body) = http(&server, "GET", "/api/dev-login", "").await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["enabled"],
+        false
+    );
+    let (status, _, body) = http(&server, "POST", "/api/dev-login", r#"{"name":"eve"}"#).await;
+    assert_eq!(status, 403, "{body}");
+    server.stop().await;
+}
+
+/// Bad settings, each with the field its refusal must name.
+const BAD_SETTINGS: &[(&str, &str)] = &[
+    (r#"{"board_size": -1}"#, "settings.board_size"),
+    (r#"{"board_size": "9"}"#, "settings.board_size"),
+    (r#"{"board_size": 26}"#, "settings.board_size"),
+    (r#"{"komi": 7.25}"#, "settings.komi"),
+    (r#"{"komi": 600}"#, "settings.komi"),
+    (r#"{"komi": 1500}"#, "settings.komi"),
+    (r#"{"komi": "7.5"}"#, "settings.komi"),
+    (r#"{"ruleset": "go"}"#, "settings.ruleset"),
+    (r#"{"color": "red"}"#, "settings.color"),
+    (r#"{"handicap": 300}"#, "settings.handicap"),
+    (r#"{"scoring_ms": -1}"#, "settings.scoring_ms"),
+    (r#"{"boardsize": 9}"#, "settings.boardsize"),
+    (r#"{"clock": 5}"#, "settings.clock"),
+    (r#"{"clock": {}}"#, "settings.clock.system"),
+    (
+        r#"{"clock": {"system": "hourglass"}}"#,
+        "settings.clock.system",
+    ),
+    (
+        r#"{"clock": {"system": "absolute", "main_ms": -5}}"#,
+        "settings.clock.main_ms",
+    ),
+    (
+        r#"{"clock": {"system": "byoyomi", "main_ms": 0, "periods": 1.5, "period_ms": 1000}}"#,
+        "settings.clock.periods",
+    ),
+    (
+        r#"{"clock": {"system": "canadian", "main_ms": 0, "moves": 10}}"#,
+        "settings.clock.block_ms",
+    ),
+    (
+        r#"{"clock": {"system": "none", "main_ms": 60000}}"#,
+        "settings.clock.main_ms",
+    ),
+    (
+        r#"{"clock": {"system": "none", "periods": 5, "period_ms": 30000}}"#,
+        "settings.clock.",
+    ),
+    (
+        r#"{"clock": {"system": "absolute", "main_ms": 1000, "periods": 3}}"#,
+        "settings.clock.periods",
+    ),
+];
+
+#[tokio::test]
+async fn bad_settings_are_refused_naming_the_field_and_change_nothing() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    for (settings, field) in BAD_SETTINGS {
+        let settings: Value = serde_json::from_str(settings).unwrap();
+        let reply = alice
+            .refused(json!({"type": "seek", "settings": settings}), "bad_request")
+            .await;
+        let message = reply["message"].as_str().unwrap();
+        assert!(message.contains(field), "{settings}: {message}");
+        assert!(!message.contains("1000"), "{settings}: {message}");
+    }
+    let seeks = alice.ok(json!({"type": "list_seeks"})).await;
+    assert_eq!(seeks["challenges"], json!([]), "a refusal created a seek");
+    // The bound the docs give for komi is the one the messages give.
+    let reply = alice
+        .refused(
+            json!({"type": "seek", "settings": {"komi": 500.5}}),
+            "bad_request",
+        )
+        .await;
+    assert!(
+        reply["message"].as_str().unwrap().contains("500"),
+        "{reply}"
+    );
+    alice
+        .ok(json!({"type": "seek", "settings": {"komi": -500, "clock": {"system": "none"}}}))
+        .await;
+    server.stop().await;
+}
+
+/// The frames of the ```json client refused and ```json server blocks of a doc page, in
+/// order, each marked `true` when refused.
+fn documented_frames(page: &str) -> Vec<(bool, Value)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("client-protocol")
+        .join(page);
+    let text = std::fs::read_to_string(&path).expect("the page");
+    let mut frames = Vec::new();
+    let mut block: Option<(bool, String)> = None;
+    for line in text.lines() {
+        match (&mut block, line.trim()) {
+            (None, "```json client refused") => block = Some((true, String::new())),
+            (None, "```json server") => block = Some((false, String::new())),
+            (Some((refused, body)), "```") => {
+                let stream = serde_json::Deserializer::from_str(body).into_iter::<Value>();
+                frames.extend(stream.map(|v| (*refused, v.expect("JSON"))));
+                block = None;
+            }
+            (Some((_, body)), line) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    frames
+}
+
+#[tokio::test]
+async fn the_documented_settings_refusals_are_the_server_s_own() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let frames = documented_frames("lobby.md");
+    let mut checked = 0;
+    for (i, (refused, frame)) in frames.iter().enumerate() {
+        if !refused {
+            continue;
+        }
+        let documented = frames[i..]
+            .iter()
+            .find(|(r, v)| !r && v["type"] == "error" && v["id"] == frame["id"])
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| panic!("no documented answer to {frame}"));
+        alice.send(frame.clone()).await;
+        let reply = alice.recv().await;
+        assert_eq!(&reply, documented, "the server's answer to {frame}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "lobby.md lost its refused settings");
+    // errors.md shows the answers to two of them without the requests.
+    let errors = documented_frames("errors.md");
+    for (id, settings) in [(13, json!({"boardsize": 9})), (4, json!({"komi": 7.25}))] {
+        let documented = errors
+            .iter()
+            .find(|(_, v)| v["id"] == id && v["code"] == "bad_request")
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| panic!("errors.md lost its bad_request with id {id}"));
+        alice
+            .send(json!({"type": "seek", "id": id, "settings": settings}))
+            .await;
+        assert_eq!(&alice.recv().await, documented);
+    }
+    server.stop().await;
+}
