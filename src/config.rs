@@ -111,6 +111,8 @@ pub struct Limits {
     pub idle_timeout_secs: u64,
     /// Open WebSocket connections at most.
     pub max_connections: usize,
+    /// Open WebSocket connections of one user at most, so one user cannot take them all.
+    pub max_connections_per_user: usize,
 }
 
 impl Default for Limits {
@@ -127,6 +129,7 @@ impl Default for Limits {
             heartbeat_secs: 20,
             idle_timeout_secs: 60,
             max_connections: 19_000,
+            max_connections_per_user: 20,
         }
     }
 }
@@ -418,7 +421,7 @@ impl Config {
             _ => {}
         }
         let l = &self.limits;
-        let at_least_one: [(&'static str, u64); 9] = [
+        let at_least_one: [(&'static str, u64); 10] = [
             ("limits.max_message_bytes", l.max_message_bytes as u64),
             (
                 "limits.messages_per_second",
@@ -431,6 +434,10 @@ impl Config {
             ("limits.max_games_per_user", l.max_games_per_user as u64),
             ("limits.heartbeat_secs", l.heartbeat_secs),
             ("limits.max_connections", l.max_connections as u64),
+            (
+                "limits.max_connections_per_user",
+                l.max_connections_per_user as u64,
+            ),
         ];
         for (key, value) in at_least_one {
             if value == 0 {
