@@ -9,7 +9,7 @@ use serde_json::json;
 #[tokio::test]
 async fn a_user_over_the_cap_is_refused_with_limit_reached_and_4009() {
     let server = TestServer::start_with(|c| c.limits.max_connections_per_user = 2).await;
-    let mut first = server.login("alice").await;
+    let first = server.login("alice").await;
     let _second = server.login("alice").await;
     assert_eq!(first.welcome["type"], "welcome");
 
