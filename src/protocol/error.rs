@@ -38,7 +38,7 @@ pub enum ErrorCode {
 impl ErrorCode {
     /// The wire name (what serde writes), for logs and counters.
     pub fn as_str(self) -> &'static str {
-        super::names::name_of(&self, "", super::names::variants::<ErrorCode>())
+        super::names::name_of(&self, "")
     }
 }
 

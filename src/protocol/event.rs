@@ -172,7 +172,7 @@ impl GameEvent {
     /// The name stored in the log and used as `type` on the wire: serde's own name for
     /// the variant, so the two cannot differ.
     pub fn kind(&self) -> &'static str {
-        super::names::name_of(self, "type", super::names::tags::<GameEvent>("type"))
+        super::names::name_of(self, "type")
     }
 }
 

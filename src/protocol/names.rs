@@ -1,15 +1,15 @@
 //! Wire names read from the serde types themselves, so that no hand-kept list of message
 //! types, event kinds or error codes can fall out of step with the enums.
 //!
-//! Two small tricks: deserializing a name no variant has makes serde call
-//! [`de::Error::unknown_variant`] with the enum's whole list of wire names, which an error
-//! type of our own keeps; and serializing a value hands the variant's wire name (a unit
+//! Two small tricks: deserializing a tag no variant has makes serde call
+//! [`de::Error::unknown_variant`] with the enum's whole list of tags, which an error type
+//! of our own keeps; and serializing a value hands the variant's wire name (a unit
 //! variant's name, or the tag field an internally tagged enum writes first) to the
 //! serializer, which one of our own captures before anything else is written.
 
 use std::fmt;
 
-use serde::de::{self, DeserializeOwned, IntoDeserializer};
+use serde::de::{self, DeserializeOwned};
 use serde::ser::{self, Impossible, Serialize};
 
 /// A name no variant has: control characters never appear in a wire name.
@@ -37,11 +37,6 @@ impl de::Error for Probe {
     }
 }
 
-/// Every wire name of a plain (externally tagged or string) enum, in declaration order.
-pub fn variants<T: DeserializeOwned>() -> &'static [&'static str] {
-    probed(T::deserialize(IntoDeserializer::<Probe>::into_deserializer(PROBE)).err())
-}
-
 /// Every `tag` value of an internally tagged enum, in declaration order.
 pub fn tags<T: DeserializeOwned>(tag: &'static str) -> &'static [&'static str] {
     let map = de::value::MapDeserializer::<_, Probe>::new(std::iter::once((tag, PROBE)));
@@ -57,17 +52,17 @@ fn probed(found: Option<Probe>) -> &'static [&'static str] {
 }
 
 /// The wire name `value` serializes under: the variant of a unit enum, or the `tag` field
-/// of an internally tagged one. `names` is that enum's list ([`variants`] or [`tags`]),
-/// which turns the borrowed tag string into a `'static` one without allocating.
-pub fn name_of<T: Serialize>(
-    value: &T,
-    tag: &'static str,
-    names: &'static [&'static str],
-) -> &'static str {
-    let capture = Capture { tag, names };
+/// of an internally tagged one (`tag` is unused for a unit enum). The tag's string is
+/// looked up in the enum's own list, so the name is `'static` and nothing is allocated.
+pub fn name_of<T: Serialize + DeserializeOwned>(value: &T, tag: &'static str) -> &'static str {
+    let capture = Capture {
+        tag,
+        names: tags::<T>,
+    };
     match value.serialize(capture) {
         Err(Captured(Some(name))) => name,
-        // A value whose enum was given the wrong list: a programming error, shown loudly.
+        // Only a type that is neither kind of enum gets here (the wire types' tests show
+        // every one of theirs has a name).
         _ => "unnamed",
     }
 }
@@ -93,12 +88,13 @@ impl ser::Error for Captured {
 #[derive(Clone, Copy)]
 struct Capture {
     tag: &'static str,
-    names: &'static [&'static str],
+    /// The enum's tag values, read only once a tag is written.
+    names: fn(&'static str) -> &'static [&'static str],
 }
 
 impl Capture {
     fn find(self, name: &str) -> Captured {
-        Captured(self.names.iter().copied().find(|n| *n == name))
+        Captured((self.names)(self.tag).iter().copied().find(|n| *n == name))
     }
 }
 
@@ -215,13 +211,12 @@ mod tests {
 
     #[test]
     fn variant_lists_come_from_the_types() {
-        let codes = variants::<ErrorCode>();
-        assert_eq!(codes.first(), Some(&"bad_request"));
-        assert!(codes.contains(&"limit_reached"));
         let messages = tags::<ServerMsg>("type");
         assert!(messages.contains(&"welcome") && messages.contains(&"snapshot"));
-        // Not an enum: no list rather than a panic.
-        assert!(variants::<u32>().is_empty());
+        assert_eq!(messages.first(), Some(&"welcome"));
+        // Not an internally tagged enum: no list rather than a panic.
+        assert!(tags::<ErrorCode>("type").is_empty());
+        assert!(tags::<u32>("type").is_empty());
     }
 
     #[test]
