@@ -114,6 +114,8 @@ pub struct Limits {
     pub idle_timeout_secs: u64,
     /// Open WebSocket connections at most.
     pub max_connections: usize,
+    /// Open WebSocket connections of one user at most, so one user cannot take them all.
+    pub max_connections_per_user: usize,
 }
 
 impl Default for Limits {
@@ -130,6 +132,7 @@ impl Default for Limits {
             heartbeat_secs: 20,
             idle_timeout_secs: 60,
             max_connections: 19_000,
+            max_connections_per_user: 20,
         }
     }
 }
@@ -440,7 +443,7 @@ impl Config {
         // Real accounts (passwords, an identity service's users) must refuse
         // `auth.dev_login` here when they come: it names any user without a password.
         let l = &self.limits;
-        let at_least_one: [(&'static str, u64); 9] = [
+        let at_least_one: [(&'static str, u64); 10] = [
             ("limits.max_message_bytes", l.max_message_bytes as u64),
             (
                 "limits.messages_per_second",
@@ -453,6 +456,10 @@ impl Config {
             ("limits.max_games_per_user", l.max_games_per_user as u64),
             ("limits.heartbeat_secs", l.heartbeat_secs),
             ("limits.max_connections", l.max_connections as u64),
+            (
+                "limits.max_connections_per_user",
+                l.max_connections_per_user as u64,
+            ),
         ];
         for (key, value) in at_least_one {
             if value == 0 {

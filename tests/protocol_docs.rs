@@ -4,9 +4,9 @@
 //! one or more client → server frames; each must pass `tengen::protocol::decode`, and
 //! re-serialising the decoded message must give back every documented field unchanged
 //! (the server fills in defaults, so only the documented fields are compared). Every
-//! `json server` block holds server → client frames; each must deserialize into
-//! `ServerMsg`, or, when it has `game_id`, `seq` and a game-event `type`, into
-//! `EventFrame`, and re-serialising it must give back exactly the documented JSON (a
+//! `json server` block holds server → client frames; each must pass
+//! `tengen::protocol::decode_server` as a known message or (with `game_id` and `seq`) a
+//! game event, and re-serialising it must give back exactly the documented JSON (a
 //! renamed, missing or stale field fails). A `json client refused` block shows frames the
 //! server must refuse; `decode` must refuse each of them.
 //!
@@ -22,8 +22,8 @@ use serde_json::{Value, json};
 use tengen::archive::{GameView, ListedGame, MoveView};
 use tengen::clock::{LagSettings, TimeControl};
 use tengen::protocol::{
-    ClientMsg, ColorChoice, ErrorCode, EventFrame, GameEvent, HandicapPlacement, Phase, Role,
-    ServerMsg, decode,
+    ClientMsg, ColorChoice, ErrorCode, GameAction, GameEvent, HandicapPlacement, LobbyMsg, Phase,
+    Role, ServerFrame, ServerMsg, decode, decode_server,
 };
 use tengen::room::Moment;
 use tengen::rules::{Color, GameResult, IllegalMove, KoRule, Ruleset, Vertex};
@@ -241,7 +241,17 @@ fn tagged(tag: &str) -> Value {
 }
 
 fn client_types() -> BTreeSet<String> {
-    wire_names::<ClientMsg>(tagged("type"))
+    let lobby = wire_names::<LobbyMsg>(tagged("type"));
+    let game = wire_names::<GameAction>(tagged("type"));
+    assert!(
+        lobby.is_disjoint(&game),
+        "a type both in and outside a game"
+    );
+    let all: BTreeSet<String> = lobby.union(&game).cloned().collect();
+    // The decoder's own list is the same one.
+    let decoder: BTreeSet<String> = ClientMsg::types().map(str::to_string).collect();
+    assert_eq!(all, decoder);
+    all
 }
 
 fn server_types() -> BTreeSet<String> {
@@ -329,30 +339,33 @@ enum Parsed {
     Event(String),
 }
 
-fn check_server(ex: &Example, events: &BTreeSet<String>) -> Parsed {
+/// Reads a server frame with `decode_server`, the one decoder clients of this crate use,
+/// and checks that writing it again gives exactly the documented JSON.
+fn check_server(ex: &Example) -> Parsed {
     let ty = ex.value["type"]
         .as_str()
         .unwrap_or_else(|| panic!("{}: a server frame needs a string `type`", ex.at()))
         .to_string();
-    let is_event =
-        ex.value.get("seq").is_some() && ex.value.get("game_id").is_some() && events.contains(&ty);
-    let again = if is_event {
-        let frame: EventFrame = serde_json::from_value(ex.value.clone())
-            .unwrap_or_else(|e| panic!("{}: not an EventFrame: {e}\n{}", ex.at(), ex.text));
-        serde_json::to_value(&frame).expect("an event serialises")
-    } else {
-        let msg: ServerMsg = serde_json::from_value(ex.value.clone())
-            .unwrap_or_else(|e| panic!("{}: not a ServerMsg: {e}\n{}", ex.at(), ex.text));
-        serde_json::to_value(&msg).expect("a server message serialises")
+    let frame = decode_server(&ex.text)
+        .unwrap_or_else(|e| panic!("{}: decode_server refuses it: {e}\n{}", ex.at(), ex.text));
+    let parsed = match &frame {
+        ServerFrame::Msg(_) => Parsed::Msg(ty),
+        ServerFrame::Event(f) => {
+            assert!(
+                ex.value.get("seq").is_some() && ex.value.get("game_id").is_some(),
+                "{}: an event without its game_id and seq",
+                ex.at()
+            );
+            assert_eq!(f.event.kind(), ty, "{}", ex.at());
+            Parsed::Event(ty)
+        }
+        ServerFrame::Unknown { kind, .. } => panic!("{}: unknown server type `{kind}`", ex.at()),
     };
+    let again = serde_json::to_value(&frame).expect("a server frame serialises");
     if let Err(diff) = same(&ex.value, &again, "$", false) {
         panic!("{}: {diff}\n{}", ex.at(), ex.text);
     }
-    if is_event {
-        Parsed::Event(ty)
-    } else {
-        Parsed::Msg(ty)
-    }
+    parsed
 }
 
 /// Every value of `key` anywhere inside `v`.
@@ -435,7 +448,7 @@ fn every_server_example_round_trips_through_the_types() {
     );
     let (mut msgs, mut evs) = (BTreeSet::new(), BTreeSet::new());
     for ex in &servers {
-        match check_server(ex, &events) {
+        match check_server(ex) {
             Parsed::Msg(t) => msgs.insert(t),
             Parsed::Event(t) => evs.insert(t),
         };

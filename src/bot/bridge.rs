@@ -20,7 +20,7 @@ use super::scoring::{Verdict, verdict};
 use super::time::{kgs_time_settings, move_deadline, time_left, time_settings};
 use crate::clock::ClockView;
 use crate::protocol::{
-    ClientMsg, EventFrame, GameEvent, GameSettings, HandicapPlacement, Phase, Snapshot,
+    ErrorCode, EventFrame, GameAction, GameEvent, GameSettings, HandicapPlacement, Phase, Snapshot,
 };
 use crate::rules::{self, Color, Game, Move, Vertex};
 
@@ -31,8 +31,8 @@ pub enum ToGame {
     Event(Box<EventFrame>),
     /// The server refused a request this game sent.
     Refused {
-        msg: ClientMsg,
-        code: String,
+        action: GameAction,
+        code: ErrorCode,
         message: String,
     },
     /// The game is joined on the current connection; events missed while away (if any)
@@ -46,7 +46,7 @@ pub enum ToGame {
 #[derive(Debug)]
 pub struct Outgoing {
     pub game_id: String,
-    pub msg: ClientMsg,
+    pub action: GameAction,
 }
 
 /// Why a question to the engine got no answer.
@@ -224,12 +224,12 @@ impl GameBridge {
         }
     }
 
-    async fn send(&self, msg: ClientMsg) {
+    async fn send(&self, action: GameAction) {
         let _ = self
             .out
             .send(Outgoing {
                 game_id: self.game_id.clone(),
-                msg,
+                action,
             })
             .await;
     }
@@ -276,15 +276,8 @@ impl GameBridge {
         let why = self.failed.as_deref().unwrap_or("the engine resigned");
         let why = why.trim_end_matches('.');
         let text = format!("The bot's engine failed: {why}. The bot resigns this game.");
-        self.send(ClientMsg::Chat {
-            game_id: self.game_id.clone(),
-            text,
-        })
-        .await;
-        self.send(ClientMsg::Resign {
-            game_id: self.game_id.clone(),
-        })
-        .await;
+        self.send(GameAction::Chat { text }).await;
+        self.send(GameAction::Resign {}).await;
         self.resign_sent = true;
     }
 
@@ -292,7 +285,11 @@ impl GameBridge {
         match input {
             ToGame::Snapshot(snapshot) => self.restart_from(*snapshot).await,
             ToGame::Event(frame) => self.event(*frame).await,
-            ToGame::Refused { msg, code, message } => self.refused(msg, &code, &message).await,
+            ToGame::Refused {
+                action,
+                code,
+                message,
+            } => self.refused(action, code, &message).await,
             ToGame::Joined => self.ready = true,
             ToGame::Disconnected => {
                 self.ready = false;
@@ -508,10 +505,7 @@ impl GameBridge {
                 tracing::info!(%result, %reason, "game ended");
                 self.phase = Phase::Ended;
                 self.ended = true;
-                self.send(ClientMsg::Leave {
-                    game_id: self.game_id.clone(),
-                })
-                .await;
+                self.send(GameAction::Leave {}).await;
             }
             _ => {}
         }
@@ -553,16 +547,17 @@ impl GameBridge {
         }
     }
 
-    async fn refused(&mut self, msg: ClientMsg, code: &str, message: &str) {
-        tracing::warn!(code, message, request = ?msg, "the server refused a request");
-        match msg {
-            ClientMsg::Play { move_number, .. } | ClientMsg::Pass { move_number, .. } => {
+    async fn refused(&mut self, action: GameAction, code: ErrorCode, message: &str) {
+        let code_name = code.as_str();
+        tracing::warn!(code = code_name, message, request = ?action, "the server refused a request");
+        match action {
+            GameAction::Play { move_number, .. } | GameAction::Pass { move_number, .. } => {
                 let live = self.pending.is_some_and(|p| p.number == move_number);
                 if !live {
                     // A retry of a move the server already has, or an older request.
                     return;
                 }
-                if code == "illegal_move" {
+                if code == ErrorCode::IllegalMove {
                     // The engine does not know this server's repetition rule: take the
                     // stone back by replaying the position, and pass instead.
                     self.pending = None;
@@ -578,20 +573,20 @@ impl GameBridge {
                     self.request_snapshot().await;
                 }
             }
-            ClientMsg::PlaceHandicap { .. } => {
+            GameAction::PlaceHandicap { .. } => {
                 self.placed = None;
                 self.back_off();
                 self.request_snapshot().await;
             }
-            ClientMsg::AcceptScore { .. } => self.marking.accept_sent = None,
-            ClientMsg::RejectScore { .. } => self.back_off(),
-            ClientMsg::MarkDead { vertex, .. } => {
+            GameAction::AcceptScore { .. } => self.marking.accept_sent = None,
+            GameAction::RejectScore { .. } => self.back_off(),
+            GameAction::MarkDead { vertex, .. } => {
                 self.marking.requested.remove(&vertex);
                 self.back_off();
             }
-            ClientMsg::Join { .. } if code == "not_found" => self.ended = true,
+            GameAction::Join { .. } if code == ErrorCode::NotFound => self.ended = true,
             // The request crossed the opponent's change of mind: nothing to agree to.
-            ClientMsg::Pause { .. } | ClientMsg::Resume { .. } => self.opponent_asks = None,
+            GameAction::Pause { .. } | GameAction::Resume { .. } => self.opponent_asks = None,
             _ => {}
         }
     }
@@ -602,11 +597,7 @@ impl GameBridge {
     }
 
     async fn request_snapshot(&mut self) {
-        self.send(ClientMsg::Join {
-            game_id: self.game_id.clone(),
-            since_seq: None,
-        })
-        .await;
+        self.send(GameAction::Join { since_seq: None }).await;
     }
 
     /// Does what the game needs from the bot now, if anything.
@@ -622,10 +613,9 @@ impl GameBridge {
         {
             // A bot never needs a break, so it never refuses one to a person.
             self.agreed = true;
-            let game_id = self.game_id.clone();
             self.send(match ask {
-                Ask::Pause => ClientMsg::Pause { game_id },
-                Ask::Resume => ClientMsg::Resume { game_id },
+                Ask::Pause => GameAction::Pause {},
+                Ask::Resume => GameAction::Resume {},
             })
             .await;
         }
@@ -656,11 +646,8 @@ impl GameBridge {
             Ok(stones) => {
                 self.placed = Some(stones.clone());
                 self.handicap_sent = true;
-                self.send(ClientMsg::PlaceHandicap {
-                    game_id: self.game_id.clone(),
-                    vertices: stones,
-                })
-                .await;
+                self.send(GameAction::PlaceHandicap { vertices: stones })
+                    .await;
             }
             Err(AskError::Interrupted) => {}
             Err(AskError::Engine(e)) => {
@@ -723,10 +710,7 @@ impl GameBridge {
             Ok(None) => {
                 tracing::info!("the engine resigns");
                 self.resign_sent = true;
-                self.send(ClientMsg::Resign {
-                    game_id: self.game_id.clone(),
-                })
-                .await;
+                self.send(GameAction::Resign {}).await;
             }
             Err(AskError::Interrupted) => {}
             Err(AskError::Engine(e)) => self.fail(format!("it could not choose a move: {e}")).await,
@@ -769,19 +753,14 @@ impl GameBridge {
     }
 
     async fn send_move(&self, move_number: u32, mv: Move) {
-        let game_id = self.game_id.clone();
-        let msg = match mv {
-            Move::Pass => ClientMsg::Pass {
-                game_id,
-                move_number,
-            },
-            Move::Play(_) => ClientMsg::Play {
-                game_id,
+        self.send(match mv {
+            Move::Pass => GameAction::Pass { move_number },
+            Move::Play(_) => GameAction::Play {
                 move_number,
                 vertex: mv,
             },
-        };
-        self.send(msg).await;
+        })
+        .await;
     }
 
     /// The dead-stone phase: mark what the engine calls dead, then accept or reject.
@@ -825,8 +804,7 @@ impl GameBridge {
                 for v in chains {
                     let chain = board.chain(v);
                     self.marking.requested.extend(chain);
-                    self.send(ClientMsg::MarkDead {
-                        game_id: self.game_id.clone(),
+                    self.send(GameAction::MarkDead {
                         vertex: v,
                         dead: true,
                     })
@@ -837,21 +815,14 @@ impl GameBridge {
                 if !m.accepted && m.accept_sent != Some(m.marks_seq) {
                     let marks_seq = m.marks_seq;
                     self.marking.accept_sent = Some(marks_seq);
-                    self.send(ClientMsg::AcceptScore {
-                        game_id: self.game_id.clone(),
-                        marks_seq,
-                    })
-                    .await;
+                    self.send(GameAction::AcceptScore { marks_seq }).await;
                 }
             }
             Verdict::Reject => {
                 if !m.reject_sent {
                     tracing::info!("the marks differ from the engine's: rejecting");
                     self.marking.reject_sent = true;
-                    self.send(ClientMsg::RejectScore {
-                        game_id: self.game_id.clone(),
-                    })
-                    .await;
+                    self.send(GameAction::RejectScore {}).await;
                 }
             }
         }

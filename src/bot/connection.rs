@@ -11,7 +11,6 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
 use thiserror::Error;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -24,7 +23,8 @@ use tracing::Instrument;
 use super::bridge::{GameBridge, Outgoing, ToGame};
 use super::config::BotConfig;
 use crate::protocol::{
-    Challenge, ClientMsg, EventFrame, GameEvent, GameSummary, Phase, ServerMsg, UserInfo,
+    Challenge, ClientMsg, ErrorCode, EventFrame, GameAction, GameEvent, GameSummary, LobbyMsg,
+    Phase, Request, RequestId, ServerFrame, ServerMsg, UserInfo, decode_server,
 };
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -54,7 +54,7 @@ pub struct Summary {
 /// A request awaiting its reply, by request id.
 #[derive(Debug)]
 enum Sent {
-    Game { game_id: String, msg: ClientMsg },
+    Game { game_id: String, action: GameAction },
     Join { game_id: String },
     Offer,
     Challenge,
@@ -195,22 +195,20 @@ impl BotRunner {
     async fn session(&mut self, socket: Socket) -> (Result<Closed, BotError>, bool) {
         let (mut sink, mut stream) = socket.split();
         let welcome = match tokio::time::timeout(Duration::from_secs(15), stream.next()).await {
-            Ok(Some(Ok(Message::Text(t)))) => serde_json::from_str::<Value>(t.as_str()).ok(),
+            Ok(Some(Ok(Message::Text(t)))) => decode_server(t.as_str()).ok(),
             _ => None,
         };
-        let Some(welcome) = welcome else {
-            return (Ok(Closed::Lost), false);
-        };
-        match welcome["type"].as_str() {
-            Some("welcome") => {}
-            Some("error") if welcome["code"] == "unauthorized" => {
-                let message = welcome["message"].as_str().unwrap_or("").to_string();
-                return (Err(BotError::Unauthorized(message)), false);
+        let me = match welcome {
+            Some(ServerFrame::Msg(ServerMsg::Welcome { user: Some(me), .. })) => me,
+            Some(ServerFrame::Msg(ServerMsg::Welcome { user: None, .. })) => {
+                return (Err(BotError::NotLoggedIn), false);
             }
+            Some(ServerFrame::Msg(ServerMsg::Error {
+                code: ErrorCode::Unauthorized,
+                message,
+                ..
+            })) => return (Err(BotError::Unauthorized(message)), false),
             _ => return (Ok(Closed::Lost), false),
-        }
-        let Some(me) = serde_json::from_value::<UserInfo>(welcome["user"].clone()).ok() else {
-            return (Err(BotError::NotLoggedIn), false);
         };
         tracing::info!(user = %me.id, role = ?me.role, "logged in");
         self.me = Some(me);
@@ -224,21 +222,18 @@ impl BotRunner {
             .collect();
         for (game_id, since_seq) in known {
             wire.push(self.request(
-                ClientMsg::Join {
-                    game_id: game_id.clone(),
-                    since_seq,
-                },
+                ClientMsg::game(&game_id, GameAction::Join { since_seq }),
                 Sent::Join { game_id },
             ));
         }
         // Games that started while we were away, or before this process started.
-        wire.push(self.request(ClientMsg::ListGames, Sent::ListGames));
+        wire.push(self.request(LobbyMsg::ListGames {}.into(), Sent::ListGames));
         if self.config.answer_seeks {
-            wire.push(self.request(ClientMsg::WatchLobby, Sent::Other));
+            wire.push(self.request(LobbyMsg::WatchLobby {}.into(), Sent::Other));
         }
         if self.config.offer.is_none() || !self.has_room() {
             // (With an offer to post, the lobby is listed right after it.)
-            wire.push(self.request(ClientMsg::ListSeeks, Sent::ListSeeks));
+            wire.push(self.request(LobbyMsg::ListSeeks {}.into(), Sent::ListSeeks));
         }
         for text in wire {
             if sink.send(Message::text(text)).await.is_err() {
@@ -272,16 +267,17 @@ impl BotRunner {
                         }
                     };
                     last_heard = Instant::now();
-                    match serde_json::from_str::<Value>(text.as_str()) {
-                        Ok(v) => wire = self.incoming(v).await,
-                        Err(e) => tracing::warn!(error = %e, "the server sent text that is not JSON"),
+                    match decode_server(text.as_str()) {
+                        Ok(frame) => wire = self.incoming(frame).await,
+                        Err(e) => tracing::warn!(error = %e, "the server sent a frame that does not parse"),
                     }
                 }
                 Some(out) = self.out_rx.recv() => {
                     let joined = self.games.get(&out.game_id).is_some_and(|s| s.joined);
                     if joined {
-                        let game_id = out.game_id.clone();
-                        wire.push(self.request(out.msg.clone(), Sent::Game { game_id, msg: out.msg }));
+                        let msg = ClientMsg::game(&out.game_id, out.action.clone());
+                        let sent = Sent::Game { game_id: out.game_id, action: out.action };
+                        wire.push(self.request(msg, sent));
                     } else {
                         tracing::debug!(game = %out.game_id, "not joined: request dropped");
                     }
@@ -309,7 +305,7 @@ impl BotRunner {
                         return (Ok(Closed::Lost), true);
                     }
                     if last_heard.elapsed() >= QUIET {
-                        wire.push(self.request(ClientMsg::Ping, Sent::Other));
+                        wire.push(self.request(LobbyMsg::Ping {}.into(), Sent::Other));
                     }
                 }
             }
@@ -325,10 +321,13 @@ impl BotRunner {
     fn request(&mut self, msg: ClientMsg, sent: Sent) -> String {
         let id = self.next_id;
         self.next_id += 1;
-        let mut value = serde_json::to_value(&msg).unwrap_or(Value::Null);
-        value["id"] = json!(id);
         self.sent.insert(id, sent);
-        value.to_string()
+        let request = Request {
+            id: Some(RequestId::Number(id)),
+            msg,
+        };
+        // Our own values, strings and numbers only: serializing cannot fail.
+        serde_json::to_string(&request).unwrap_or_default()
     }
 
     /// The offer follows capacity, and a challenge is posted when one is due.
@@ -337,12 +336,12 @@ impl BotRunner {
         let want_offer = self.config.offer.is_some() && self.has_room();
         if want_offer && !self.offer_posted {
             let offer = self.config.offer.clone().unwrap_or_default();
-            wire.push(self.request(ClientMsg::Offer { offer }, Sent::Offer));
+            wire.push(self.request(LobbyMsg::Offer { offer }.into(), Sent::Offer));
             self.offer_posted = true;
             // Challenges that came while the offer was down wait in the lobby.
-            wire.push(self.request(ClientMsg::ListSeeks, Sent::ListSeeks));
+            wire.push(self.request(LobbyMsg::ListSeeks {}.into(), Sent::ListSeeks));
         } else if !want_offer && self.offer_posted {
-            wire.push(self.request(ClientMsg::WithdrawOffer, Sent::Other));
+            wire.push(self.request(LobbyMsg::WithdrawOffer {}.into(), Sent::Other));
             self.offer_posted = false;
         }
         if let Some(plan) = self.config.challenge.clone() {
@@ -356,118 +355,114 @@ impl BotRunner {
             let ready = self.games_listed && !self.challenge_open && due;
             if !playing && ready && self.has_room() {
                 tracing::info!(opponent = %plan.opponent, "challenging");
-                wire.push(self.request(
-                    ClientMsg::Challenge {
-                        opponent: plan.opponent,
-                        settings: plan.settings,
-                    },
-                    Sent::Challenge,
-                ));
+                wire.push(
+                    self.request(
+                        LobbyMsg::Challenge {
+                            opponent: plan.opponent,
+                            settings: plan.settings,
+                        }
+                        .into(),
+                        Sent::Challenge,
+                    ),
+                );
                 self.challenge_open = true;
             }
         }
         wire
     }
 
-    /// Handles one message from the server; returns requests to send.
-    async fn incoming(&mut self, v: Value) -> Vec<String> {
+    /// Handles one frame from the server; returns requests to send.
+    async fn incoming(&mut self, frame: ServerFrame) -> Vec<String> {
         let mut wire = Vec::new();
-        let kind = v["type"].as_str().unwrap_or_default().to_string();
-        match kind.as_str() {
-            "ack" => self.acked(&v).await,
-            "error" => self.error(&v).await,
-            "snapshot" => match serde_json::from_value::<ServerMsg>(v) {
-                Ok(ServerMsg::Snapshot(s)) => {
-                    if let Some(slot) = self.games.get_mut(&s.game_id) {
-                        slot.last_seq = Some(s.seq);
-                        if s.phase == Phase::Ended {
-                            slot.ended = true;
-                        }
-                        let _ = slot.tx.send(ToGame::Snapshot(s)).await;
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "a snapshot did not parse"),
-            },
-            "game_started" => {
-                if let Ok(ServerMsg::GameStarted {
-                    game_id,
-                    black,
-                    white,
-                    ..
-                }) = serde_json::from_value::<ServerMsg>(v)
+        let msg = match frame {
+            ServerFrame::Msg(msg) => msg,
+            ServerFrame::Event(frame) => {
+                self.game_event(frame).await;
+                return wire;
+            }
+            ServerFrame::Unknown { kind, game_id, seq } => {
+                // A newer server's event still counts towards the game's numbering.
+                if let (Some(slot), Some(seq)) = (game_id.and_then(|g| self.games.get_mut(&g)), seq)
                 {
-                    wire.extend(self.game_started(game_id, &black, &white));
+                    slot.last_seq = Some(seq);
                 }
+                tracing::debug!(%kind, "ignored a frame of a type this bot does not know");
+                return wire;
             }
-            "games" => {
-                self.games_listed = true;
-                if let Ok(ServerMsg::Games { games, .. }) = serde_json::from_value::<ServerMsg>(v) {
-                    for g in games {
-                        wire.extend(self.running_game(&g));
+        };
+        match msg {
+            ServerMsg::Ack { id, .. } => self.acked(id).await,
+            ServerMsg::Error {
+                id, code, message, ..
+            } => self.error(id, code, message).await,
+            ServerMsg::Snapshot(s) => {
+                if let Some(slot) = self.games.get_mut(&s.game_id) {
+                    slot.last_seq = Some(s.seq);
+                    if s.phase == Phase::Ended {
+                        slot.ended = true;
                     }
+                    let _ = slot.tx.send(ToGame::Snapshot(s)).await;
                 }
             }
-            "challenge_created" => {}
-            "challenge_removed" => {
+            ServerMsg::GameStarted {
+                game_id,
+                black,
+                white,
+                ..
+            } => wire.extend(self.game_started(game_id, &black, &white)),
+            ServerMsg::Games { games, .. } => {
+                self.games_listed = true;
+                for g in games {
+                    wire.extend(self.running_game(&g));
+                }
+            }
+            ServerMsg::ChallengeRemoved { reason, .. } => {
                 // Ours was accepted (a game follows), declined or dropped; a refused one
                 // is tried again later.
-                if v["reason"] != "accepted" && self.challenge_open {
+                if reason != "accepted" && self.challenge_open {
                     self.challenge_open = false;
                     self.challenge_at = Some(Instant::now() + Duration::from_secs(10));
                 }
             }
-            "challenge_added" => {
-                if let Ok(ServerMsg::ChallengeAdded { challenge }) =
-                    serde_json::from_value::<ServerMsg>(v)
-                {
-                    // With our offer up, the server has already accepted a challenge to
-                    // us that the offer admits (and refused any other).
-                    let for_me = challenge.to.is_some();
-                    if !(for_me && self.offer_posted) {
-                        wire.extend(self.consider(&challenge));
-                    }
+            ServerMsg::ChallengeAdded { challenge } => {
+                // With our offer up, the server has already accepted a challenge to
+                // us that the offer admits (and refused any other).
+                let for_me = challenge.to.is_some();
+                if !(for_me && self.offer_posted) {
+                    wire.extend(self.consider(&challenge));
                 }
             }
-            "seeks" => {
-                if let Ok(ServerMsg::Seeks { challenges, .. }) =
-                    serde_json::from_value::<ServerMsg>(v)
-                {
-                    for c in &challenges {
-                        wire.extend(self.consider(c));
-                    }
+            ServerMsg::Seeks { challenges, .. } => {
+                for c in &challenges {
+                    wire.extend(self.consider(c));
                 }
             }
-            "welcome" | "pong" | "kibitz" | "game_listed" | "bots" | "authenticated" => {}
-            "closing" => tracing::info!(reason = %v["reason"], "the server is closing"),
-            _ => self.game_event(v).await,
+            ServerMsg::Closing { reason } => tracing::info!(%reason, "the server is closing"),
+            ServerMsg::Welcome { .. }
+            | ServerMsg::Pong { .. }
+            | ServerMsg::Authenticated { .. }
+            | ServerMsg::Bots { .. }
+            | ServerMsg::ChallengeCreated { .. }
+            | ServerMsg::GameListed { .. }
+            | ServerMsg::Kibitz { .. } => {}
         }
         wire
     }
 
     /// A numbered event of one of our games.
-    async fn game_event(&mut self, v: Value) {
-        let (Some(game_id), Some(seq)) = (v["game_id"].as_str(), v["seq"].as_u64()) else {
-            tracing::debug!(message = %v, "ignored a message");
+    async fn game_event(&mut self, frame: EventFrame) {
+        let Some(slot) = self.games.get_mut(&frame.game_id) else {
             return;
         };
-        let Some(slot) = self.games.get_mut(game_id) else {
-            return;
-        };
-        slot.last_seq = Some(seq);
-        match serde_json::from_value::<EventFrame>(v) {
-            Ok(frame) => {
-                if matches!(frame.event, GameEvent::GameEnded { .. }) {
-                    slot.ended = true;
-                }
-                let _ = slot.tx.send(ToGame::Event(Box::new(frame))).await;
-            }
-            Err(e) => tracing::debug!(error = %e, "an event this bot does not know"),
+        slot.last_seq = Some(frame.seq);
+        if matches!(frame.event, GameEvent::GameEnded { .. }) {
+            slot.ended = true;
         }
+        let _ = slot.tx.send(ToGame::Event(Box::new(frame))).await;
     }
 
-    async fn acked(&mut self, v: &Value) {
-        let Some(sent) = v["id"].as_u64().and_then(|id| self.sent.remove(&id)) else {
+    async fn acked(&mut self, id: Option<RequestId>) {
+        let Some(sent) = self.take_sent(id) else {
             return;
         };
         if let Sent::Join { game_id } = sent
@@ -478,22 +473,34 @@ impl BotRunner {
         }
     }
 
-    async fn error(&mut self, v: &Value) {
-        let code = v["code"].as_str().unwrap_or_default().to_string();
-        let message = v["message"].as_str().unwrap_or_default().to_string();
-        let Some(sent) = v["id"].as_u64().and_then(|id| self.sent.remove(&id)) else {
-            tracing::warn!(%code, %message, "the server reported an error");
+    /// The request a reply answers (the bot numbers its requests).
+    fn take_sent(&mut self, id: Option<RequestId>) -> Option<Sent> {
+        match id? {
+            RequestId::Number(n) => self.sent.remove(&n),
+            RequestId::Text(_) => None,
+        }
+    }
+
+    async fn error(&mut self, id: Option<RequestId>, code: ErrorCode, message: String) {
+        let code_name = code.as_str();
+        let Some(sent) = self.take_sent(id) else {
+            tracing::warn!(code = code_name, %message, "the server reported an error");
             return;
         };
         match sent {
-            Sent::Game { game_id, msg } => {
+            Sent::Game { game_id, action } => {
                 if let Some(slot) = self.games.get(&game_id) {
-                    let _ = slot.tx.send(ToGame::Refused { msg, code, message }).await;
+                    let refused = ToGame::Refused {
+                        action,
+                        code,
+                        message,
+                    };
+                    let _ = slot.tx.send(refused).await;
                 }
             }
             Sent::Join { game_id } => {
-                tracing::warn!(game = %game_id, %code, %message, "could not join");
-                if code == "not_found" {
+                tracing::warn!(game = %game_id, code = code_name, %message, "could not join");
+                if code == ErrorCode::NotFound {
                     // Dropping the sender ends the bridge.
                     if let Some(slot) = self.games.get_mut(&game_id) {
                         slot.ended = true;
@@ -503,21 +510,21 @@ impl BotRunner {
                 }
             }
             Sent::Offer => {
-                tracing::error!(%code, %message, "the offer was refused (is this a bot account?)");
+                tracing::error!(code = code_name, %message, "the offer was refused (is this a bot account?)");
                 // Do not post it again on this connection.
                 self.config.offer = None;
             }
             Sent::Challenge => {
-                tracing::warn!(%code, %message, "the challenge was refused; trying again later");
+                tracing::warn!(code = code_name, %message, "the challenge was refused; trying again later");
                 self.challenge_open = false;
                 self.challenge_at = Some(Instant::now() + Duration::from_secs(2));
             }
             Sent::ListGames => {
-                tracing::warn!(%code, %message, "the server would not list the games");
+                tracing::warn!(code = code_name, %message, "the server would not list the games");
                 self.games_listed = true;
             }
             Sent::ListSeeks | Sent::Other => {
-                tracing::warn!(%code, %message, "a request was refused");
+                tracing::warn!(code = code_name, %message, "a request was refused");
             }
         }
     }
@@ -542,13 +549,13 @@ impl BotRunner {
             let text = "This bot is playing as many games as it can; it resigns this one.";
             return vec![
                 self.request(
-                    ClientMsg::Chat {
-                        game_id: game_id.clone(),
-                        text: text.into(),
-                    },
+                    ClientMsg::game(&game_id, GameAction::Chat { text: text.into() }),
                     Sent::Other,
                 ),
-                self.request(ClientMsg::Resign { game_id }, Sent::Other),
+                self.request(
+                    ClientMsg::game(&game_id, GameAction::Resign {}),
+                    Sent::Other,
+                ),
             ];
         }
         self.summary.games_started += 1;
@@ -604,10 +611,7 @@ impl BotRunner {
             },
         );
         vec![self.request(
-            ClientMsg::Join {
-                game_id: game_id.clone(),
-                since_seq: None,
-            },
+            ClientMsg::game(&game_id, GameAction::Join { since_seq: None }),
             Sent::Join { game_id },
         )]
     }
@@ -630,20 +634,26 @@ impl BotRunner {
             .is_some_and(|o| o.admits(&c.settings).is_ok());
         if admitted && self.has_room() && self.accepting.insert(c.challenge_id.clone()) {
             tracing::info!(challenge = %c.challenge_id, from = %c.from.id, "accepting");
-            vec![self.request(
-                ClientMsg::Accept {
-                    challenge_id: c.challenge_id.clone(),
-                    nigiri_seed: None,
-                },
-                Sent::Other,
-            )]
+            vec![
+                self.request(
+                    LobbyMsg::Accept {
+                        challenge_id: c.challenge_id.clone(),
+                        nigiri_seed: None,
+                    }
+                    .into(),
+                    Sent::Other,
+                ),
+            ]
         } else if for_me && !admitted {
-            vec![self.request(
-                ClientMsg::Decline {
-                    challenge_id: c.challenge_id.clone(),
-                },
-                Sent::Other,
-            )]
+            vec![
+                self.request(
+                    LobbyMsg::Decline {
+                        challenge_id: c.challenge_id.clone(),
+                    }
+                    .into(),
+                    Sent::Other,
+                ),
+            ]
         } else {
             Vec::new()
         }

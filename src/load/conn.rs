@@ -16,7 +16,9 @@ use tokio_tungstenite::{WebSocketStream, client_async_with_config};
 
 use super::Plan;
 use super::hist::AtomicHistogram;
-use super::wire::Head;
+use crate::protocol::{
+    ErrorCode, EventFrame, GameEvent, RequestId, ServerFrame, ServerMsg, decode_server,
+};
 
 type Ws = WebSocketStream<TcpStream>;
 
@@ -107,9 +109,23 @@ impl GameShared {
 #[derive(Debug)]
 pub(super) enum Got {
     Move(u32),
-    Ack { id: Option<u64>, text: String },
-    Refused { id: Option<u64>, code: String },
-    Other { text: String },
+    Ack {
+        id: Option<u64>,
+        game_id: Option<String>,
+    },
+    Refused {
+        id: Option<u64>,
+        code: ErrorCode,
+    },
+    Other(Box<ServerFrame>),
+}
+
+/// The tool numbers its requests; any other id is not one of its own.
+fn number(id: Option<RequestId>) -> Option<u64> {
+    match id? {
+        RequestId::Number(n) => Some(n),
+        RequestId::Text(_) => None,
+    }
 }
 
 /// A failure, named by its kind for the error counts.
@@ -205,37 +221,32 @@ impl Conn {
                 }
                 _ => continue,
             };
-            let Some(head) = Head::read(text.as_str()) else {
+            let Ok(frame) = decode_server(text.as_str()) else {
                 stats.error("unreadable frame");
                 continue;
             };
-            if head.kind == "snapshot" {
-                self.next_seq = head.seq.map(|s| s + 1);
-                self.last_seq = head.seq.unwrap_or(0);
-            } else if head.is_event() {
-                let seq = head.seq.unwrap_or(0);
-                match self.next_seq {
-                    Some(next) if seq == next => {}
-                    Some(next) if seq > next => {
-                        stats.gaps.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Some(_) => {
-                        stats.out_of_order.fetch_add(1, Ordering::Relaxed);
-                    }
-                    None => {}
+            match &frame {
+                ServerFrame::Msg(ServerMsg::Snapshot(s)) => {
+                    self.next_seq = Some(s.seq + 1);
+                    self.last_seq = s.seq;
                 }
-                if seq >= self.next_seq.unwrap_or(0) {
-                    self.next_seq = Some(seq + 1);
-                    self.last_seq = seq;
-                }
+                ServerFrame::Event(EventFrame { seq, .. })
+                | ServerFrame::Unknown {
+                    seq: Some(seq),
+                    game_id: Some(_),
+                    ..
+                } => self.numbered(stats, *seq),
+                _ => {}
             }
-            match head.kind.as_ref() {
-                "move_played" => {
-                    let n = head.move_number.unwrap_or(0);
+            return Ok(match frame {
+                ServerFrame::Event(EventFrame {
+                    event: GameEvent::MovePlayed { move_number, .. },
+                    ..
+                }) => {
                     if stats.measuring() {
                         stats.deliveries.fetch_add(1, Ordering::Relaxed);
                         if self.seat == Seat::Spectator {
-                            match game.and_then(|g| g.send_time(n)) {
+                            match game.and_then(|g| g.send_time(move_number)) {
                                 Some(t) => stats.spectator.record(stats.now_us().saturating_sub(t)),
                                 None => {
                                     stats.unmatched.fetch_add(1, Ordering::Relaxed);
@@ -243,26 +254,36 @@ impl Conn {
                             }
                         }
                     }
-                    return Ok(Got::Move(n));
+                    Got::Move(move_number)
                 }
-                "ack" => {
-                    return Ok(Got::Ack {
-                        id: head.id,
-                        text: text.as_str().to_string(),
-                    });
-                }
-                "error" => {
-                    return Ok(Got::Refused {
-                        id: head.id,
-                        code: head.code.as_deref().unwrap_or("?").to_string(),
-                    });
-                }
-                _ => {
-                    return Ok(Got::Other {
-                        text: text.as_str().to_string(),
-                    });
-                }
+                ServerFrame::Msg(ServerMsg::Ack { id, game_id, .. }) => Got::Ack {
+                    id: number(id),
+                    game_id,
+                },
+                ServerFrame::Msg(ServerMsg::Error { id, code, .. }) => Got::Refused {
+                    id: number(id),
+                    code,
+                },
+                other => Got::Other(Box::new(other)),
+            });
+        }
+    }
+
+    /// Checks a numbered event's `seq` against the last one: gaps and reordering counted.
+    fn numbered(&mut self, stats: &Stats, seq: u64) {
+        match self.next_seq {
+            Some(next) if seq == next => {}
+            Some(next) if seq > next => {
+                stats.gaps.fetch_add(1, Ordering::Relaxed);
             }
+            Some(_) => {
+                stats.out_of_order.fetch_add(1, Ordering::Relaxed);
+            }
+            None => {}
+        }
+        if seq >= self.next_seq.unwrap_or(0) {
+            self.next_seq = Some(seq + 1);
+            self.last_seq = seq;
         }
     }
 
@@ -282,7 +303,7 @@ impl Conn {
                         id: Some(rid),
                         code,
                     } if Some(*rid) == id => {
-                        return Err(Fail::new(format!("refused: {code}")));
+                        return Err(Fail::new(format!("refused: {}", code.as_str())));
                     }
                     _ => {}
                 }
@@ -296,16 +317,19 @@ impl Conn {
             .map_err(|_| Fail::new("setup timed out"))?
     }
 
-    /// Sends a request and waits for its `ack`; returns the ack's text.
+    /// Sends a request and waits for its `ack`; returns the ack's `game_id`.
     pub(super) async fn request(
         &mut self,
         stats: &Stats,
         id: u64,
         text: String,
-    ) -> Result<String, Fail> {
+    ) -> Result<Option<String>, Fail> {
         self.send(text).await?;
         self.until(stats, Some(id), |got| match got {
-            Got::Ack { id: Some(a), text } if *a == id => Some(text.clone()),
+            Got::Ack {
+                id: Some(a),
+                game_id,
+            } if *a == id => Some(game_id.clone()),
             _ => None,
         })
         .await

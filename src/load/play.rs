@@ -173,9 +173,9 @@ async fn exchange(
                     }
                 }
                 Got::Refused { id: Some(id), code } if id == u64::from(n) => {
-                    return Err(Fail::new(format!("refused: {code}")));
+                    return Err(Fail::new(format!("refused: {}", code.as_str())));
                 }
-                Got::Refused { code, .. } => stats.error(format!("refused: {code}")),
+                Got::Refused { code, .. } => stats.error(format!("refused: {}", code.as_str())),
                 _ => {}
             },
             got = other.recv(stats, None), if !seen => match got? {
@@ -185,7 +185,7 @@ async fn exchange(
                         stats.opponent.record(stats.now_us().saturating_sub(sent));
                     }
                 }
-                Got::Refused { code, .. } => stats.error(format!("refused: {code}")),
+                Got::Refused { code, .. } => stats.error(format!("refused: {}", code.as_str())),
                 _ => {}
             },
         }

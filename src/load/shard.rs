@@ -16,7 +16,7 @@ use super::play::{Table, drive};
 use super::wire::{self, Protocol};
 use super::{Plan, SetupReport, ShardReport, Violations};
 use crate::auth::{claims_for, sign};
-use crate::protocol::Role;
+use crate::protocol::{Role, ServerFrame, ServerMsg};
 
 /// How long spectators get to catch up with the last move after the run.
 const DRAIN: Duration = Duration::from_secs(5);
@@ -236,19 +236,18 @@ async fn seat_tengen(
     black.send(wire::seek(1, plan.board_size)).await?;
     let challenge_id = black
         .until(stats, Some(1), |got| match got {
-            Got::Other { text } if text.contains(r#""type":"challenge_created""#) => {
-                let v: serde_json::Value = serde_json::from_str(text).ok()?;
-                v["challenge"]["challenge_id"].as_str().map(str::to_string)
-            }
+            Got::Other(frame) => match frame.as_ref() {
+                ServerFrame::Msg(ServerMsg::ChallengeCreated { challenge, .. }) => {
+                    Some(challenge.challenge_id.clone())
+                }
+                _ => None,
+            },
             _ => None,
         })
         .await?;
-    let ack = white
+    let game_id = white
         .request(stats, 1, wire::accept(1, &challenge_id))
-        .await?;
-    let game_id = serde_json::from_str::<serde_json::Value>(&ack)
-        .ok()
-        .and_then(|v| v["game_id"].as_str().map(str::to_string))
+        .await?
         .ok_or_else(|| Fail::new("accept: no game id"))?;
     black.request(stats, 2, wire::join(2, &game_id)).await?;
     white.request(stats, 2, wire::join(2, &game_id)).await?;

@@ -1,8 +1,8 @@
-//! The few frames the load tool sends and the little it reads of what it receives, for
-//! tengen's protocol and for the baseline's. Reading is a borrowed, allocation-free look
-//! at a handful of fields: the tool must stay cheaper than the server it measures.
+//! The few frames the load tool sends, for tengen's protocol and for the baseline's,
+//! written by hand (the tool must stay cheaper than the server it measures) and checked
+//! against the protocol's own types. What it receives is read with
+//! [`crate::protocol::decode_server`].
 
-use std::borrow::Cow;
 use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
@@ -18,33 +18,6 @@ pub enum Protocol {
     /// The baseline fan-out server: join a room by name; every frame sent to it is
     /// written to each member of the room, sender included.
     Baseline,
-}
-
-/// The fields of a received frame the tool looks at.
-#[derive(Debug, Deserialize)]
-pub struct Head<'a> {
-    #[serde(rename = "type", borrow)]
-    pub kind: Cow<'a, str>,
-    #[serde(default)]
-    pub seq: Option<u64>,
-    #[serde(default)]
-    pub move_number: Option<u32>,
-    #[serde(default)]
-    pub id: Option<u64>,
-    #[serde(default, borrow)]
-    pub code: Option<Cow<'a, str>>,
-}
-
-impl Head<'_> {
-    pub fn read(text: &str) -> Option<Head<'_>> {
-        serde_json::from_str(text).ok()
-    }
-
-    /// Whether this is a numbered game event (every frame with a `seq` except the
-    /// replies and snapshots that quote one).
-    pub fn is_event(&self) -> bool {
-        self.seq.is_some() && self.kind != "ack" && self.kind != "snapshot"
-    }
 }
 
 /// `join` a game (tengen) or a room (baseline).
@@ -99,7 +72,7 @@ pub fn move_played(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{EventFrame, GameEvent};
+    use crate::protocol::{ClientMsg, EventFrame, GameAction, GameEvent, LobbyMsg, decode};
 
     #[test]
     fn the_baseline_frame_is_tengens_move_played_byte_for_byte() {
@@ -130,21 +103,33 @@ mod tests {
     }
 
     #[test]
-    fn heads_are_read_without_the_rest() {
-        let h = Head::read(
-            r#"{"game_id":"g","seq":7,"type":"move_played","move_number":6,"captures":[]}"#,
-        )
-        .unwrap();
-        assert_eq!(
-            (h.kind.as_ref(), h.seq, h.move_number),
-            ("move_played", Some(7), Some(6))
+    fn the_requests_are_what_the_server_decodes() {
+        let game = |action| ClientMsg::game("g", action);
+        let cases = [
+            (join(1, "g"), game(GameAction::Join { since_seq: None })),
+            (resign(4, "g"), game(GameAction::Resign {})),
+            (
+                play("g", 3, Move::Play(Vertex::new(3, 3))),
+                game(GameAction::Play {
+                    move_number: 3,
+                    vertex: Move::Play(Vertex::new(3, 3)),
+                }),
+            ),
+            (
+                accept(2, "c"),
+                LobbyMsg::Accept {
+                    challenge_id: "c".into(),
+                    nigiri_seed: None,
+                }
+                .into(),
+            ),
+        ];
+        for (text, msg) in cases {
+            assert_eq!(decode(&text).map(|r| r.msg), Ok(msg), "{text}");
+        }
+        let seek = decode(&seek(5, 9)).unwrap();
+        assert!(
+            matches!(seek.msg, ClientMsg::Lobby(LobbyMsg::Seek { settings }) if settings.board_size == 9)
         );
-        assert!(h.is_event());
-        let h = Head::read(r#"{"type":"ack","id":3,"game_id":"g","seq":7}"#).unwrap();
-        assert!(!h.is_event());
-        assert_eq!(h.id, Some(3));
-        let h =
-            Head::read(r#"{"type":"error","id":4,"code":"illegal_move","message":"no"}"#).unwrap();
-        assert_eq!(h.code.as_deref(), Some("illegal_move"));
     }
 }

@@ -3,21 +3,26 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use axum::Router;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::{Extension, Router};
 use serde::Deserialize;
 
+use super::limits::PerUser;
 use super::session;
 use crate::fanout::encode;
 use crate::hub::Hub;
-use crate::protocol::{ErrorCode, ServerMsg};
+use crate::protocol::{ErrorCode, Refusal, ServerMsg};
 
 /// Close code for a connection whose token was refused.
 const UNAUTHORIZED: u16 = 4001;
+/// Close code for a connection over its user's limit of connections.
+const TOO_MANY: u16 = 4009;
+/// How long a refusal may take to leave before the socket is dropped anyway.
+const REFUSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 pub fn router(hub: Arc<Hub>) -> Router {
     Router::new()
@@ -27,6 +32,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/metrics", get(metrics))
         .merge(super::api::routes())
         .merge(super::web::routes(&hub))
+        .layer(Extension(Arc::new(PerUser::default())))
         .with_state(hub)
 }
 
@@ -42,6 +48,7 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
 
 async fn websocket(
     State(hub): State<Arc<Hub>>,
+    Extension(per_user): Extension<Arc<PerUser>>,
     Query(query): Query<WsQuery>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
@@ -62,37 +69,52 @@ async fn websocket(
         )
         .max_message_size(limits.max_frame_bytes)
         .max_frame_size(limits.max_frame_bytes);
-    let user = match query.token.or_else(|| bearer(&headers)) {
+    let login = match query.token.or_else(|| bearer(&headers)) {
         None => None,
-        Some(token) => match hub.verifier.verify(&token) {
-            Ok(user) => Some(user),
-            Err(message) => return upgrade.on_upgrade(move |socket| refuse(socket, message)),
-        },
+        Some(token) => {
+            let user = match hub.verifier.verify(&token) {
+                Ok(user) => user,
+                Err(message) => {
+                    let refusal = Refusal::new(ErrorCode::Unauthorized, message);
+                    let close = (UNAUTHORIZED, "unauthorized");
+                    return upgrade.on_upgrade(move |socket| refuse(socket, refusal, close));
+                }
+            };
+            match per_user.enter(&user.id, limits.max_connections_per_user) {
+                Ok(slot) => Some((user, slot)),
+                Err(refusal) => {
+                    let close = (TOO_MANY, "too many connections");
+                    return upgrade.on_upgrade(move |socket| refuse(socket, refusal, close));
+                }
+            }
+        }
     };
     upgrade.on_upgrade(move |socket| async move {
         hub.connections.fetch_add(1, Ordering::Relaxed);
-        session::serve(hub.clone(), socket, user).await;
+        session::serve(hub.clone(), socket, login, per_user).await;
         hub.connections.fetch_sub(1, Ordering::Relaxed);
     })
 }
 
-/// Answers a refused token on the socket itself (browsers cannot read an HTTP 401 on
-/// an upgrade), then closes.
-async fn refuse(mut socket: WebSocket, message: String) {
+/// Answers a login refused at the upgrade on the socket itself (browsers cannot read an
+/// HTTP status on an upgrade): the error, then the close frame.
+async fn refuse(mut socket: WebSocket, r: Refusal, (code, reason): (u16, &'static str)) {
     let frame = encode(&ServerMsg::Error {
         id: None,
-        code: ErrorCode::Unauthorized,
-        message,
+        code: r.code,
+        message: r.message,
         game_id: None,
         reason: None,
     });
-    let _ = socket.send(Message::Text(frame)).await;
-    let _ = socket
-        .send(Message::Close(Some(CloseFrame {
-            code: UNAUTHORIZED,
-            reason: Utf8Bytes::from_static("unauthorized"),
-        })))
-        .await;
+    let close = Message::Close(Some(CloseFrame {
+        code,
+        reason: Utf8Bytes::from_static(reason),
+    }));
+    let refusal = async {
+        socket.send(Message::Text(frame)).await?;
+        socket.send(close).await
+    };
+    let _ = tokio::time::timeout(REFUSE_WAIT, refusal).await;
 }
 
 async fn healthz(State(hub): State<Arc<Hub>>) -> Response {

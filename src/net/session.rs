@@ -11,12 +11,12 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::time::{Instant, MissedTickBehavior};
 
-use super::limits::RateLimit;
+use super::limits::{PerUser, RateLimit, UserSlot};
 use crate::fanout::{Inbox, Outbox, encode};
 use crate::hub::Hub;
 use crate::protocol::{
-    ClientMsg, ErrorCode, GameSettings, PROTOCOL_VERSION, Refusal, Request, RequestId, Role,
-    ServerMsg, UserInfo, decode, request_id,
+    ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
+    RequestId, Role, ServerMsg, UserInfo, decode, request_id,
 };
 use crate::room::{Action, RoomCmd, RoomHandle};
 use crate::rules::Move;
@@ -30,6 +30,8 @@ const SLOW_CONSUMER: u16 = 4008;
 const WRITE_TIMEOUT: Duration = Duration::from_secs(15);
 /// Close code for a connection that kept flooding.
 const FLOODING: u16 = 4029;
+/// How long the last frames (a close reply, our own close) may take to leave.
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
 /// What a connection knows about itself.
 struct Session {
@@ -40,23 +42,38 @@ struct Session {
     joined: HashMap<String, RoomHandle>,
     /// Round-trip time estimate from WebSocket pings, in milliseconds.
     rtt_ms: Option<u64>,
+    /// Every user's open connections, and this one's place among its user's.
+    per_user: Arc<PerUser>,
+    slot: Option<UserSlot>,
 }
 
-/// Serves one upgraded connection until it closes or the server shuts down.
-pub async fn serve(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>) {
+/// Serves one upgraded connection until it closes or the server shuts down. `login` is
+/// the user the upgrade's token named, with its counted place.
+pub async fn serve(
+    hub: Arc<Hub>,
+    socket: WebSocket,
+    login: Option<(UserInfo, UserSlot)>,
+    per_user: Arc<PerUser>,
+) {
     let conn = hub.next_conn();
     let span = tracing::info_span!(
         "conn",
         conn,
-        user = user.as_ref().map(|u| u.id.as_str()).unwrap_or("-")
+        user = login.as_ref().map(|(u, _)| u.id.as_str()).unwrap_or("-")
     );
     // Instrumented, not entered: a guard held across `.await` would leak the span into
     // whatever else runs on this thread while the connection waits.
-    tracing::Instrument::instrument(serve_conn(hub, socket, user, conn), span).await
+    tracing::Instrument::instrument(serve_conn(hub, socket, login, per_user, conn), span).await
 }
 
 /// [`serve`], inside the connection's span.
-async fn serve_conn(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>, conn: u64) {
+async fn serve_conn(
+    hub: Arc<Hub>,
+    socket: WebSocket,
+    login: Option<(UserInfo, UserSlot)>,
+    per_user: Arc<PerUser>,
+    conn: u64,
+) {
     let limits = hub.config.limits.clone();
     let (outbox, inbox) = Outbox::new(conn, limits.outbound_queue);
     crate::metrics::connected(None, 1);
@@ -67,9 +84,11 @@ async fn serve_conn(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>, co
         outbox,
         joined: HashMap::new(),
         rtt_ms: None,
+        per_user,
+        slot: None,
     };
-    if let Some(user) = user {
-        session.log_in(user);
+    if let Some((user, slot)) = login {
+        session.log_in(user, slot);
     }
     session.send(&ServerMsg::Welcome {
         protocol: PROTOCOL_VERSION,
@@ -82,7 +101,8 @@ async fn serve_conn(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>, co
 }
 
 impl Session {
-    fn log_in(&mut self, user: UserInfo) {
+    fn log_in(&mut self, user: UserInfo, slot: UserSlot) {
+        self.slot = Some(slot);
         self.hub.lobby.connect(&user, self.outbox.clone());
         crate::metrics::connected(None, -1);
         crate::metrics::connected(Some(user.role), 1);
@@ -141,7 +161,7 @@ impl Session {
                 msg = stream.next() => {
                     let msg = match msg {
                         Some(Ok(msg)) => msg,
-                        Some(Err(e)) => break too_big(e).then_some((1009, "message too big")),
+                        Some(Err(e)) => break close_for(e),
                         _ => break None,
                     };
                     last_heard = Instant::now();
@@ -177,7 +197,12 @@ impl Session {
                             }
                         }
                         Message::Ping(_) => {}
-                        Message::Close(_) => break None,
+                        Message::Close(_) => {
+                            // tungstenite has queued the reply; writing it completes the
+                            // closing handshake (RFC 6455 §5.5.1) before the socket goes.
+                            let _ = tokio::time::timeout(CLOSE_WAIT, sink.flush()).await;
+                            break None;
+                        }
                     }
                 }
                 _ = heartbeat.tick() => {
@@ -192,12 +217,11 @@ impl Session {
             }
         };
         if let Some((code, reason)) = close {
-            let _ = sink
-                .send(Message::Close(Some(CloseFrame {
-                    code,
-                    reason: Utf8Bytes::from_static(reason),
-                })))
-                .await;
+            let frame = Message::Close(Some(CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(reason),
+            }));
+            let _ = tokio::time::timeout(CLOSE_WAIT, sink.send(frame)).await;
         }
         close
     }
@@ -227,16 +251,20 @@ impl Session {
             Ok(r) => r,
             Err(e) => return self.refuse(e.id, None, e.refusal),
         };
-        let game_id = game_of(&msg).map(str::to_string);
-        if let Err(r) = self.dispatch(id.clone(), msg).await {
+        let game_id = msg.game_id().map(str::to_string);
+        let done = match msg {
+            ClientMsg::Lobby(msg) => self.lobby(id.clone(), msg).await,
+            ClientMsg::Game { game_id, action } => self.game(id.clone(), game_id, action).await,
+        };
+        if let Err(r) = done {
             self.refuse(id, game_id.as_deref(), r);
         }
     }
 
-    async fn dispatch(&mut self, id: Option<RequestId>, msg: ClientMsg) -> Result<(), Refusal> {
+    async fn lobby(&mut self, id: Option<RequestId>, msg: LobbyMsg) -> Result<(), Refusal> {
         let hub = self.hub.clone();
         match msg {
-            ClientMsg::Auth { token } => {
+            LobbyMsg::Auth { token } => {
                 let user = hub
                     .verifier
                     .verify(&token)
@@ -249,31 +277,33 @@ impl Session {
                         ));
                     }
                 } else {
-                    self.log_in(user.clone());
+                    let max = hub.config.limits.max_connections_per_user;
+                    let slot = self.per_user.enter(&user.id, max)?;
+                    self.log_in(user.clone(), slot);
                 }
                 self.send(&ServerMsg::Authenticated { id, user });
             }
-            ClientMsg::Ping => self.send(&ServerMsg::Pong {
+            LobbyMsg::Ping {} => self.send(&ServerMsg::Pong {
                 id,
                 server_time: wall_ms(),
             }),
-            ClientMsg::ListSeeks => self.send(&ServerMsg::Seeks {
+            LobbyMsg::ListSeeks {} => self.send(&ServerMsg::Seeks {
                 id,
                 challenges: hub.lobby.list_for(self.user.as_ref()),
             }),
-            ClientMsg::ListGames => self.send(&ServerMsg::Games {
+            LobbyMsg::ListGames {} => self.send(&ServerMsg::Games {
                 id,
                 games: hub.list_games().await,
             }),
-            ClientMsg::WatchLobby => {
+            LobbyMsg::WatchLobby {} => {
                 hub.lobby.watch(self.outbox.clone());
                 self.ack(id, None, None);
             }
-            ClientMsg::UnwatchLobby => {
+            LobbyMsg::UnwatchLobby {} => {
                 hub.lobby.unwatch(self.conn);
                 self.ack(id, None, None);
             }
-            ClientMsg::Offer { offer } => {
+            LobbyMsg::Offer { offer } => {
                 let user = self.user()?;
                 if user.role != Role::Bot {
                     return Err(Refusal::new(
@@ -284,19 +314,19 @@ impl Session {
                 hub.lobby.set_offer(&user, offer);
                 self.ack(id, None, None);
             }
-            ClientMsg::WithdrawOffer => {
+            LobbyMsg::WithdrawOffer {} => {
                 hub.lobby.withdraw_offer(&self.user()?.id);
                 self.ack(id, None, None);
             }
-            ClientMsg::ListBots => self.send(&ServerMsg::Bots {
+            LobbyMsg::ListBots {} => self.send(&ServerMsg::Bots {
                 id,
                 bots: hub.lobby.bots(),
             }),
-            ClientMsg::Seek { settings } => self.post(id, None, settings).await?,
-            ClientMsg::Challenge { opponent, settings } => {
+            LobbyMsg::Seek { settings } => self.post(id, None, settings).await?,
+            LobbyMsg::Challenge { opponent, settings } => {
                 self.post(id, Some(opponent), settings).await?
             }
-            ClientMsg::Accept {
+            LobbyMsg::Accept {
                 challenge_id,
                 nigiri_seed,
             } => {
@@ -306,111 +336,97 @@ impl Session {
                     .await?;
                 self.ack(id, Some(game_id), None);
             }
-            ClientMsg::Decline { challenge_id } => {
+            LobbyMsg::Decline { challenge_id } => {
                 hub.lobby.withdraw(&challenge_id, &self.user()?, true)?;
                 self.ack(id, None, None);
             }
-            ClientMsg::Cancel { challenge_id } => {
+            LobbyMsg::Cancel { challenge_id } => {
                 hub.lobby.withdraw(&challenge_id, &self.user()?, false)?;
                 self.ack(id, None, None);
             }
-            ClientMsg::Join { game_id, since_seq } => {
-                if self.user.is_none() && !hub.config.auth.anonymous_spectators {
-                    return Err(Refusal::new(
-                        ErrorCode::Unauthorized,
-                        "this server lets only logged-in users watch",
-                    ));
-                }
-                let room = hub.room(&game_id).await?;
-                let (outbox, user) = (self.outbox.clone(), self.user.clone());
-                room.ask(|reply| RoomCmd::Join {
-                    outbox,
-                    user,
-                    since_seq,
-                    reply,
-                })
-                .await??;
-                self.joined.insert(game_id.clone(), room);
-                self.ack(id, Some(game_id), None);
-            }
-            ClientMsg::Leave { game_id } => {
+        }
+        Ok(())
+    }
+
+    /// A request about one game: joining, leaving and chat here, everything else is an
+    /// action the game's room rules on. The one place a wire action becomes a room one.
+    async fn game(
+        &mut self,
+        id: Option<RequestId>,
+        game_id: String,
+        action: GameAction,
+    ) -> Result<(), Refusal> {
+        let action = match action {
+            GameAction::Join { since_seq } => return self.join(id, game_id, since_seq).await,
+            GameAction::Leave {} => {
                 if let Some(room) = self.joined.remove(&game_id) {
                     room.tell(RoomCmd::Leave { conn: self.conn }).await;
                 }
                 self.ack(id, Some(game_id), None);
+                return Ok(());
             }
-            ClientMsg::Play {
-                game_id,
-                move_number,
-                vertex,
-            } => {
-                self.act(
-                    id,
-                    game_id,
-                    Action::Play {
-                        move_number,
-                        mv: vertex,
-                    },
-                )
-                .await?
-            }
-            ClientMsg::Pass {
-                game_id,
-                move_number,
-            } => {
-                self.act(
-                    id,
-                    game_id,
-                    Action::Play {
-                        move_number,
-                        mv: Move::Pass,
-                    },
-                )
-                .await?
-            }
-            ClientMsg::Resign { game_id } => self.act(id, game_id, Action::Resign).await?,
-            ClientMsg::Pause { game_id } => self.act(id, game_id, Action::Pause).await?,
-            ClientMsg::Resume { game_id } => self.act(id, game_id, Action::Resume).await?,
-            ClientMsg::Seal {
-                game_id,
-                move_number,
-                vertex,
-            } => {
-                let action = Action::Seal {
-                    move_number,
-                    mv: vertex,
-                };
-                self.act(id, game_id, action).await?
-            }
-            ClientMsg::ClaimWin { game_id } => self.act(id, game_id, Action::ClaimWin).await?,
-            ClientMsg::PlaceHandicap { game_id, vertices } => {
-                self.act(id, game_id, Action::PlaceHandicap(vertices))
-                    .await?
-            }
-            ClientMsg::MarkDead {
-                game_id,
-                vertex,
-                dead,
-            } => {
-                self.act(id, game_id, Action::MarkDead { vertex, dead })
-                    .await?
-            }
-            ClientMsg::AcceptScore { game_id, marks_seq } => {
-                self.act(id, game_id, Action::AcceptScore { marks_seq })
-                    .await?
-            }
-            ClientMsg::RejectScore { game_id } => {
-                self.act(id, game_id, Action::RejectScore).await?
-            }
-            ClientMsg::Chat { game_id, text } => {
+            GameAction::Chat { text } => {
                 let user = self.user()?;
                 let room = self.room(&game_id).await?;
                 let seq = room
                     .ask(|reply| RoomCmd::Chat { user, text, reply })
                     .await??;
                 self.ack(id, Some(game_id), seq);
+                return Ok(());
             }
+            GameAction::Play {
+                move_number,
+                vertex,
+            } => Action::Play {
+                move_number,
+                mv: vertex,
+            },
+            GameAction::Pass { move_number } => Action::Play {
+                move_number,
+                mv: Move::Pass,
+            },
+            GameAction::Resign {} => Action::Resign,
+            GameAction::Pause {} => Action::Pause,
+            GameAction::Resume {} => Action::Resume,
+            GameAction::Seal {
+                move_number,
+                vertex,
+            } => Action::Seal {
+                move_number,
+                mv: vertex,
+            },
+            GameAction::ClaimWin {} => Action::ClaimWin,
+            GameAction::PlaceHandicap { vertices } => Action::PlaceHandicap(vertices),
+            GameAction::MarkDead { vertex, dead } => Action::MarkDead { vertex, dead },
+            GameAction::AcceptScore { marks_seq } => Action::AcceptScore { marks_seq },
+            GameAction::RejectScore {} => Action::RejectScore,
+        };
+        self.act(id, game_id, action).await
+    }
+
+    async fn join(
+        &mut self,
+        id: Option<RequestId>,
+        game_id: String,
+        since_seq: Option<u64>,
+    ) -> Result<(), Refusal> {
+        if self.user.is_none() && !self.hub.config.auth.anonymous_spectators {
+            return Err(Refusal::new(
+                ErrorCode::Unauthorized,
+                "this server lets only logged-in users watch",
+            ));
         }
+        let room = self.hub.room(&game_id).await?;
+        let (outbox, user) = (self.outbox.clone(), self.user.clone());
+        room.ask(|reply| RoomCmd::Join {
+            outbox,
+            user,
+            since_seq,
+            reply,
+        })
+        .await??;
+        self.joined.insert(game_id.clone(), room);
+        self.ack(id, Some(game_id), None);
         Ok(())
     }
 
@@ -503,31 +519,21 @@ async fn write_batch(
     sink.flush().await
 }
 
-/// Whether a read failed because the frame was over the hard size limit.
-fn too_big(e: axum::Error) -> bool {
-    use tokio_tungstenite::tungstenite::Error;
-    e.into_inner()
-        .downcast::<Error>()
-        .is_ok_and(|e| matches!(*e, Error::Capacity(_)))
-}
-
-/// The game a request is about, for the error reply.
-fn game_of(msg: &ClientMsg) -> Option<&str> {
-    match msg {
-        ClientMsg::Join { game_id, .. }
-        | ClientMsg::Leave { game_id }
-        | ClientMsg::Play { game_id, .. }
-        | ClientMsg::Pass { game_id, .. }
-        | ClientMsg::Resign { game_id }
-        | ClientMsg::Pause { game_id }
-        | ClientMsg::Resume { game_id }
-        | ClientMsg::Seal { game_id, .. }
-        | ClientMsg::ClaimWin { game_id }
-        | ClientMsg::PlaceHandicap { game_id, .. }
-        | ClientMsg::MarkDead { game_id, .. }
-        | ClientMsg::AcceptScore { game_id, .. }
-        | ClientMsg::RejectScore { game_id }
-        | ClientMsg::Chat { game_id, .. } => Some(game_id),
+/// The close frame a failed read deserves (RFC 6455 §7.4.1): 1009 for a frame over the
+/// size limit, 1007 for text that is not UTF-8, 1002 for a broken frame; none when the
+/// peer is simply gone.
+fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
+    use tokio_tungstenite::tungstenite::{Error, error::ProtocolError};
+    let e = e.into_inner().downcast::<Error>().ok()?;
+    match *e {
+        Error::Capacity(_) => Some((1009, "message too big")),
+        Error::Utf8(_) => Some((1007, "text frames must be UTF-8")),
+        // The peer dropped the TCP connection: nobody is left to read a close frame.
+        Error::Protocol(ProtocolError::ResetWithoutClosingHandshake) => None,
+        Error::Protocol(p) => {
+            tracing::debug!(error = %p, "WebSocket protocol violation");
+            Some((1002, "protocol error"))
+        }
         _ => None,
     }
 }

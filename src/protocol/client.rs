@@ -1,9 +1,11 @@
 //! Client → server messages. One JSON text frame each, `{"type": ..., "id": ...}` plus
 //! fields; unknown fields are refused so that a typo is an error, not a silent no-op.
 
+use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
 
 use super::error::{ErrorCode, Refusal};
+use super::names;
 use super::offer::BotOffer;
 use super::settings::GameSettings;
 use crate::rules::{Move, Vertex};
@@ -16,31 +18,41 @@ pub enum RequestId {
     Text(String),
 }
 
-/// A request from a client.
+/// A request from a client: one outside any game, or an action in one game. On the wire
+/// both are flat objects, `{"type": …, "id": …, "game_id": …, …fields}`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientMsg {
+    Lobby(LobbyMsg),
+    Game { game_id: String, action: GameAction },
+}
+
+/// Requests that are not about one game. Fieldless ones are empty struct variants, so
+/// that `deny_unknown_fields` refuses fields they do not have (serde ignores it for unit
+/// variants of an internally tagged enum).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ClientMsg {
+pub enum LobbyMsg {
     /// Log in on an open connection (instead of `?token=` on the URL).
     Auth {
         token: String,
     },
     /// Application-level ping; answered by `pong` with the server's time.
-    Ping,
+    Ping {},
     /// Open seeks and direct challenges addressed to you.
-    ListSeeks,
+    ListSeeks {},
     /// Live and recently finished games.
-    ListGames,
+    ListGames {},
     /// Receive `lobby` updates (seeks and games appearing and going) until `unwatch_lobby`.
-    WatchLobby,
-    UnwatchLobby,
+    WatchLobby {},
+    UnwatchLobby {},
     /// Bots: the games this bot accepts at once when challenged (replaces an earlier offer).
     Offer {
         offer: BotOffer,
     },
     /// Bots: stop accepting challenges automatically.
-    WithdrawOffer,
+    WithdrawOffer {},
     /// Bots online and what they play.
-    ListBots,
+    ListBots {},
     /// Post an open seek anyone may accept.
     Seek {
         settings: GameSettings,
@@ -64,57 +76,47 @@ pub enum ClientMsg {
     Cancel {
         challenge_id: String,
     },
+}
+
+/// What a client asks of one game (the `game_id` travels beside it).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum GameAction {
     /// Watch or play a game. With `since_seq`, receive exactly the events after it;
     /// without, a `snapshot`.
     Join {
-        game_id: String,
         #[serde(default)]
         since_seq: Option<u64>,
     },
-    Leave {
-        game_id: String,
-    },
+    Leave {},
     /// Play a stone (or `"pass"`); `move_number` is the number this move will have.
     Play {
-        game_id: String,
         move_number: u32,
         vertex: Move,
     },
     Pass {
-        game_id: String,
         move_number: u32,
     },
-    Resign {
-        game_id: String,
-    },
+    Resign {},
     /// Ask to pause (both clocks stop once the opponent asks too), or agree to the
     /// opponent's request.
-    Pause {
-        game_id: String,
-    },
+    Pause {},
     /// Ask to resume a paused or adjourned game, or agree to the opponent's request.
-    Resume {
-        game_id: String,
-    },
+    Resume {},
     /// Adjourn with a sealed move (封棋): the player to move hands in a move that nobody
     /// else sees until both agree to resume; clocks stop.
     Seal {
-        game_id: String,
         move_number: u32,
         vertex: Move,
     },
     /// Claim the game when the opponent has been away longer than the game allows.
-    ClaimWin {
-        game_id: String,
-    },
+    ClaimWin {},
     /// Free handicap: Black places all its stones at once.
     PlaceHandicap {
-        game_id: String,
         vertices: Vec<Vertex>,
     },
     /// Mark (or with `dead: false` unmark) the whole chain through `vertex`.
     MarkDead {
-        game_id: String,
         vertex: Vertex,
         #[serde(default = "yes")]
         dead: bool,
@@ -122,17 +124,13 @@ pub enum ClientMsg {
     /// Accept the current marks; `marks_seq` (optional) is the seq of the marks you saw,
     /// so that you never accept marks you have not seen.
     AcceptScore {
-        game_id: String,
         #[serde(default)]
         marks_seq: Option<u64>,
     },
     /// Refuse the marks: play resumes and settles the question (docs/RULES.md §5).
-    RejectScore {
-        game_id: String,
-    },
+    RejectScore {},
     /// Chat in a game: players talk to each other, spectators among themselves.
     Chat {
-        game_id: String,
         text: String,
     },
 }
@@ -141,10 +139,65 @@ fn yes() -> bool {
     true
 }
 
+impl ClientMsg {
+    /// An action in `game_id`.
+    pub fn game(game_id: &str, action: GameAction) -> ClientMsg {
+        ClientMsg::Game {
+            game_id: game_id.to_string(),
+            action,
+        }
+    }
+
+    /// The game this request is about, if any.
+    pub fn game_id(&self) -> Option<&str> {
+        match self {
+            ClientMsg::Lobby(_) => None,
+            ClientMsg::Game { game_id, .. } => Some(game_id),
+        }
+    }
+
+    /// Every `type` a client may send, lobby requests first (read from the serde types).
+    pub fn types() -> impl Iterator<Item = &'static str> {
+        lobby_types().iter().chain(game_types()).copied()
+    }
+}
+
+fn lobby_types() -> &'static [&'static str] {
+    names::tags::<LobbyMsg>("type")
+}
+
+fn game_types() -> &'static [&'static str] {
+    names::tags::<GameAction>("type")
+}
+
+impl From<LobbyMsg> for ClientMsg {
+    fn from(msg: LobbyMsg) -> ClientMsg {
+        ClientMsg::Lobby(msg)
+    }
+}
+
+/// The flat wire form: a game action's fields with `game_id` beside them.
+impl Serialize for ClientMsg {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Flat<'a> {
+            game_id: &'a str,
+            #[serde(flatten)]
+            action: &'a GameAction,
+        }
+        match self {
+            ClientMsg::Lobby(msg) => msg.serialize(serializer),
+            ClientMsg::Game { game_id, action } => Flat { game_id, action }.serialize(serializer),
+        }
+    }
+}
+
 /// A decoded frame: the request and its id.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Request {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<RequestId>,
+    #[serde(flatten)]
     pub msg: ClientMsg,
 }
 
@@ -154,37 +207,6 @@ pub struct DecodeError {
     pub id: Option<RequestId>,
     pub refusal: Refusal,
 }
-
-const KNOWN: &[&str] = &[
-    "auth",
-    "ping",
-    "list_seeks",
-    "list_games",
-    "watch_lobby",
-    "unwatch_lobby",
-    "offer",
-    "withdraw_offer",
-    "list_bots",
-    "seek",
-    "challenge",
-    "accept",
-    "decline",
-    "cancel",
-    "join",
-    "leave",
-    "play",
-    "pass",
-    "resign",
-    "pause",
-    "resume",
-    "seal",
-    "claim_win",
-    "place_handicap",
-    "mark_dead",
-    "accept_score",
-    "reject_score",
-    "chat",
-];
 
 /// Only the request id of a frame, for refusals that do not read the rest (a flood, an
 /// oversized message): `None` when there is none or the frame is not JSON.
@@ -196,23 +218,26 @@ pub fn request_id(text: &str) -> Option<RequestId> {
     serde_json::from_str::<IdOnly>(text).ok()?.id
 }
 
-/// Reads one text frame.
+/// Reads one text frame: the envelope (`id`, `type`, and `game_id` for game actions)
+/// first, so that the id is echoed even when the rest is wrong, then the body into the
+/// enum its `type` belongs to.
 pub fn decode(text: &str) -> Result<Request, DecodeError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| DecodeError {
+    use serde_json::Value;
+    let value: Value = serde_json::from_str(text).map_err(|e| DecodeError {
         id: None,
         refusal: Refusal::new(
             ErrorCode::BadRequest,
             format!("the frame is not valid JSON: {e}"),
         ),
     })?;
-    let serde_json::Value::Object(mut map) = value else {
+    let Value::Object(mut map) = value else {
         return Err(DecodeError {
             id: None,
             refusal: Refusal::new(ErrorCode::BadRequest, "a message must be a JSON object"),
         });
     };
     let id = match map.remove("id") {
-        None | Some(serde_json::Value::Null) => None,
+        None | Some(Value::Null) => None,
         Some(raw) => Some(
             serde_json::from_value::<RequestId>(raw).map_err(|_| DecodeError {
                 id: None,
@@ -227,23 +252,32 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
         id: id.clone(),
         refusal: Refusal::new(code, message),
     };
-    match map.get("type") {
-        Some(serde_json::Value::String(t)) if !KNOWN.contains(&t.as_str()) => {
-            return Err(fail(
-                ErrorCode::UnknownType,
-                format!("unknown message type `{t}`"),
-            ));
-        }
-        Some(serde_json::Value::String(_)) => {}
+    let bad = |e: serde_json::Error| fail(ErrorCode::BadRequest, format!("bad message: {e}"));
+    let kind = match map.get("type") {
+        Some(Value::String(kind)) => kind.as_str(),
         _ => {
             return Err(fail(
                 ErrorCode::BadRequest,
                 "a message needs a string `type`".into(),
             ));
         }
-    }
-    let msg = serde_json::from_value(serde_json::Value::Object(map))
-        .map_err(|e| fail(ErrorCode::BadRequest, format!("bad message: {e}")))?;
+    };
+    let msg = if game_types().contains(&kind) {
+        let game_id = match map.remove("game_id") {
+            Some(Value::String(game_id)) => game_id,
+            Some(_) => return Err(bad(serde_json::Error::custom("`game_id` must be a string"))),
+            None => return Err(bad(serde_json::Error::missing_field("game_id"))),
+        };
+        let action = serde_json::from_value(Value::Object(map)).map_err(bad)?;
+        ClientMsg::Game { game_id, action }
+    } else if lobby_types().contains(&kind) {
+        ClientMsg::Lobby(serde_json::from_value(Value::Object(map)).map_err(bad)?)
+    } else {
+        return Err(fail(
+            ErrorCode::UnknownType,
+            format!("unknown message type `{kind}`"),
+        ));
+    };
     Ok(Request { id, msg })
 }
 
@@ -252,10 +286,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_known_type_is_a_variant() {
-        // A type listed in KNOWN that serde does not know would turn into bad_request.
-        for t in KNOWN {
-            let err = decode(&format!(r#"{{"type":"{t}"}}"#));
+    fn the_types_come_from_both_enums() {
+        let types: Vec<&str> = ClientMsg::types().collect();
+        for t in [
+            "auth",
+            "ping",
+            "list_games",
+            "cancel",
+            "join",
+            "play",
+            "chat",
+        ] {
+            assert!(types.contains(&t), "{t} missing from {types:?}");
+        }
+        assert_eq!(types.len(), lobby_types().len() + game_types().len());
+        // No name in both: decode would never reach the second.
+        assert!(lobby_types().iter().all(|t| !game_types().contains(t)));
+    }
+
+    #[test]
+    fn every_type_decodes_to_its_own_variant() {
+        // A type that decode routes to the wrong enum would come back as "unknown variant".
+        for t in ClientMsg::types() {
+            let err = decode(&format!(r#"{{"type":"{t}","game_id":"g"}}"#));
             if let Err(e) = err {
                 assert_ne!(e.refusal.code, ErrorCode::UnknownType, "{t}");
                 assert!(
@@ -265,6 +318,66 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn fieldless_messages_refuse_fields() {
+        for t in [
+            "ping",
+            "list_seeks",
+            "list_games",
+            "list_bots",
+            "watch_lobby",
+        ] {
+            let e = decode(&format!(r#"{{"type":"{t}","id":1,"player":"alice"}}"#)).unwrap_err();
+            assert_eq!(e.refusal.code, ErrorCode::BadRequest, "{t}");
+            assert!(
+                e.refusal.message.contains("player"),
+                "{t}: {}",
+                e.refusal.message
+            );
+            assert_eq!(e.id, Some(RequestId::Number(1)));
+        }
+        for t in ["unwatch_lobby", "withdraw_offer"] {
+            assert!(
+                decode(&format!(r#"{{"type":"{t}","x":null}}"#)).is_err(),
+                "{t}"
+            );
+            assert!(decode(&format!(r#"{{"type":"{t}"}}"#)).is_ok(), "{t}");
+        }
+        for t in [
+            "leave",
+            "resign",
+            "pause",
+            "resume",
+            "claim_win",
+            "reject_score",
+        ] {
+            assert!(
+                decode(&format!(r#"{{"type":"{t}","game_id":"g","x":1}}"#)).is_err(),
+                "{t}"
+            );
+        }
+        // A lobby message does not take a game.
+        assert!(decode(r#"{"type":"ping","game_id":"g"}"#).is_err());
+    }
+
+    #[test]
+    fn a_game_action_needs_a_string_game_id() {
+        let e = decode(r#"{"type":"resign","id":2}"#).unwrap_err();
+        assert_eq!(e.refusal.code, ErrorCode::BadRequest);
+        assert!(
+            e.refusal.message.contains("game_id"),
+            "{}",
+            e.refusal.message
+        );
+        assert_eq!(e.id, Some(RequestId::Number(2)));
+        let e = decode(r#"{"type":"resign","game_id":7}"#).unwrap_err();
+        assert!(
+            e.refusal.message.contains("game_id"),
+            "{}",
+            e.refusal.message
+        );
     }
 
     #[test]
@@ -301,17 +414,22 @@ mod tests {
     }
 
     #[test]
-    fn a_move_decodes() {
-        let r = decode(r#"{"type":"play","id":"a","game_id":"g1","move_number":3,"vertex":"D4"}"#)
-            .unwrap();
+    fn a_move_decodes_and_encodes_flat() {
+        let text = r#"{"type":"play","id":"a","game_id":"g1","move_number":3,"vertex":"D4"}"#;
+        let r = decode(text).unwrap();
         assert_eq!(
             r.msg,
-            ClientMsg::Play {
-                game_id: "g1".into(),
-                move_number: 3,
-                vertex: Move::Play(Vertex::new(3, 3))
-            }
+            ClientMsg::game(
+                "g1",
+                GameAction::Play {
+                    move_number: 3,
+                    vertex: Move::Play(Vertex::new(3, 3))
+                }
+            )
         );
+        let again: serde_json::Value = serde_json::to_value(&r).unwrap();
+        let original: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(again, original);
         assert!(
             decode(r#"{"type":"play","game_id":"g1","move_number":3,"vertex":"D4","x":1}"#)
                 .is_err()

@@ -36,22 +36,9 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// The wire name (what serde writes), for logs and counters.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::BadRequest => "bad_request",
-            ErrorCode::UnknownType => "unknown_type",
-            ErrorCode::Unauthorized => "unauthorized",
-            ErrorCode::Forbidden => "forbidden",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::NotYourTurn => "not_your_turn",
-            ErrorCode::IllegalMove => "illegal_move",
-            ErrorCode::StaleMove => "stale_move",
-            ErrorCode::WrongPhase => "wrong_phase",
-            ErrorCode::RateLimited => "rate_limited",
-            ErrorCode::TooLarge => "too_large",
-            ErrorCode::LimitReached => "limit_reached",
-            ErrorCode::Unavailable => "unavailable",
-        }
+        super::names::name_of(&self, "")
     }
 }
 

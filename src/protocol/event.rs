@@ -169,26 +169,10 @@ impl GameEvent {
         }
     }
 
-    /// The name stored in the log and used as `type` on the wire.
+    /// The name stored in the log and used as `type` on the wire: serde's own name for
+    /// the variant, so the two cannot differ.
     pub fn kind(&self) -> &'static str {
-        match self {
-            GameEvent::GameCreated { .. } => "game_created",
-            GameEvent::HandicapPlaced { .. } => "handicap_placed",
-            GameEvent::MovePlayed { .. } => "move_played",
-            GameEvent::GameBegan { .. } => "game_began",
-            GameEvent::PauseRequested { .. } => "pause_requested",
-            GameEvent::Paused { .. } => "paused",
-            GameEvent::ResumeRequested { .. } => "resume_requested",
-            GameEvent::Resumed { .. } => "resumed",
-            GameEvent::MoveSealed { .. } => "move_sealed",
-            GameEvent::ScoringStarted { .. } => "scoring_started",
-            GameEvent::DeadMarked { .. } => "dead_marked",
-            GameEvent::ScoreAccepted { .. } => "score_accepted",
-            GameEvent::PlayResumed { .. } => "play_resumed",
-            GameEvent::GameEnded { .. } => "game_ended",
-            GameEvent::Chat { .. } => "chat",
-            GameEvent::Presence { .. } => "presence",
-        }
+        super::names::name_of(self, "type")
     }
 }
 

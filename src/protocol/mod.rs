@@ -5,17 +5,21 @@
 mod client;
 mod error;
 mod event;
+mod names;
 mod offer;
 mod server;
 mod settings;
 mod user;
 
-pub use client::{ClientMsg, DecodeError, Request, RequestId, decode, request_id};
+pub use client::{
+    ClientMsg, DecodeError, GameAction, LobbyMsg, Request, RequestId, decode, request_id,
+};
 pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 pub use offer::{BotListing, BotOffer, time_system};
 pub use server::{
-    Challenge, ChatLine, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerMsg, Snapshot,
+    Challenge, ChatLine, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerFrame, ServerMsg,
+    Snapshot, decode_server,
 };
 pub use settings::{ColorChoice, GameSettings, HandicapPlacement};
 pub use user::{Role, UserInfo};

@@ -1,11 +1,14 @@
-//! Server → client messages that are not numbered game events: replies, the lobby,
-//! snapshots and spectators' chat.
+//! Server → client messages that are not numbered game events (replies, the lobby,
+//! snapshots and spectators' chat), and [`decode_server`], which reads any server frame.
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
 use super::client::RequestId;
 use super::error::ErrorCode;
-use super::event::{NigiriProof, ScoreView};
+use super::event::{EventFrame, GameEvent, NigiriProof, ScoreView};
+use super::names;
 use super::offer::BotListing;
 use super::settings::GameSettings;
 use super::user::UserInfo;
@@ -233,4 +236,109 @@ pub enum ServerMsg {
     Closing {
         reason: String,
     },
+}
+
+/// Any frame the server sends, as a client reads it: one type to match on instead of
+/// `type` strings.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerFrame {
+    Msg(ServerMsg),
+    Event(EventFrame),
+    /// A `type` this build does not know (a newer server added it). Clients ignore such
+    /// frames, but a numbered one still counts: its `game_id` and `seq` are kept.
+    Unknown {
+        kind: String,
+        game_id: Option<String>,
+        seq: Option<u64>,
+    },
+}
+
+/// Reads one frame from the server. The `type` picks the type it is read into (the event
+/// and message names come from the serde types), so a frame that does not fit the type
+/// it names is an error, not a silent guess.
+pub fn decode_server(text: &str) -> Result<ServerFrame, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
+        #[serde(default)]
+        game_id: Option<String>,
+        #[serde(default)]
+        seq: Option<u64>,
+    }
+    let head: Head = serde_json::from_str(text)?;
+    let kind = head.kind.as_ref();
+    Ok(if names::tags::<GameEvent>("type").contains(&kind) {
+        ServerFrame::Event(serde_json::from_str(text)?)
+    } else if names::tags::<ServerMsg>("type").contains(&kind) {
+        ServerFrame::Msg(serde_json::from_str(text)?)
+    } else {
+        ServerFrame::Unknown {
+            kind: head.kind.into_owned(),
+            game_id: head.game_id,
+            seq: head.seq,
+        }
+    })
+}
+
+impl Serialize for ServerFrame {
+    /// The frame as the server wrote it (an unknown one as far as it was read).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Unread<'a> {
+            #[serde(rename = "type")]
+            kind: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            game_id: &'a Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            seq: &'a Option<u64>,
+        }
+        match self {
+            ServerFrame::Msg(msg) => msg.serialize(serializer),
+            ServerFrame::Event(frame) => frame.serialize(serializer),
+            ServerFrame::Unknown { kind, game_id, seq } => {
+                Unread { kind, game_id, seq }.serialize(serializer)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_decode_by_their_type() {
+        let ack = decode_server(r#"{"type":"ack","id":3,"game_id":"g","seq":7}"#).unwrap();
+        assert_eq!(
+            ack,
+            ServerFrame::Msg(ServerMsg::Ack {
+                id: Some(RequestId::Number(3)),
+                game_id: Some("g".into()),
+                seq: Some(7)
+            })
+        );
+        let ev = decode_server(
+            r#"{"game_id":"g","seq":2,"type":"presence","color":"white","online":false}"#,
+        )
+        .unwrap();
+        assert!(
+            matches!(&ev, ServerFrame::Event(f) if f.seq == 2 && matches!(f.event, GameEvent::Presence { online: false, .. })),
+            "{ev:?}"
+        );
+        // A newer server's event still carries its number.
+        let new = decode_server(r#"{"game_id":"g","seq":9,"type":"comet","tail":1}"#).unwrap();
+        assert_eq!(
+            new,
+            ServerFrame::Unknown {
+                kind: "comet".into(),
+                game_id: Some("g".into()),
+                seq: Some(9)
+            }
+        );
+        // A known type with the wrong fields is an error, not an unknown frame.
+        assert!(decode_server(r#"{"type":"ack","seq":"x"}"#).is_err());
+        assert!(decode_server(r#"{"seq":1}"#).is_err());
+        assert!(decode_server("nonsense").is_err());
+    }
 }
