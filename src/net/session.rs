@@ -58,7 +58,7 @@ pub async fn serve(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>) {
 /// [`serve`], inside the connection's span.
 async fn serve_conn(hub: Arc<Hub>, socket: WebSocket, user: Option<UserInfo>, conn: u64) {
     let limits = hub.config.limits.clone();
-    let (outbox, inbox) = Outbox::new(conn, limits.outbound_queue);
+    let (outbox, inbox) = Outbox::new(conn, limits.outbound_queue, limits.outbound_queue_bytes);
     crate::metrics::connected(None, 1);
     let mut session = Session {
         hub: hub.clone(),
