@@ -71,7 +71,7 @@ async fn list(State(hub): State<Arc<Hub>>, Query(q): Query<ListQuery>) -> Respon
         limit: q.limit.unwrap_or(GameQuery::DEFAULT_LIMIT),
     };
     let limit = query.effective_limit() as usize;
-    let store = hub.store.clone();
+    let store = hub.store().clone();
     let games = match blocking(move || store.list_games(&query)).await {
         Ok(g) => g,
         Err(r) => return r,
@@ -88,7 +88,7 @@ async fn list(State(hub): State<Arc<Hub>>, Query(q): Query<ListQuery>) -> Respon
 }
 
 async fn view(hub: &Arc<Hub>, id: String) -> Result<GameView, Response> {
-    let store = hub.store.clone();
+    let store = hub.store().clone();
     let found = blocking(move || {
         let row = store.game(&id)?;
         let events = match &row {

@@ -321,15 +321,8 @@ impl Session {
                         "this server lets only logged-in users watch",
                     ));
                 }
-                let room = hub.room(&game_id).await?;
                 let (outbox, user) = (self.outbox.clone(), self.user.clone());
-                room.ask(|reply| RoomCmd::Join {
-                    outbox,
-                    user,
-                    since_seq,
-                    reply,
-                })
-                .await??;
+                let room = hub.join(&game_id, outbox, user, since_seq).await?;
                 self.joined.insert(game_id.clone(), room);
                 self.ack(id, Some(game_id), None);
             }
