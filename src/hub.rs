@@ -1,6 +1,7 @@
-//! The state every connection and room shares: configuration, the token verifier, the
-//! lobby, the registry of running rooms and the store. Rooms are looked up by game id
-//! here and nowhere else, so a multi-node registry can later take its place.
+//! The state every connection shares: configuration, the token verifier, the lobby, the
+//! store, and the registry of running rooms, which only the hub changes. Rooms see none
+//! of it: they get a [`RoomContext`] and send back [`RoomNews`]. Rooms are looked up by
+//! game id here and nowhere else, so a multi-node registry can later take its place.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};

@@ -164,3 +164,45 @@ async fn a_game_that_ends_by_double_forfeit_as_it_is_created_can_be_joined() {
     late.ok(json!({"type": "join", "game_id": id})).await;
     assert_eq!(late.recv_type("snapshot").await["phase"], "ended");
 }
+
+#[tokio::test]
+async fn two_games_accepted_at_once_cannot_both_take_a_players_last_slot() {
+    let server = TestServer::start_with(|c| c.limits.max_games_per_user = 1).await;
+    let mut alice = server.login("alice").await;
+    let mut seeks = Vec::new();
+    for _ in 0..2 {
+        let seek = alice
+            .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+            .await;
+        seeks.push(seek["challenge"]["challenge_id"].clone());
+    }
+    let mut bob = server.login("bob").await;
+    let mut carol = server.login("carol").await;
+    // Both accept before either hears back: the creations run side by side.
+    bob.send(json!({"type": "accept", "challenge_id": seeks[0], "id": "a"}))
+        .await;
+    carol
+        .send(json!({"type": "accept", "challenge_id": seeks[1], "id": "a"}))
+        .await;
+    let mut answers = Vec::new();
+    for c in [&mut bob, &mut carol] {
+        loop {
+            let v = c.recv().await;
+            if v["id"] == "a" {
+                let answer = if v["type"] == "error" {
+                    &v["code"]
+                } else {
+                    &v["type"]
+                };
+                answers.push(answer.as_str().unwrap_or_default().to_string());
+                break;
+            }
+        }
+    }
+    answers.sort();
+    assert_eq!(
+        answers,
+        ["ack", "limit_reached"],
+        "alice plays one game, not two"
+    );
+}
