@@ -317,3 +317,73 @@ impl Hub {
         games
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{GameSettings, Role};
+    use crate::room::Action;
+    use crate::store::{SqliteStore, SyncMode};
+
+    fn user(id: &str) -> UserInfo {
+        UserInfo {
+            id: id.to_string(),
+            name: id.to_string(),
+            role: Role::Player,
+        }
+    }
+
+    #[tokio::test]
+    async fn rooms_restored_at_once_are_one_and_it_stays_registered() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = Config {
+            data_dir: dir.path().to_path_buf(),
+            ..Config::default()
+        };
+        let store: Arc<dyn Store> =
+            Arc::new(SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).expect("store"));
+        let writer = StoreWriter::spawn(store.clone(), 16);
+        let verifier = Verifier::new(&config.auth, &config.data_dir).expect("verifier");
+        let hub = Hub::new(config, verifier, store, writer);
+        let (alice, bob) = (user("alice"), user("bob"));
+        let seek = hub
+            .lobby
+            .post(&alice, None, GameSettings::default(), 5)
+            .expect("a seek");
+        let id = hub
+            .accept(&bob, &seek.challenge_id, None)
+            .await
+            .expect("a game");
+        // Nobody has joined: the resignation ends the game and its room closes.
+        let live = hub.room(&id).await.expect("the live room");
+        live.ask(|reply| RoomCmd::Act {
+            user: alice.clone(),
+            action: Action::Resign,
+            lag_ms: 0,
+            reply,
+        })
+        .await
+        .expect("an answer")
+        .expect("a resignation");
+        while hub.rooms.contains_key(id.as_str()) {
+            tokio::task::yield_now().await;
+        }
+        // Eight requests rebuild the finished game at once: one room wins.
+        let restores = (0..8).map(|_| hub.room(&id));
+        let rooms = futures_util::future::join_all(restores).await;
+        let winner = rooms[0].as_ref().expect("a room").instance();
+        assert!(
+            rooms
+                .iter()
+                .all(|r| r.as_ref().ok().map(RoomHandle::instance) == Some(winner))
+        );
+        let (outbox, _inbox) = Outbox::new(1, 16, 1 << 20);
+        hub.join(&id, outbox, None, None).await.expect("joined");
+        // The rooms that lost never ran, so none closed and took the winner's entry.
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        let registered = hub.rooms.get(id.as_str()).map(|r| r.instance());
+        assert_eq!(registered, Some(winner));
+    }
+}
