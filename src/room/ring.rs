@@ -21,7 +21,7 @@ impl Ring {
     /// An empty ring whose next frame will have seq `next_seq`.
     pub fn starting_at(next_seq: u64) -> Ring {
         Ring {
-            frames: VecDeque::with_capacity(RECENT),
+            frames: VecDeque::new(),
             first_seq: next_seq,
         }
     }
