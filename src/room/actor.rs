@@ -13,7 +13,7 @@ use super::commit::{Backoff, stage, unavailable};
 use super::context::{RoomContext, RoomNews};
 use super::crowd::{Crowd, Member};
 use super::live::{Action, LiveGame, Moment, ReplayError, Step};
-use super::ring::{Ring, public_frame};
+use super::ring::{Ring, missed_since, public_frame};
 use crate::clock::{LagSettings, Millis};
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
@@ -339,7 +339,7 @@ impl Room {
                 ));
             }
             Some(s) => {
-                let missed = self.missed_since(s).await?;
+                let missed = missed_since(&self.recent, &self.ctx.store, &self.id, s).await?;
                 if !outbox.push_catch_up(missed) {
                     return Err(Refusal::new(
                         ErrorCode::Unavailable,
@@ -359,42 +359,6 @@ impl Room {
         }
         tracing::debug!(conn, ?color, "joined");
         Ok(())
-    }
-
-    /// The public frames of every event after seq `since`: the recent ones from memory,
-    /// older ones from the store.
-    async fn missed_since(&self, since: u64) -> Result<Vec<Frame>, Refusal> {
-        let held = self.recent.first_seq();
-        let mut missed = Vec::new();
-        if since + 1 < held {
-            let store = self.ctx.store.clone();
-            let id = self.id.to_string();
-            let seqs = since + 1..held;
-            let want = seqs.end - seqs.start;
-            let unreadable = |e: &dyn std::fmt::Display| {
-                tracing::error!(error = %e, "could not read missed events back");
-                Refusal::new(
-                    ErrorCode::Unavailable,
-                    format!("the events you missed could not be read: {e}"),
-                )
-            };
-            let records = tokio::task::spawn_blocking(move || store.events_in(&id, seqs))
-                .await
-                .map_err(|e| unreadable(&e))?
-                .map_err(|e| unreadable(&e))?;
-            if records.len() as u64 != want {
-                let gap = format!("{} of {want} events found", records.len());
-                return Err(unreadable(&gap));
-            }
-            missed.reserve(records.len() + crate::room::ring::RECENT);
-            for record in records {
-                let frame: EventFrame =
-                    serde_json::from_str(&record.payload).map_err(|e| unreadable(&e))?;
-                missed.push(public_frame(frame, &record.payload));
-            }
-        }
-        missed.extend(self.recent.after(since).cloned());
-        Ok(missed)
     }
 
     /// After a restart no clock runs; it starts again once the player to move is here.

@@ -3,9 +3,11 @@
 //! is read back from the store.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::fanout::{Frame, encode};
-use crate::protocol::EventFrame;
+use crate::protocol::{ErrorCode, EventFrame, Refusal};
+use crate::store::Store;
 
 /// Recent events a room keeps in memory.
 pub const RECENT: usize = 512;
@@ -54,6 +56,45 @@ pub fn public_frame(frame: EventFrame, stored: &str) -> Frame {
         Some(event) => encode(&EventFrame { event, ..frame }),
         None => Frame::from(stored.to_string()),
     }
+}
+
+/// The public frames of every event of `game_id` after seq `since`: those `recent`
+/// holds from memory, older ones from the store (on the blocking pool).
+pub async fn missed_since(
+    recent: &Ring,
+    store: &Arc<dyn Store>,
+    game_id: &str,
+    since: u64,
+) -> Result<Vec<Frame>, Refusal> {
+    let held = recent.first_seq();
+    let mut missed = Vec::new();
+    if since + 1 < held {
+        let unreadable = |e: &dyn std::fmt::Display| {
+            tracing::error!(error = %e, "could not read missed events back");
+            Refusal::new(
+                ErrorCode::Unavailable,
+                format!("the events you missed could not be read: {e}"),
+            )
+        };
+        let (store, id, seqs) = (store.clone(), game_id.to_string(), since + 1..held);
+        let want = seqs.end - seqs.start;
+        let records = tokio::task::spawn_blocking(move || store.events_in(&id, seqs))
+            .await
+            .map_err(|e| unreadable(&e))?
+            .map_err(|e| unreadable(&e))?;
+        if records.len() as u64 != want {
+            let gap = format!("{} of {want} events found", records.len());
+            return Err(unreadable(&gap));
+        }
+        missed.reserve(records.len() + RECENT);
+        for record in records {
+            let frame: EventFrame =
+                serde_json::from_str(&record.payload).map_err(|e| unreadable(&e))?;
+            missed.push(public_frame(frame, &record.payload));
+        }
+    }
+    missed.extend(recent.after(since).cloned());
+    Ok(missed)
 }
 
 #[cfg(test)]
