@@ -18,9 +18,9 @@ use crate::room::{Gone, Prepared, Room, RoomCmd, RoomContext, RoomHandle, RoomNe
 use crate::store::{Store, StoreError, StoreWriter};
 
 pub struct Hub {
-    pub config: Config,
-    pub verifier: Verifier,
-    pub lobby: Lobby,
+    pub(crate) config: Config,
+    pub(crate) verifier: Verifier,
+    pub(crate) lobby: Lobby,
     /// The running rooms, by game id: only the hub adds and removes them.
     rooms: DashMap<Arc<str>, RoomHandle>,
     store: Arc<dyn Store>,
@@ -30,9 +30,9 @@ pub struct Hub {
     live_games: DashMap<String, usize>,
     next_conn: AtomicU64,
     /// Open WebSocket connections.
-    pub connections: std::sync::atomic::AtomicUsize,
+    pub(crate) connections: std::sync::atomic::AtomicUsize,
     /// Flips to true once when the server begins to shut down.
-    pub shutdown: tokio::sync::watch::Sender<bool>,
+    pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 impl Hub {
