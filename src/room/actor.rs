@@ -13,12 +13,11 @@ use super::commit::{Backoff, stage, unavailable};
 use super::context::{RoomContext, RoomNews};
 use super::crowd::{Crowd, Member};
 use super::live::{Action, LiveGame, Moment, ReplayError, Step};
-use super::ring::{Ring, missed_since, public_frame};
-use crate::clock::{LagSettings, Millis};
+use super::rebuild::rebuild;
+use super::ring::{Ring, missed_since};
+use crate::clock::Millis;
 use crate::fanout::{Frame, Outbox, encode};
-use crate::protocol::{
-    ErrorCode, EventFrame, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
-};
+use crate::protocol::{ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo};
 use crate::rules::Color;
 use crate::store::EventRecord;
 use crate::time::wall_ms;
@@ -484,49 +483,4 @@ impl Room {
             self.recent.push(frame);
         }
     }
-}
-
-/// A game rebuilt from stored frames: the game, its recent public frames, and the
-/// players the log showed online, now gone (the room records it when it starts).
-struct Rebuilt {
-    live: LiveGame,
-    recent: Ring,
-    gone: Vec<Color>,
-}
-
-/// Replays stored events (in seq order) into a game.
-fn rebuild(events: &[EventRecord], lag: LagSettings, now: Millis) -> Result<Rebuilt, ReplayError> {
-    let at = Moment {
-        now,
-        wall_ms: wall_ms(),
-        lag_ms: 0,
-    };
-    let mut live: Option<LiveGame> = None;
-    let mut recent = Ring::starting_at(1);
-    let held_from = events.len().saturating_sub(super::ring::RECENT);
-    for (i, record) in events.iter().enumerate() {
-        let text = record.payload.as_str();
-        let frame: EventFrame = serde_json::from_str(text).map_err(|e| ReplayError {
-            seq: i as u64 + 1,
-            reason: format!("unreadable: {e}"),
-        })?;
-        match live.as_mut() {
-            Some(game) => game.apply(&frame.event, frame.seq, at)?,
-            None => {
-                live = Some(LiveGame::create(&frame.event, at, lag)?);
-            }
-        }
-        if i == held_from {
-            recent = Ring::starting_at(frame.seq);
-        }
-        if i >= held_from {
-            recent.push(public_frame(frame, text));
-        }
-    }
-    let mut live = live.ok_or_else(|| ReplayError {
-        seq: 1,
-        reason: "the log is empty".to_string(),
-    })?;
-    let gone = live.settle_after_restart(now);
-    Ok(Rebuilt { live, recent, gone })
 }

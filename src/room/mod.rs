@@ -1,13 +1,14 @@
 //! Game rooms: one actor task per game ([`actor`]) around a pure state machine
 //! ([`live`]), with its crowd of players and spectators ([`crowd`]), its recent events
-//! ([`ring`]), the commit's staging and backoff ([`commit`]), and the narrow window on
-//! the server it runs in ([`context`]).
+//! ([`ring`]), the game rebuilt from its log ([`rebuild`]), the commit's staging and
+//! backoff ([`commit`]), and the narrow window on the server it runs in ([`context`]).
 
 mod actor;
 mod commit;
 mod context;
 mod crowd;
 mod live;
+mod rebuild;
 mod ring;
 
 pub use actor::{Gone, NewGame, Prepared, Room, RoomCmd, RoomHandle};
