@@ -106,6 +106,8 @@ pub struct Limits {
     pub flood_close_after: u32,
     /// Frames queued for one connection before it counts as too slow and is dropped.
     pub outbound_queue: usize,
+    /// Bytes of live frames queued for one connection before it counts as too slow.
+    pub outbound_queue_bytes: usize,
     pub max_seeks_per_user: usize,
     pub max_games_per_user: usize,
     /// Seconds between server pings.
@@ -127,6 +129,7 @@ impl Default for Limits {
             burst: 40,
             flood_close_after: 200,
             outbound_queue: 256,
+            outbound_queue_bytes: 1 << 20,
             max_seeks_per_user: 5,
             max_games_per_user: 20,
             heartbeat_secs: 20,
@@ -443,7 +446,7 @@ impl Config {
         // Real accounts (passwords, an identity service's users) must refuse
         // `auth.dev_login` here when they come: it names any user without a password.
         let l = &self.limits;
-        let at_least_one: [(&'static str, u64); 10] = [
+        let at_least_one = [
             ("limits.max_message_bytes", l.max_message_bytes as u64),
             (
                 "limits.messages_per_second",
@@ -452,6 +455,7 @@ impl Config {
             ("limits.burst", u64::from(l.burst)),
             ("limits.flood_close_after", u64::from(l.flood_close_after)),
             ("limits.outbound_queue", l.outbound_queue as u64),
+            ("limits.outbound_queue_bytes", l.outbound_queue_bytes as u64),
             ("limits.max_seeks_per_user", l.max_seeks_per_user as u64),
             ("limits.max_games_per_user", l.max_games_per_user as u64),
             ("limits.heartbeat_secs", l.heartbeat_secs),

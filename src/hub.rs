@@ -1,39 +1,38 @@
-//! The state every connection and room shares: configuration, the token verifier, the
-//! lobby, the registry of running rooms and the store. Rooms are looked up by game id
-//! here and nowhere else, so a multi-node registry can later take its place.
+//! The state every connection shares: configuration, the token verifier, the lobby, the
+//! store, and the registry of running rooms, which only the hub changes. Rooms see none
+//! of it: they get a [`RoomContext`] and send back [`RoomNews`]. Rooms are looked up by
+//! game id here and nowhere else, so a multi-node registry can later take its place.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use dashmap::DashMap;
+use dashmap::mapref::entry::Entry;
 
 use crate::auth::Verifier;
 use crate::config::Config;
-use crate::fanout::encode;
-use crate::lobby::{Lobby, new_id, nigiri};
-use crate::protocol::{
-    ColorChoice, ErrorCode, GameEvent, GameSummary, HandicapPlacement, NigiriProof, Refusal,
-    ServerMsg, UserInfo,
-};
-use crate::room::{Room, RoomCmd, RoomHandle};
-use crate::rules::{self, Color};
+use crate::fanout::{Outbox, encode};
+use crate::lobby::{Lobby, create};
+use crate::protocol::{ErrorCode, GameSummary, Refusal, ServerMsg, UserInfo};
+use crate::room::{Gone, Prepared, Room, RoomCmd, RoomContext, RoomHandle, RoomNews};
 use crate::store::{Store, StoreError, StoreWriter};
-use crate::time::wall_ms;
 
 pub struct Hub {
-    pub config: Config,
-    pub verifier: Verifier,
-    pub lobby: Lobby,
-    pub rooms: DashMap<Arc<str>, RoomHandle>,
-    pub store: Arc<dyn Store>,
-    pub writer: StoreWriter,
+    pub(crate) config: Config,
+    pub(crate) verifier: Verifier,
+    pub(crate) lobby: Lobby,
+    /// The running rooms, by game id: only the hub adds and removes them.
+    rooms: DashMap<Arc<str>, RoomHandle>,
+    store: Arc<dyn Store>,
+    /// What every room is given (the store, lag settings, news back to this hub).
+    rooms_ctx: RoomContext,
     /// Live games per user id, for `max_games_per_user`.
     live_games: DashMap<String, usize>,
     next_conn: AtomicU64,
     /// Open WebSocket connections.
-    pub connections: std::sync::atomic::AtomicUsize,
+    pub(crate) connections: std::sync::atomic::AtomicUsize,
     /// Flips to true once when the server begins to shut down.
-    pub shutdown: tokio::sync::watch::Sender<bool>,
+    pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 impl Hub {
@@ -42,19 +41,32 @@ impl Hub {
         verifier: Verifier,
         store: Arc<dyn Store>,
         writer: StoreWriter,
-    ) -> Hub {
-        Hub {
-            config,
-            verifier,
-            lobby: Lobby::default(),
-            rooms: DashMap::new(),
-            store,
-            writer,
-            live_games: DashMap::new(),
-            next_conn: AtomicU64::new(1),
-            connections: std::sync::atomic::AtomicUsize::new(0),
-            shutdown: tokio::sync::watch::Sender::new(false),
-        }
+    ) -> Arc<Hub> {
+        Arc::new_cyclic(|hub: &Weak<Hub>| {
+            let hub = hub.clone();
+            let rooms_ctx = RoomContext {
+                writer,
+                store: store.clone(),
+                lag: config.clock.lag,
+                news: Arc::new(move |news| {
+                    if let Some(hub) = hub.upgrade() {
+                        hub.room_news(news);
+                    }
+                }),
+            };
+            Hub {
+                config,
+                verifier,
+                lobby: Lobby::default(),
+                rooms: DashMap::new(),
+                store,
+                rooms_ctx,
+                live_games: DashMap::new(),
+                next_conn: AtomicU64::new(1),
+                connections: std::sync::atomic::AtomicUsize::new(0),
+                shutdown: tokio::sync::watch::Sender::new(false),
+            }
+        })
     }
 
     /// A number for a new connection, unique in this process.
@@ -62,85 +74,87 @@ impl Hub {
         self.next_conn.fetch_add(1, Ordering::Relaxed)
     }
 
-    fn live_count(&self, user: &str) -> usize {
-        self.live_games.get(user).map_or(0, |n| *n)
+    /// The store, for reads (archive, readiness).
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
     }
 
-    fn count_game(&self, user: &str, delta: isize) {
+    /// The store's writer, which shutdown closes.
+    pub fn writer(&self) -> &StoreWriter {
+        &self.rooms_ctx.writer
+    }
+
+    /// Takes a live-game slot of `user`'s if they have one left: the check and the count
+    /// are one step, so two games accepted at once cannot both take the last slot.
+    fn reserve_slot(&self, user: &str, max: usize) -> bool {
         let mut n = self.live_games.entry(user.to_string()).or_default();
-        *n = n.saturating_add_signed(delta);
+        let free = *n < max;
+        if free {
+            *n += 1;
+        }
+        free
     }
 
-    /// Accepts a seek or challenge: draws colours, places handicap, creates the game
-    /// (stored before anyone hears of it) and tells both players and the lobby.
+    fn release_slot(&self, user: &str) {
+        if let Some(mut n) = self.live_games.get_mut(user) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// Takes a slot of each player's, or none.
+    fn reserve_slots(&self, players: [&UserInfo; 2]) -> Result<(), Refusal> {
+        let max = self.config.limits.max_games_per_user;
+        for (i, user) in players.iter().enumerate() {
+            if !self.reserve_slot(&user.id, max) {
+                players[..i].iter().for_each(|u| self.release_slot(&u.id));
+                return Err(Refusal::new(
+                    ErrorCode::LimitReached,
+                    format!(
+                        "{} already plays {max} live games, the most this server allows",
+                        user.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Accepts a seek or challenge: the game is created on the lobby side (see
+    /// [`create`]), then its room registered here and both players and the lobby told.
     pub async fn accept(
-        self: &Arc<Self>,
+        &self,
         accepter: &UserInfo,
         challenge_id: &str,
         seed: Option<&str>,
     ) -> Result<String, Refusal> {
         let open = self.lobby.take(challenge_id, accepter)?;
-        let c = open.challenge.clone();
-        let max = self.config.limits.max_games_per_user;
-        if let Some(busy) = [accepter, &c.from]
-            .into_iter()
-            .find(|u| self.live_count(&u.id) >= max)
-        {
-            let name = busy.name.clone();
+        let players = [accepter, &open.challenge.from];
+        if let Err(refusal) = self.reserve_slots(players) {
             self.lobby.put_back(open);
-            return Err(Refusal::new(
-                ErrorCode::LimitReached,
-                format!("{name} already plays {max} live games, the most this server allows"),
-            ));
+            return Err(refusal);
         }
-        let seed = seed.unwrap_or("").chars().take(128).collect::<String>();
-        let (challenger_color, nigiri) = match (c.settings.color, open.secret) {
-            (ColorChoice::Black, _) => (Color::Black, None),
-            (ColorChoice::White, _) => (Color::White, None),
-            (ColorChoice::Nigiri, secret) => {
-                let secret = secret.unwrap_or_default();
-                let color = nigiri::draw(&secret, &seed);
-                let proof = NigiriProof {
-                    commitment: c.nigiri_commitment.clone().unwrap_or_default(),
-                    secret: hex::encode(secret),
-                    seed,
-                    challenger: color,
-                };
-                (color, Some(proof))
-            }
-        };
-        let (black, white) = match challenger_color {
-            Color::Black => (c.from.clone(), accepter.clone()),
-            Color::White => (accepter.clone(), c.from.clone()),
-        };
-        let s = &c.settings;
-        let handicap_stones = if s.handicap >= 2 && s.handicap_placement == HandicapPlacement::Fixed
-        {
-            rules::fixed_handicap(s.board_size, s.handicap).unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        let game_id = new_id();
-        let first = GameEvent::GameCreated {
-            settings: Box::new(s.clone()),
-            black: black.clone(),
-            white: white.clone(),
-            handicap_stones,
-            nigiri,
-            created_at: wall_ms(),
-        };
-        let room = match Room::create(self.clone(), game_id.clone(), first).await {
-            Ok(room) => room,
-            Err(e) => {
-                self.lobby.put_back(open);
-                return Err(e);
-            }
-        };
-        self.rooms.insert(room.game_id.clone(), room);
-        self.count_game(&black.id, 1);
-        self.count_game(&white.id, 1);
+        let ctx = &self.rooms_ctx;
+        let game =
+            match create::create(&ctx.writer, ctx.lag, &open, accepter, seed.unwrap_or("")).await {
+                Ok(game) => game,
+                Err(refusal) => {
+                    players.iter().for_each(|u| self.release_slot(&u.id));
+                    self.lobby.put_back(open);
+                    return Err(refusal);
+                }
+            };
+        let c = &open.challenge;
+        let (game_id, black, white) = (
+            game.id.clone(),
+            game.live.black.clone(),
+            game.live.white.clone(),
+        );
+        let prepared = Room::open(self.rooms_ctx.clone(), game);
+        self.rooms
+            .insert(prepared.handle().game_id.clone(), prepared.handle().clone());
         crate::metrics::live_games(1);
-        self.lobby.removed(&c, "accepted");
+        prepared.start();
+        self.lobby.removed(c, "accepted");
         let started = encode(&ServerMsg::GameStarted {
             game_id: game_id.clone(),
             black: black.clone(),
@@ -157,70 +171,123 @@ impl Hub {
         Ok(game_id)
     }
 
-    /// A room that ended tells the hub, which frees the players' game slots and tells
-    /// the lobby.
-    pub fn game_ended(&self, summary: GameSummary) {
-        self.count_game(&summary.black.id, -1);
-        self.count_game(&summary.white.id, -1);
-        crate::metrics::live_games(-1);
-        self.lobby
-            .announce(&encode(&ServerMsg::GameListed { game: summary }));
+    /// What a room tells the registry.
+    fn room_news(&self, news: RoomNews) {
+        match news {
+            RoomNews::Ended(summary) => {
+                self.release_slot(&summary.black.id);
+                self.release_slot(&summary.white.id);
+                crate::metrics::live_games(-1);
+                self.lobby
+                    .announce(&encode(&ServerMsg::GameListed { game: summary }));
+            }
+            RoomNews::Closed { game_id, room } => self.forget(&game_id, room),
+        }
+    }
+
+    /// Removes room `room` of a game from the registry, if it is still the one there.
+    fn forget(&self, game_id: &str, room: u64) {
+        self.rooms.remove_if(game_id, |_, h| h.instance() == room);
+    }
+
+    /// Joins a connection to a game, live or finished. A room can stop (its game over,
+    /// everyone gone) while a join is on its way; the join then goes to a room rebuilt
+    /// from the store, so it never falls between the live room and the archive.
+    pub async fn join(
+        &self,
+        game_id: &str,
+        outbox: Outbox,
+        user: Option<UserInfo>,
+        since_seq: Option<u64>,
+    ) -> Result<RoomHandle, Refusal> {
+        let ask = |room: RoomHandle| {
+            let (outbox, user) = (outbox.clone(), user.clone());
+            async move {
+                let joined = room
+                    .ask(|reply| RoomCmd::Join {
+                        outbox,
+                        user,
+                        since_seq,
+                        reply,
+                    })
+                    .await;
+                (room, joined)
+            }
+        };
+        let (room, joined) = ask(self.room(game_id).await?).await;
+        let (room, joined) = match joined {
+            Err(Gone) => {
+                self.forget(game_id, room.instance());
+                ask(self.room(game_id).await?).await
+            }
+            Ok(joined) => (room, Ok(joined)),
+        };
+        joined??;
+        Ok(room)
     }
 
     /// The room of a game: running, or rebuilt from the store (a finished game, or one
     /// not yet opened since a restart).
-    pub async fn room(self: &Arc<Self>, game_id: &str) -> Result<RoomHandle, Refusal> {
+    pub async fn room(&self, game_id: &str) -> Result<RoomHandle, Refusal> {
         if let Some(room) = self.rooms.get(game_id) {
             return Ok(room.clone());
         }
         let store = self.store.clone();
         let id = game_id.to_string();
+        let unreadable = |e: &dyn std::fmt::Display| {
+            Refusal::new(
+                ErrorCode::Unavailable,
+                format!("the store could not be read: {e}"),
+            )
+        };
         let events = tokio::task::spawn_blocking(move || store.events(&id))
             .await
-            .map_err(|e| {
-                Refusal::new(
-                    ErrorCode::Unavailable,
-                    format!("the store could not be read: {e}"),
-                )
-            })?
-            .map_err(|e| {
-                Refusal::new(
-                    ErrorCode::Unavailable,
-                    format!("the store could not be read: {e}"),
-                )
-            })?;
+            .map_err(|e| unreadable(&e))?
+            .map_err(|e| unreadable(&e))?;
         if events.is_empty() {
             return Err(Refusal::new(
                 ErrorCode::NotFound,
                 format!("no game `{game_id}`"),
             ));
         }
-        let room = Room::restore(self.clone(), game_id.to_string(), &events).map_err(|e| {
-            tracing::error!(game = %game_id, error = %e, "could not rebuild a game from its log");
-            Refusal::new(
-                ErrorCode::Unavailable,
-                format!("game `{game_id}` could not be rebuilt from its log: {e}"),
-            )
-        })?;
-        Ok(self
-            .rooms
-            .entry(room.game_id.clone())
-            .or_insert(room)
-            .clone())
+        let prepared = Room::restore(self.rooms_ctx.clone(), game_id.to_string(), &events)
+            .map_err(|e| {
+                tracing::error!(game = %game_id, error = %e, "could not rebuild a game from its log");
+                Refusal::new(
+                    ErrorCode::Unavailable,
+                    format!("game `{game_id}` could not be rebuilt from its log: {e}"),
+                )
+            })?;
+        Ok(self.register(prepared))
+    }
+
+    /// Registers a rebuilt room and starts it, unless another request rebuilt the same
+    /// game first: then that room is the one, and this one never runs.
+    fn register(&self, prepared: Prepared) -> RoomHandle {
+        let handle = prepared.handle().clone();
+        match self.rooms.entry(handle.game_id.clone()) {
+            Entry::Occupied(winner) => winner.get().clone(),
+            Entry::Vacant(slot) => {
+                slot.insert(handle.clone());
+                prepared.start();
+                handle
+            }
+        }
     }
 
     /// Rebuilds every unfinished game's room at start-up (before serving, so reading
     /// the store synchronously blocks nobody). Returns how many.
-    pub fn restore_unfinished(self: &Arc<Self>) -> Result<usize, StoreError> {
+    pub fn restore_unfinished(&self) -> Result<usize, StoreError> {
         let games = self.store.unfinished_games()?;
         let mut n = 0;
         for (record, events) in games {
-            match Room::restore(self.clone(), record.id.clone(), &events) {
-                Ok(room) => {
-                    self.rooms.insert(room.game_id.clone(), room);
-                    self.count_game(&record.black, 1);
-                    self.count_game(&record.white, 1);
+            match Room::restore(self.rooms_ctx.clone(), record.id.clone(), &events) {
+                Ok(prepared) => {
+                    for user in [&record.black, &record.white] {
+                        *self.live_games.entry(user.clone()).or_default() += 1;
+                    }
                     crate::metrics::live_games(1);
+                    self.register(prepared);
                     n += 1;
                 }
                 Err(e) => {
@@ -248,5 +315,75 @@ impl Hub {
         }
         games.sort_by(|a, b| a.game_id.cmp(&b.game_id));
         games
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{GameSettings, Role};
+    use crate::room::Action;
+    use crate::store::{SqliteStore, SyncMode};
+
+    fn user(id: &str) -> UserInfo {
+        UserInfo {
+            id: id.to_string(),
+            name: id.to_string(),
+            role: Role::Player,
+        }
+    }
+
+    #[tokio::test]
+    async fn rooms_restored_at_once_are_one_and_it_stays_registered() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = Config {
+            data_dir: dir.path().to_path_buf(),
+            ..Config::default()
+        };
+        let store: Arc<dyn Store> =
+            Arc::new(SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).expect("store"));
+        let writer = StoreWriter::spawn(store.clone(), 16);
+        let verifier = Verifier::new(&config.auth, &config.data_dir).expect("verifier");
+        let hub = Hub::new(config, verifier, store, writer);
+        let (alice, bob) = (user("alice"), user("bob"));
+        let seek = hub
+            .lobby
+            .post(&alice, None, GameSettings::default(), 5)
+            .expect("a seek");
+        let id = hub
+            .accept(&bob, &seek.challenge_id, None)
+            .await
+            .expect("a game");
+        // Nobody has joined: the resignation ends the game and its room closes.
+        let live = hub.room(&id).await.expect("the live room");
+        live.ask(|reply| RoomCmd::Act {
+            user: alice.clone(),
+            action: Action::Resign,
+            lag_ms: 0,
+            reply,
+        })
+        .await
+        .expect("an answer")
+        .expect("a resignation");
+        while hub.rooms.contains_key(id.as_str()) {
+            tokio::task::yield_now().await;
+        }
+        // Eight requests rebuild the finished game at once: one room wins.
+        let restores = (0..8).map(|_| hub.room(&id));
+        let rooms = futures_util::future::join_all(restores).await;
+        let winner = rooms[0].as_ref().expect("a room").instance();
+        assert!(
+            rooms
+                .iter()
+                .all(|r| r.as_ref().ok().map(RoomHandle::instance) == Some(winner))
+        );
+        let (outbox, _inbox) = Outbox::new(1, 16, 1 << 20);
+        hub.join(&id, outbox, None, None).await.expect("joined");
+        // The rooms that lost never ran, so none closed and took the winner's entry.
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        let registered = hub.rooms.get(id.as_str()).map(|r| r.instance());
+        assert_eq!(registered, Some(winner));
     }
 }

@@ -61,7 +61,7 @@ impl Server {
         let writer = StoreWriter::spawn(store.clone(), 4096);
         let verifier = Verifier::new(&config.auth, &data)?;
         let listen = config.listen;
-        let hub = Arc::new(Hub::new(config, verifier, store, writer));
+        let hub = Hub::new(config, verifier, store, writer);
         let restored = hub.restore_unfinished()?;
         let listener = TcpListener::bind(listen)
             .await
@@ -108,7 +108,7 @@ impl Server {
         if tokio::time::timeout(DRAIN, self.task).await.is_err() {
             tracing::warn!("connections did not close within {DRAIN:?}; closing the store anyway");
         }
-        self.hub.writer.clone().close().await;
+        self.hub.writer().clone().close().await;
         tracing::info!("store closed; bye");
     }
 }

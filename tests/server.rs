@@ -177,7 +177,7 @@ async fn a_client_that_reconnects_gets_exactly_what_it_missed() {
 }
 
 #[tokio::test]
-async fn a_reconnect_too_far_back_gets_a_snapshot_and_a_future_seq_is_refused() {
+async fn a_reconnect_from_the_start_replays_the_game_and_a_future_seq_is_refused() {
     let server = TestServer::start().await;
     let (_black, _white, id) = nine(&server).await;
     let mut c = server.anonymous().await;

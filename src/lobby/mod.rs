@@ -1,6 +1,7 @@
 //! The lobby: open seeks and direct challenges, who is online, and who watches the lobby.
 //! Small shared maps (DashMap), never game state.
 
+pub mod create;
 pub mod nigiri;
 
 use dashmap::DashMap;

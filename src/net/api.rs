@@ -117,7 +117,7 @@ async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, Stri
         limit: q.limit.unwrap_or(GameQuery::DEFAULT_LIMIT),
     };
     let limit = query.effective_limit() as usize;
-    let store = hub.store.clone();
+    let store = hub.store().clone();
     let games = match blocking(move || store.list_games(&query)).await {
         Ok(g) => g,
         Err(r) => return r,
@@ -144,7 +144,7 @@ async fn view(hub: &Arc<Hub>, path: GameIdPath) -> Result<GameView, Response> {
             format!("the game id in the path cannot be read: {}", e.body_text()),
         )
     })?;
-    let store = hub.store.clone();
+    let store = hub.store().clone();
     let found = blocking(move || {
         let row = store.game(&id)?;
         let events = match &row {

@@ -133,7 +133,7 @@ async fn readyz(State(hub): State<Arc<Hub>>) -> Response {
     // Bounded below the store's busy timeout, so the probe answers promptly while another
     // process (an operator's sqlite3 shell) holds the write lock or the disk stalls.
     const READY_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
-    let store = hub.store.clone();
+    let store = hub.store().clone();
     let check = tokio::task::spawn_blocking(move || store.check_writable());
     let Ok(checked) = tokio::time::timeout(READY_WITHIN, check).await else {
         return (

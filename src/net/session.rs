@@ -75,7 +75,7 @@ async fn serve_conn(
     conn: u64,
 ) {
     let limits = hub.config.limits.clone();
-    let (outbox, inbox) = Outbox::new(conn, limits.outbound_queue);
+    let (outbox, inbox) = Outbox::new(conn, limits.outbound_queue, limits.outbound_queue_bytes);
     crate::metrics::connected(None, 1);
     let mut session = Session {
         hub: hub.clone(),
@@ -416,15 +416,8 @@ impl Session {
                 "this server lets only logged-in users watch",
             ));
         }
-        let room = self.hub.room(&game_id).await?;
         let (outbox, user) = (self.outbox.clone(), self.user.clone());
-        room.ask(|reply| RoomCmd::Join {
-            outbox,
-            user,
-            since_seq,
-            reply,
-        })
-        .await??;
+        let room = self.hub.join(&game_id, outbox, user, since_seq).await?;
         self.joined.insert(game_id.clone(), room);
         self.ack(id, Some(game_id), None);
         Ok(())

@@ -1,33 +1,33 @@
-//! The room: one tokio task per game that owns its [`LiveGame`], its crowd and its event
-//! history. Commands arrive on a bounded channel; each accepted change is checked by the
+//! The room: one tokio task per game that owns its [`LiveGame`], its crowd and its
+//! recent events. Commands arrive on a bounded channel; each accepted change is checked by the
 //! rules, timed by the clock, committed to the store, and only then acknowledged and
 //! broadcast, in that order. No lock is held around game state.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
+use super::commit::{Backoff, stage, unavailable};
+use super::context::{RoomContext, RoomNews};
 use super::crowd::{Crowd, Member};
 use super::live::{Action, LiveGame, Moment, ReplayError, Step};
-use crate::clock::{LagSettings, Millis};
+use super::rebuild::rebuild;
+use super::ring::{Ring, missed_since};
+use crate::clock::Millis;
 use crate::fanout::{Frame, Outbox, encode};
-use crate::hub::Hub;
-use crate::protocol::{
-    ErrorCode, EventFrame, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
-};
+use crate::protocol::{ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo};
 use crate::rules::Color;
-use crate::store::{Append, EventRecord, GameRecord, GameStatus};
+use crate::store::EventRecord;
 use crate::time::wall_ms;
 
 /// Commands a room's queue holds at most; senders wait when it is full.
 const QUEUE: usize = 256;
-/// A reconnecting client that missed more events than this gets a snapshot instead.
-const MAX_REPLAY: u64 = 512;
 
 /// What a room is asked to do.
 pub enum RoomCmd {
-    /// Subscribe a connection: events after `since_seq`, or a snapshot.
+    /// Subscribe a connection: every event after `since_seq`, or a snapshot.
     Join {
         outbox: Outbox,
         user: Option<UserInfo>,
@@ -60,20 +60,35 @@ pub enum RoomCmd {
 #[derive(Clone)]
 pub struct RoomHandle {
     pub game_id: Arc<str>,
+    instance: u64,
     tx: mpsc::Sender<RoomCmd>,
 }
 
+/// The room stopped (its game ended and everyone left) before it answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("that game is no longer open")]
+pub struct Gone;
+
+impl From<Gone> for Refusal {
+    fn from(gone: Gone) -> Refusal {
+        Refusal::new(ErrorCode::NotFound, gone.to_string())
+    }
+}
+
 impl RoomHandle {
-    /// Sends a command and waits for its reply; a room that has stopped answers
-    /// `not_found`.
+    /// Sends a command and waits for its reply.
     pub async fn ask<T>(
         &self,
         make: impl FnOnce(oneshot::Sender<T>) -> RoomCmd,
-    ) -> Result<T, Refusal> {
+    ) -> Result<T, Gone> {
         let (reply, rx) = oneshot::channel();
-        let gone = || Refusal::new(ErrorCode::NotFound, "that game is no longer open");
-        self.tx.send(make(reply)).await.map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())
+        self.tx.send(make(reply)).await.map_err(|_| Gone)?;
+        rx.await.map_err(|_| Gone)
+    }
+
+    /// Which room this is: a later room of the same game has another number.
+    pub fn instance(&self) -> u64 {
+        self.instance
     }
 
     /// Sends a command that needs no reply (the room may have stopped: then it is moot).
@@ -85,102 +100,112 @@ impl RoomHandle {
 /// The room task's state.
 pub struct Room {
     id: Arc<str>,
-    hub: Arc<Hub>,
+    /// This room among all rooms of this process, so the registry forgets only its own
+    /// entry when it closes.
+    instance: u64,
+    ctx: RoomContext,
     live: LiveGame,
-    /// Every committed event's public frame; `history[i]` has seq `i + 1`.
-    history: Vec<Frame>,
-    /// Stored frames that differ from their public form (sealed moves), by history index.
-    private: Vec<(usize, Frame)>,
+    /// The most recent events' public frames.
+    recent: Ring,
     crowd: Crowd,
     epoch: Instant,
+    /// When the clock may next ask a failing store for a commit.
+    backoff: Backoff,
+}
+
+/// A game just created (its first event stored), for [`Room::open`].
+pub struct NewGame {
+    pub id: String,
+    pub live: LiveGame,
+    /// The first event's frame.
+    pub first: Frame,
+    /// The instant the game's clock counts from.
+    pub epoch: Instant,
+}
+
+/// A room built but not yet running: the registry takes its handle first, so the room
+/// cannot end (and leave the registry) before it is in it, and a room that loses a race
+/// to register never runs at all.
+pub struct Prepared {
+    handle: RoomHandle,
+    room: Box<Room>,
+    rx: mpsc::Receiver<RoomCmd>,
+    gone: Vec<Color>,
+}
+
+impl Prepared {
+    pub fn handle(&self) -> &RoomHandle {
+        &self.handle
+    }
+
+    /// Starts the room's task.
+    pub fn start(self) {
+        tokio::spawn(self.room.run(self.rx, self.gone));
+    }
 }
 
 impl Room {
-    /// Creates a game: commits its record and first event, then starts its room.
-    pub async fn create(
-        hub: Arc<Hub>,
-        id: String,
-        first: GameEvent,
-    ) -> Result<RoomHandle, Refusal> {
-        let epoch = Instant::now();
-        let at = Moment {
-            wall_ms: wall_ms(),
-            ..Moment::default()
-        };
-        let live = LiveGame::create(&first, at, hub.config.clock.lag).map_err(|e| {
-            Refusal::new(
-                ErrorCode::BadRequest,
-                format!("these settings cannot start a game: {}", e.reason),
-            )
-        })?;
-        let frame = encode(&EventFrame {
-            game_id: id.clone(),
-            seq: 1,
-            event: first,
-        });
-        let now = wall_ms();
-        let record = GameRecord {
-            id: id.clone(),
-            created_at_ms: now,
-            settings: serde_json::to_string(&live.settings).unwrap_or_default(),
-            black: live.black.id.clone(),
-            white: live.white.id.clone(),
-            black_name: live.black.name.clone(),
-            white_name: live.white.name.clone(),
-            status: GameStatus::Live,
-            result: None,
-            ended_at_ms: None,
-            move_count: 0,
-        };
-        hub.writer
-            .commit(vec![
-                Append::Create(record),
-                Append::Event(event_record(&id, 1, "game_created", &frame, now)),
-            ])
-            .await
-            .map_err(|e| unavailable(&e))?;
-        let rebuilt = Rebuilt {
-            live,
-            history: vec![frame],
-            private: Vec::new(),
-            gone: Vec::new(),
-        };
-        Ok(Room::spawn(hub, id, rebuilt, epoch))
+    /// The room of a game just created.
+    pub fn open(ctx: RoomContext, game: NewGame) -> Prepared {
+        let mut recent = Ring::starting_at(1);
+        recent.push(game.first);
+        Room::prepare(ctx, game.id, game.live, recent, Vec::new(), game.epoch)
     }
 
     /// Rebuilds a room from its stored events (after a restart, or to show a finished
     /// game). Clocks do not run until the player to move is back.
     pub fn restore(
-        hub: Arc<Hub>,
+        ctx: RoomContext,
         id: String,
         events: &[EventRecord],
-    ) -> Result<RoomHandle, ReplayError> {
+    ) -> Result<Prepared, ReplayError> {
         let epoch = Instant::now();
-        let frames = events.iter().map(|e| e.payload.as_str());
-        let rebuilt = rebuild(frames, hub.config.clock.lag, 0)?;
-        Ok(Room::spawn(hub, id, rebuilt, epoch))
+        let rebuilt = rebuild(events, ctx.lag, 0)?;
+        Ok(Room::prepare(
+            ctx,
+            id,
+            rebuilt.live,
+            rebuilt.recent,
+            rebuilt.gone,
+            epoch,
+        ))
     }
 
-    fn spawn(hub: Arc<Hub>, id: String, rebuilt: Rebuilt, epoch: Instant) -> RoomHandle {
+    fn prepare(
+        ctx: RoomContext,
+        id: String,
+        live: LiveGame,
+        recent: Ring,
+        gone: Vec<Color>,
+        epoch: Instant,
+    ) -> Prepared {
+        static INSTANCES: AtomicU64 = AtomicU64::new(1);
+        let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel(QUEUE);
         let id: Arc<str> = id.into();
         let handle = RoomHandle {
             game_id: id.clone(),
+            instance,
             tx,
         };
         // Boxed, like the command handler below: a room future holding the game by
         // value (and a copy per async layer) would weigh some 58 KB per live game.
         let room = Box::new(Room {
             id,
-            hub,
-            live: rebuilt.live,
-            history: rebuilt.history,
-            private: rebuilt.private,
+            instance,
+            ctx,
+            live,
+            recent,
             crowd: Crowd::default(),
             epoch,
+            backoff: Backoff::default(),
         });
-        tokio::spawn(room.run(rx, rebuilt.gone));
-        handle
+        Prepared {
+            handle,
+            room,
+            rx,
+            gone,
+        }
     }
 
     fn now(&self) -> Millis {
@@ -215,32 +240,46 @@ impl Room {
             let deadline = self
                 .live
                 .next_timer()
-                .map(|ms| self.epoch + std::time::Duration::from_millis(ms));
+                .map(|ms| self.epoch + std::time::Duration::from_millis(ms))
+                .map(|at| self.backoff.retry_at().map_or(at, |retry| at.max(retry)));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => Box::pin(self.handle(cmd)).await,
                     None => break,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    let step = self.live.on_timer(self.moment(0));
-                    for e in &step.events {
-                        if let GameEvent::GameEnded { result, .. } = e {
-                            tracing::info!(%result, "game ended by the clock");
-                            if matches!(result, crate::rules::GameResult::Time { .. }) {
-                                crate::metrics::flag_fall();
-                            }
-                        }
-                    }
-                    if !step.events.is_empty() {
-                        let _ = self.commit(step).await;
-                    }
+                    self.on_timer().await;
                 }
             }
             if self.live.phase() == Phase::Ended && self.crowd.is_empty() {
                 break;
             }
         }
-        self.hub.rooms.remove(&self.id);
+        // Out of the registry first, so no new command is sent here; commands already
+        // queued are dropped with their replies, which tells their senders the room is
+        // gone (a join then goes to the archive: see Hub::join).
+        (self.ctx.news)(RoomNews::Closed {
+            game_id: self.id.clone(),
+            room: self.instance,
+        });
+    }
+
+    /// What the clock decides (a start, a flag, a forfeit). If the store refuses, the
+    /// next try waits (see [`Backoff`]).
+    async fn on_timer(&mut self) {
+        let step = self.live.on_timer(self.moment(0));
+        if step.events.is_empty() {
+            return;
+        }
+        for e in &step.events {
+            if let GameEvent::GameEnded { result, .. } = e {
+                tracing::info!(%result, "game ended by the clock");
+                if matches!(result, crate::rules::GameResult::Time { .. }) {
+                    crate::metrics::flag_fall();
+                }
+            }
+        }
+        let _ = self.commit(step).await;
     }
 
     async fn handle(&mut self, cmd: RoomCmd) {
@@ -298,17 +337,16 @@ impl Room {
                     format!("since_seq {s} is past this game's last event ({last})"),
                 ));
             }
-            Some(s) if last - s <= MAX_REPLAY => {
-                for frame in &self.history[s as usize..] {
-                    if !outbox.push(frame.clone()) {
-                        return Err(Refusal::new(
-                            ErrorCode::Unavailable,
-                            "your connection is too slow to catch up",
-                        ));
-                    }
+            Some(s) => {
+                let missed = missed_since(&self.recent, &self.ctx.store, &self.id, s).await?;
+                if !outbox.push_catch_up(missed) {
+                    return Err(Refusal::new(
+                        ErrorCode::Unavailable,
+                        "your connection is too slow to catch up",
+                    ));
                 }
             }
-            _ => {
+            None => {
                 let snapshot = self.live.snapshot(&self.id, self.now(), wall_ms(), color);
                 outbox.push(encode(&ServerMsg::Snapshot(Box::new(snapshot))));
             }
@@ -403,149 +441,46 @@ impl Room {
     /// them; returns the last one's seq. If the store refuses, nothing changed and the
     /// caller is told.
     async fn commit(&mut self, step: Step) -> Result<u64, Refusal> {
-        let wall = wall_ms();
-        let first = step.first_seq();
-        let mut batch = Vec::with_capacity(step.events.len() + 2);
-        let mut frames = Vec::with_capacity(step.events.len());
-        let mut private = Vec::new();
-        let mut ended = None;
-        for (seq, event) in (first..).zip(step.events) {
-            let kind = event.kind();
-            if kind == "move_played" {
-                crate::metrics::move_played();
-            }
-            if let GameEvent::GameEnded { result, .. } = &event {
-                ended = Some(result.to_string());
-            }
-            let public = event.public();
-            let mut frame = encode(&EventFrame {
-                game_id: self.id.to_string(),
-                seq,
-                event,
-            });
-            batch.push(Append::Event(event_record(
-                &self.id, seq, kind, &frame, wall,
-            )));
-            if let Some(public) = public {
-                let stored = std::mem::replace(
-                    &mut frame,
-                    encode(&EventFrame {
-                        game_id: self.id.to_string(),
-                        seq,
-                        event: public,
-                    }),
-                );
-                private.push((self.history.len() + frames.len(), stored));
-            }
-            frames.push(frame);
-        }
-        batch.push(Append::MoveCount {
-            game_id: self.id.to_string(),
-            move_count: step.game.move_count(),
-        });
-        if let Some(result) = &ended {
-            batch.push(Append::Finish {
-                game_id: self.id.to_string(),
-                result: result.clone(),
-                ended_at_ms: wall,
-            });
-        }
+        let moves = step
+            .events
+            .iter()
+            .filter(|e| matches!(e, GameEvent::MovePlayed { .. }))
+            .count();
+        let staged = stage(
+            &self.id,
+            step.first_seq(),
+            step.events,
+            step.game.move_count(),
+            wall_ms(),
+        );
         let started = std::time::Instant::now();
-        let committed = self.hub.writer.commit(batch).await;
+        let committed = self.ctx.writer.commit(staged.batch).await;
         crate::metrics::store_commit(started.elapsed().as_micros() as u64);
         if let Err(e) = committed {
-            tracing::error!(error = %e, "store refused a commit; nothing changed");
+            if self.backoff.failed(Instant::now()) {
+                tracing::error!(error = %e, "the store refuses commits; nothing changed, retrying with backoff");
+            }
             return Err(unavailable(&e));
         }
+        if self.backoff.succeeded() {
+            tracing::info!("the store takes commits again");
+        }
+        (0..moves).for_each(|_| crate::metrics::move_played());
         self.live = *step.game;
-        self.private.extend(private);
-        let last = self.live.seq();
+        self.broadcast(staged.frames);
+        if staged.ended.is_some() {
+            (self.ctx.news)(RoomNews::Ended(self.summary()));
+        }
+        Ok(self.live.seq())
+    }
+
+    /// Sends committed events' frames to everyone here and keeps them for catch-ups.
+    fn broadcast(&mut self, frames: Vec<Frame>) {
         for frame in frames {
-            let dropped = self.crowd.broadcast(&frame, |_| true);
-            self.history.push(frame);
-            for color in dropped {
+            for color in self.crowd.broadcast(&frame, |_| true) {
                 tracing::info!(?color, "dropped a slow player connection");
             }
-        }
-        if ended.is_some() {
-            self.hub.game_ended(self.summary());
-        }
-        Ok(last)
-    }
-}
-
-fn unavailable(e: &crate::store::StoreError) -> Refusal {
-    Refusal::new(
-        ErrorCode::Unavailable,
-        format!("the game could not be saved, so nothing changed: {e}"),
-    )
-}
-
-fn event_record(game_id: &str, seq: u64, kind: &str, frame: &Frame, at_ms: i64) -> EventRecord {
-    EventRecord {
-        game_id: game_id.to_string(),
-        seq,
-        kind: kind.to_string(),
-        payload: frame.as_str().to_string(),
-        at_ms,
-    }
-}
-
-/// A game rebuilt from stored frames: the game, the public history, and the frames
-/// whose stored form holds secrets (sealed moves), by index into the history.
-struct Rebuilt {
-    live: LiveGame,
-    history: Vec<Frame>,
-    private: Vec<(usize, Frame)>,
-    /// Players the log showed online, now gone: the room records it when it starts.
-    gone: Vec<Color>,
-}
-
-/// Replays stored event frames (in seq order) into a game.
-fn rebuild<'a>(
-    frames: impl Iterator<Item = &'a str>,
-    lag: LagSettings,
-    now: Millis,
-) -> Result<Rebuilt, ReplayError> {
-    let at = Moment {
-        now,
-        wall_ms: wall_ms(),
-        lag_ms: 0,
-    };
-    let mut live: Option<LiveGame> = None;
-    let mut history = Vec::new();
-    let mut private = Vec::new();
-    for (i, text) in frames.enumerate() {
-        let frame: EventFrame = serde_json::from_str(text).map_err(|e| ReplayError {
-            seq: i as u64 + 1,
-            reason: format!("unreadable: {e}"),
-        })?;
-        match live.as_mut() {
-            Some(game) => game.apply(&frame.event, frame.seq, at)?,
-            None => {
-                live = Some(LiveGame::create(&frame.event, at, lag)?);
-            }
-        }
-        match frame.event.public() {
-            Some(public) => {
-                private.push((history.len(), Frame::from(text.to_string())));
-                history.push(encode(&EventFrame {
-                    event: public,
-                    ..frame
-                }));
-            }
-            None => history.push(Frame::from(text.to_string())),
+            self.recent.push(frame);
         }
     }
-    let mut live = live.ok_or_else(|| ReplayError {
-        seq: 1,
-        reason: "the log is empty".to_string(),
-    })?;
-    let gone = live.settle_after_restart(now);
-    Ok(Rebuilt {
-        live,
-        history,
-        private,
-        gone,
-    })
 }

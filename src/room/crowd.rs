@@ -67,8 +67,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_member_that_falls_behind_is_dropped_and_told_to_go() {
-        let (fast, mut fast_in) = Outbox::new(1, 4);
-        let (slow, slow_in) = Outbox::new(2, 4);
+        let (fast, mut fast_in) = Outbox::new(1, 4, 1 << 20);
+        let (slow, slow_in) = Outbox::new(2, 4, 1 << 20);
         let mut crowd = Crowd::default();
         crowd.add(Member {
             outbox: fast,
@@ -104,8 +104,8 @@ mod tests {
 
     #[test]
     fn a_broadcast_is_serialised_once_and_shared() {
-        let (a, mut a_in) = Outbox::new(1, 2);
-        let (b, mut b_in) = Outbox::new(2, 2);
+        let (a, mut a_in) = Outbox::new(1, 2, 1 << 20);
+        let (b, mut b_in) = Outbox::new(2, 2, 1 << 20);
         let mut crowd = Crowd::default();
         crowd.add(Member {
             outbox: a,

@@ -1,9 +1,17 @@
 //! Game rooms: one actor task per game ([`actor`]) around a pure state machine
-//! ([`live`]), with its crowd of players and spectators ([`crowd`]).
+//! ([`live`]), with its crowd of players and spectators ([`crowd`]), its recent events
+//! ([`ring`]), the game rebuilt from its log ([`rebuild`]), the commit's staging and
+//! backoff ([`commit`]), and the narrow window on the server it runs in ([`context`]).
 
 mod actor;
+mod commit;
+mod context;
 mod crowd;
 mod live;
+mod rebuild;
+mod ring;
 
-pub use actor::{Room, RoomCmd, RoomHandle};
+pub use actor::{Gone, NewGame, Prepared, Room, RoomCmd, RoomHandle};
+pub use commit::{event_record, unavailable};
+pub use context::{RoomContext, RoomNews};
 pub use live::{Action, LiveGame, MAX_CHAT_CHARS, Moment, ReplayError, Step};

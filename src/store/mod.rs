@@ -16,6 +16,7 @@ mod migrations;
 mod sqlite;
 mod writer;
 
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -342,7 +343,13 @@ pub trait Store: Send + Sync + 'static {
     fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError>;
 
     /// One game's events in `seq` order (empty if the game has none or does not exist).
-    fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError>;
+    fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
+        self.events_in(id, 1..u64::MAX)
+    }
+
+    /// One game's events with a seq in `seqs`, in order: what a reconnecting client
+    /// missed, without reading the whole game.
+    fn events_in(&self, id: &str, seqs: Range<u64>) -> Result<Vec<EventRecord>, StoreError>;
 
     /// A page of games, newest first (see [`GameQuery`]).
     fn list_games(&self, query: &GameQuery) -> Result<Vec<GameRecord>, StoreError>;

@@ -2,6 +2,7 @@
 //! journal. The only place in tengen that writes SQL.
 
 use std::fmt;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -429,16 +430,22 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn read_events(&self, conn: &Connection, id: &str) -> Result<Vec<EventRecord>, StoreError> {
+    fn read_events(
+        &self,
+        conn: &Connection,
+        id: &str,
+        seqs: Range<u64>,
+    ) -> Result<Vec<EventRecord>, StoreError> {
         let db = self.db_err();
         let mut stmt = conn
             .prepare_cached(
                 "SELECT game_id, seq, kind, payload, at_ms FROM events
-                 WHERE game_id = ?1 ORDER BY seq",
+                 WHERE game_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq",
             )
             .map_err(&db)?;
+        let bound = |seq: u64| i64::try_from(seq).unwrap_or(i64::MAX);
         let rows = stmt
-            .query_map([id], |row| {
+            .query_map((id, bound(seqs.start), bound(seqs.end)), |row| {
                 Ok(EventRecord {
                     game_id: row.get(0)?,
                     seq: u64::try_from(row.get::<_, i64>(1)?).map_err(|err| {
@@ -579,7 +586,7 @@ impl Store for SqliteStore {
         let games = self.query_games(&tx, &sql, &[])?;
         let mut out = Vec::with_capacity(games.len());
         for game in games {
-            let events = self.read_events(&tx, &game.id)?;
+            let events = self.read_events(&tx, &game.id, 1..u64::MAX)?;
             out.push((game, events));
         }
         tx.commit().map_err(self.db_err())?;
@@ -593,9 +600,9 @@ impl Store for SqliteStore {
         Ok(games.pop())
     }
 
-    fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
+    fn events_in(&self, id: &str, seqs: Range<u64>) -> Result<Vec<EventRecord>, StoreError> {
         let conn = self.lock()?;
-        self.read_events(&conn, id)
+        self.read_events(&conn, id, seqs)
     }
 
     fn list_games(&self, query: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
@@ -729,6 +736,11 @@ mod tests {
         assert_eq!(store.game("g1").expect("read"), Some(expected.clone()));
         let want: Vec<EventRecord> = (1..=4).map(|seq| event("g1", seq)).collect();
         assert_eq!(store.events("g1").expect("events"), want);
+        assert_eq!(
+            store.events_in("g1", 2..4).expect("a range of events"),
+            want[1..3],
+            "a range reads its seqs only, the end excluded"
+        );
         assert_eq!(store.events("g2").expect("events"), vec![event("g2", 1)]);
         assert_eq!(store.game("nope").expect("read"), None);
         assert!(store.events("nope").expect("events").is_empty());

@@ -252,8 +252,12 @@ mod tests {
         fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
             self.inner.game(id)
         }
-        fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
-            self.inner.events(id)
+        fn events_in(
+            &self,
+            id: &str,
+            seqs: std::ops::Range<u64>,
+        ) -> Result<Vec<EventRecord>, StoreError> {
+            self.inner.events_in(id, seqs)
         }
         fn list_games(
             &self,

@@ -1,0 +1,120 @@
+//! Turning an accepted seek or challenge into a game: colours (fixed or by nigiri),
+//! handicap stones, the first event, and its record stored before anyone hears of it.
+//! The hub then only registers the room.
+
+use tokio::time::Instant;
+
+use super::{Open, new_id, nigiri};
+use crate::clock::LagSettings;
+use crate::fanout::encode;
+use crate::protocol::{
+    ColorChoice, ErrorCode, EventFrame, GameEvent, HandicapPlacement, NigiriProof, Refusal,
+    UserInfo,
+};
+use crate::room::{LiveGame, Moment, NewGame, event_record, unavailable};
+use crate::rules::{self, Color};
+use crate::store::{Append, GameRecord, GameStatus, StoreWriter};
+use crate::time::wall_ms;
+
+/// The longest nigiri seed kept from the accepter.
+const MAX_SEED_CHARS: usize = 128;
+
+/// Who plays which colour: fixed by the challenger, or drawn by nigiri from the
+/// challenger's committed secret and the accepter's seed.
+fn colors(
+    open: &Open,
+    accepter: &UserInfo,
+    seed: &str,
+) -> (UserInfo, UserInfo, Option<NigiriProof>) {
+    let c = &open.challenge;
+    let (challenger, proof) = match (c.settings.color, open.secret) {
+        (ColorChoice::Black, _) => (Color::Black, None),
+        (ColorChoice::White, _) => (Color::White, None),
+        (ColorChoice::Nigiri, secret) => {
+            let secret = secret.unwrap_or_default();
+            let seed: String = seed.chars().take(MAX_SEED_CHARS).collect();
+            let color = nigiri::draw(&secret, &seed);
+            let proof = NigiriProof {
+                commitment: c.nigiri_commitment.clone().unwrap_or_default(),
+                secret: hex::encode(secret),
+                seed,
+                challenger: color,
+            };
+            (color, Some(proof))
+        }
+    };
+    match challenger {
+        Color::Black => (c.from.clone(), accepter.clone(), proof),
+        Color::White => (accepter.clone(), c.from.clone(), proof),
+    }
+}
+
+/// Creates the game `open` describes, accepted by `accepter`: checks its settings can
+/// start a game, then stores its record and first event.
+pub async fn create(
+    writer: &StoreWriter,
+    lag: LagSettings,
+    open: &Open,
+    accepter: &UserInfo,
+    seed: &str,
+) -> Result<NewGame, Refusal> {
+    let (black, white, nigiri) = colors(open, accepter, seed);
+    let s = &open.challenge.settings;
+    let handicap_stones = if s.handicap >= 2 && s.handicap_placement == HandicapPlacement::Fixed {
+        rules::fixed_handicap(s.board_size, s.handicap).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let id = new_id();
+    let now = wall_ms();
+    let first = GameEvent::GameCreated {
+        settings: Box::new(s.clone()),
+        black,
+        white,
+        handicap_stones,
+        nigiri,
+        created_at: now,
+    };
+    let epoch = Instant::now();
+    let at = Moment {
+        wall_ms: now,
+        ..Moment::default()
+    };
+    let live = LiveGame::create(&first, at, lag).map_err(|e| {
+        Refusal::new(
+            ErrorCode::BadRequest,
+            format!("these settings cannot start a game: {}", e.reason),
+        )
+    })?;
+    let frame = encode(&EventFrame {
+        game_id: id.clone(),
+        seq: 1,
+        event: first,
+    });
+    let record = GameRecord {
+        id: id.clone(),
+        created_at_ms: now,
+        settings: serde_json::to_string(&live.settings).unwrap_or_default(),
+        black: live.black.id.clone(),
+        white: live.white.id.clone(),
+        black_name: live.black.name.clone(),
+        white_name: live.white.name.clone(),
+        status: GameStatus::Live,
+        result: None,
+        ended_at_ms: None,
+        move_count: 0,
+    };
+    writer
+        .commit(vec![
+            Append::Create(record),
+            Append::Event(event_record(&id, 1, "game_created", &frame, now)),
+        ])
+        .await
+        .map_err(|e| unavailable(&e))?;
+    Ok(NewGame {
+        id,
+        live,
+        first: frame,
+        epoch,
+    })
+}
