@@ -474,7 +474,7 @@ impl GameBridge {
                 self.stopped = false;
                 self.opponent_asks = None;
             }
-            GameEvent::HandicapPlaced { vertices } => {
+            GameEvent::HandicapPlaced { vertices, .. } => {
                 self.handicap = vertices.clone();
                 self.position = Some(self.fresh_position());
                 self.phase = Phase::Play;
