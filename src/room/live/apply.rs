@@ -181,11 +181,16 @@ impl LiveGame {
                 score,
                 reason,
             } => {
-                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                let scoring = match &self.stage {
+                    Stage::Ended(_) => return Err(self.misplaced()),
+                    Stage::Scoring(scoring) => Some(scoring.clone()),
+                    _ => None,
+                };
                 self.stage = Stage::Ended(super::Ended {
                     result: *result,
                     reason: reason.clone(),
                     score: score.clone(),
+                    scoring,
                 });
                 self.stop_clock(now);
             }

@@ -20,7 +20,7 @@ use crate::protocol::{
 use crate::rules::{Color, Game, GameResult, Vertex};
 
 use decide::Draft;
-pub use stage::{Ended, Play, Scheduled, Scoring, Sealed, Stage};
+use stage::{Ended, Play, Scheduled, Scoring, Sealed, Stage};
 
 /// Longest chat line, in characters.
 pub const MAX_CHAT_CHARS: usize = 500;
@@ -204,10 +204,6 @@ impl LiveGame {
 
     pub fn seq(&self) -> u64 {
         self.seq
-    }
-
-    pub fn stage(&self) -> &Stage {
-        &self.stage
     }
 
     pub fn phase(&self) -> Phase {

@@ -15,8 +15,13 @@ impl LiveGame {
     ) -> Snapshot {
         let board = self.game.board();
         let rows = board.to_diagram().lines().map(str::to_string).collect();
-        let (dead, marks_seq, accepted) = match &self.stage {
-            Stage::Scoring(s) => (
+        let scoring = match &self.stage {
+            Stage::Scoring(s) => Some(s),
+            Stage::Ended(e) => e.scoring.as_ref(),
+            _ => None,
+        };
+        let (dead, marks_seq, accepted) = match scoring {
+            Some(s) => (
                 s.dead.iter().collect(),
                 s.marks_seq,
                 [Color::Black, Color::White]
@@ -24,12 +29,7 @@ impl LiveGame {
                     .filter(|c| s.accepted[c.index()])
                     .collect(),
             ),
-            Stage::Ended(e) => (
-                e.score.as_ref().map(|s| s.dead.clone()).unwrap_or_default(),
-                0,
-                Vec::new(),
-            ),
-            _ => (Vec::new(), 0, Vec::new()),
+            None => (Vec::new(), 0, Vec::new()),
         };
         let (pause_requested_by, resume_requested_by, sealed_by) = match &self.stage {
             Stage::Play(Play::Running { pause_requested_by }) => (*pause_requested_by, None, None),

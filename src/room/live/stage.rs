@@ -73,6 +73,9 @@ pub struct Ended {
     pub result: GameResult,
     pub reason: String,
     pub score: Option<ScoreView>,
+    /// The dead-stone phase the game ended in, if it did: its marks and acceptances stay
+    /// on show.
+    pub scoring: Option<Scoring>,
 }
 
 impl Stage {

@@ -510,6 +510,10 @@ fn eventful() -> Table {
 fn replaying_the_log_gives_the_game_that_was_played() {
     let t = eventful();
     assert_eq!(t.game.phase(), Phase::Ended);
+    // The agreed marks stay on show after the count.
+    let ended = snapshot_json(&t.game, 100_000);
+    assert_eq!(ended["dead"], serde_json::json!(["E5", "E6"]));
+    assert_eq!(ended["accepted"], serde_json::json!(["black", "white"]));
     assert_eq!(
         snapshot_json(&t.replayed(), 100_000),
         snapshot_json(&t.game, 100_000)
