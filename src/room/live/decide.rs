@@ -98,16 +98,15 @@ impl Draft {
             && s.begins_at <= now
         {
             let (to_move, begins_at, missed) = (self.game.to_move(), s.begins_at, s.missed);
-            let clock = self
-                .clock_after(|c| {
-                    if missed {
-                        Ok(())
-                    } else {
-                        c.start(to_move, begins_at)
-                    }
-                })
-                .unwrap_or(None);
-            self.push(GameEvent::GameBegan { clock })?;
+            // The clock runs from the start itself, however late the timer fires.
+            let clock = self.clock_after(|c| match missed {
+                true => Ok(()),
+                false => c.start(to_move, begins_at),
+            });
+            match clock {
+                Ok(clock) => self.push(GameEvent::GameBegan { clock })?,
+                Err(flag) => return self.push(time_loss(flag.color)),
+            }
         }
         if matches!(self.game.stage, Stage::Ended(_)) {
             return Ok(());
@@ -448,9 +447,10 @@ impl Draft {
             return self.push(self.counted(&DeadStones::new()));
         }
         let (to_move, now) = (self.game.to_move(), self.at.now);
-        // No clock runs while scoring, so starting one cannot flag.
-        let clock = self.clock_after(|c| c.start(to_move, now)).unwrap_or(None);
-        self.push(GameEvent::PlayResumed { by, to_move, clock })
+        match self.clock_after(|c| c.start(to_move, now)) {
+            Ok(clock) => self.push(GameEvent::PlayResumed { by, to_move, clock }),
+            Err(flag) => self.push(time_loss(flag.color)),
+        }
     }
 
     /// The count with `dead` removed, as the event that ends the game.
