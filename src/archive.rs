@@ -96,7 +96,7 @@ pub fn game_view(row: &GameRecord, events: &[EventRecord]) -> Option<GameView> {
     let mut moves = Vec::new();
     for f in &frames {
         match &f.event {
-            GameEvent::HandicapPlaced { vertices } => handicap = vertices.clone(),
+            GameEvent::HandicapPlaced { vertices, .. } => handicap = vertices.clone(),
             GameEvent::MovePlayed {
                 move_number,
                 color,

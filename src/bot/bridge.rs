@@ -471,7 +471,7 @@ impl GameBridge {
                 self.stopped = false;
                 self.opponent_asks = None;
             }
-            GameEvent::HandicapPlaced { vertices } => {
+            GameEvent::HandicapPlaced { vertices, .. } => {
                 self.handicap = vertices.clone();
                 self.position = Some(self.fresh_position());
                 self.phase = Phase::Play;

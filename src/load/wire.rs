@@ -96,6 +96,7 @@ mod tests {
                 clock: None,
                 at: 1_700_000_000_123,
                 sealed: None,
+                lag_credit_ms: 0,
             },
         })
         .unwrap();

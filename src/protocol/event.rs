@@ -54,6 +54,10 @@ pub enum GameEvent {
     /// Black placed free handicap stones; White moves next.
     HandicapPlaced {
         vertices: Vec<Vertex>,
+        /// Both clocks after the placement (timed games): Black's time charged, White's
+        /// clock started.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
     },
     /// A stone or a pass. `captures` lists the stones it removed.
     MovePlayed {
@@ -71,6 +75,10 @@ pub enum GameEvent {
         /// If it was occupied or illegal, `vertex` is `pass` (docs/RULES.md §8.4).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sealed: Option<Move>,
+        /// Lag compensation given back to the mover, charged to their per-game quota; kept
+        /// so that a game rebuilt after a restart has the quota that was left.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        lag_credit_ms: u64,
     },
     /// A scheduled game's start time came: the first player's clock runs.
     GameBegan {
@@ -174,6 +182,10 @@ impl GameEvent {
     pub fn kind(&self) -> &'static str {
         super::names::name_of(self, "type")
     }
+}
+
+fn is_zero(ms: &u64) -> bool {
+    *ms == 0
 }
 
 /// An event as it goes on the wire: the game, its number, then the event's own fields.

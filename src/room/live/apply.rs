@@ -1,0 +1,290 @@
+//! Applying one complete event to the game: the one path for a live decision and for a
+//! replay of the stored log. An event that does not fit the stage or the position is an
+//! error naming why, never skipped.
+
+use super::{CHAT_KEPT, LiveGame, Moment, Play, ReplayError, Scoring, Sealed, Stage};
+use crate::clock::{ClockView, Millis};
+use crate::protocol::{ChatLine, GameEvent};
+use crate::rules::{Color, DeadStones, Game, Vertex};
+
+impl LiveGame {
+    /// Applies event number `seq`, which must be the next one and must fit the game.
+    pub fn apply(&mut self, event: &GameEvent, seq: u64, at: Moment) -> Result<(), ReplayError> {
+        if seq != self.seq + 1 {
+            return Err(ReplayError {
+                seq,
+                reason: format!("expected event {}", self.seq + 1),
+            });
+        }
+        // Applied to a copy, so an event that fails halfway leaves no trace.
+        let mut next = self.clone();
+        next.seq = seq;
+        next.record(event, seq, at.now)
+            .map_err(|reason| ReplayError { seq, reason })?;
+        *self = next;
+        Ok(())
+    }
+
+    fn record(&mut self, event: &GameEvent, seq: u64, now: Millis) -> Result<(), String> {
+        match event {
+            GameEvent::GameCreated { .. } => return Err("a game is created only once".into()),
+            GameEvent::GameBegan { clock } => {
+                self.expect(matches!(self.stage, Stage::Scheduled(_)))?;
+                self.stage = LiveGame::opening(&self.settings);
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::HandicapPlaced { vertices, clock } => {
+                self.expect(self.stage == Stage::Handicap)?;
+                self.place_handicap(vertices)?;
+                self.stage = Stage::Play(Play::RUNNING);
+                match clock {
+                    Some(_) => self.set_clock(*clock, now)?,
+                    // Logs from before the placement recorded its clock.
+                    None if self.settings.clock.is_timed() => {
+                        self.clock
+                            .on_move(Color::Black, now, 0)
+                            .map_err(|_| "Black had run out of time".to_string())?;
+                    }
+                    None => {}
+                }
+            }
+            GameEvent::MovePlayed {
+                move_number,
+                color,
+                vertex,
+                captures,
+                clock,
+                lag_credit_ms,
+                ..
+            } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                if *move_number != self.move_count() + 1 || *color != self.game.to_move() {
+                    return Err(format!(
+                        "move {move_number} by {color} is not the next move (number {}, {} to play)",
+                        self.move_count() + 1,
+                        self.game.to_move()
+                    ));
+                }
+                self.game
+                    .play(*color, *vertex)
+                    .map_err(|e| format!("{color} {vertex} is not legal here: {e}"))?;
+                if self.game.last_captures() != captures.as_slice() {
+                    return Err(format!("{color} {vertex} does not capture what it says"));
+                }
+                self.stage = Stage::Play(Play::RUNNING);
+                self.lag[color.index()].credit(*lag_credit_ms, *lag_credit_ms);
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::PauseRequested { by } => {
+                self.expect(matches!(
+                    self.stage,
+                    Stage::Play(Play::Running {
+                        pause_requested_by: None
+                    })
+                ))?;
+                self.stage = Stage::Play(Play::Running {
+                    pause_requested_by: Some(*by),
+                });
+            }
+            GameEvent::Paused { clock } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                self.stage = Stage::Play(Play::Paused {
+                    resume_requested_by: None,
+                });
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::ResumeRequested { by } => match &mut self.stage {
+                Stage::Play(
+                    Play::Paused {
+                        resume_requested_by: request @ None,
+                    }
+                    | Play::Adjourned {
+                        resume_requested_by: request @ None,
+                        ..
+                    },
+                ) => *request = Some(*by),
+                _ => return Err(self.misplaced()),
+            },
+            GameEvent::Resumed { clock } => {
+                self.expect(matches!(
+                    self.stage,
+                    Stage::Play(Play::Paused { .. } | Play::Adjourned { .. })
+                ))?;
+                // An adjourned game's sealed move follows as its own event.
+                self.stage = Stage::Play(Play::RUNNING);
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::MoveSealed {
+                by,
+                move_number,
+                vertex,
+                clock,
+            } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                let Some(mv) = vertex else {
+                    return Err("a stored sealed move must hold its point".into());
+                };
+                if *move_number != self.move_count() + 1 || *by != self.game.to_move() {
+                    return Err("only the next move can be sealed".into());
+                }
+                self.stage = Stage::Play(Play::Adjourned {
+                    sealed: Sealed { by: *by, mv: *mv },
+                    resume_requested_by: None,
+                });
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::ScoringStarted { disputes } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                if self.passes() < 2 || *disputes != self.disputes {
+                    return Err("scoring starts after two passes in a row".into());
+                }
+                self.stage = Stage::Scoring(Scoring {
+                    dead: DeadStones::new(),
+                    accepted: [false; 2],
+                    marks_seq: seq,
+                    until: now + self.settings.scoring_ms,
+                });
+                self.stop_clock(now);
+            }
+            GameEvent::DeadMarked { marks, .. } => {
+                let Stage::Scoring(scoring) = &mut self.stage else {
+                    return Err(self.misplaced());
+                };
+                let mut dead = DeadStones::new();
+                for &v in marks {
+                    if !dead.set_chain(self.game.board(), v, true) {
+                        return Err(format!("there is no stone on {v} to mark"));
+                    }
+                }
+                scoring.dead = dead;
+                scoring.accepted = [false; 2];
+                scoring.marks_seq = seq;
+            }
+            GameEvent::ScoreAccepted { by } => {
+                let Stage::Scoring(scoring) = &mut self.stage else {
+                    return Err(self.misplaced());
+                };
+                scoring.accepted[by.index()] = true;
+            }
+            GameEvent::PlayResumed { to_move, clock, .. } => {
+                self.expect(matches!(self.stage, Stage::Scoring(_)))?;
+                if *to_move != self.game.to_move() {
+                    return Err(format!("{to_move} is not to move"));
+                }
+                self.stage = Stage::Play(Play::RUNNING);
+                self.disputes += 1;
+                self.resumed_at = self.game.moves().len();
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::GameEnded {
+                result,
+                score,
+                reason,
+            } => {
+                let scoring = match &self.stage {
+                    Stage::Ended(_) => return Err(self.misplaced()),
+                    Stage::Scoring(scoring) => Some(scoring.clone()),
+                    _ => None,
+                };
+                self.stage = Stage::Ended(super::Ended {
+                    result: *result,
+                    reason: reason.clone(),
+                    score: score.clone(),
+                    scoring,
+                });
+                self.stop_clock(now);
+            }
+            GameEvent::Chat { from, text, at } => {
+                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                if self.chat.len() == CHAT_KEPT {
+                    self.chat.pop_front();
+                }
+                self.chat.push_back(ChatLine {
+                    seq,
+                    from: from.clone(),
+                    text: text.clone(),
+                    at: *at,
+                });
+            }
+            GameEvent::Presence { color, online } => {
+                let i = color.index();
+                self.online[i] = *online;
+                if *online {
+                    self.ever_present[i] = true;
+                    self.absent_since[i] = None;
+                } else {
+                    self.absent_since[i] = Some(now);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Passes at the end of the record since play last resumed.
+    pub(super) fn passes(&self) -> usize {
+        (self.game.passes_in_row() as usize).min(self.game.moves().len() - self.resumed_at)
+    }
+
+    fn expect(&self, fits: bool) -> Result<(), String> {
+        if fits { Ok(()) } else { Err(self.misplaced()) }
+    }
+
+    fn misplaced(&self) -> String {
+        format!("not possible while the game is {}", self.stage.describe())
+    }
+
+    fn place_handicap(&mut self, vertices: &[Vertex]) -> Result<(), String> {
+        let mut distinct = vertices.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() != vertices.len() || vertices.len() != usize::from(self.settings.handicap)
+        {
+            return Err(format!(
+                "{} handicap stones are due, on different points",
+                self.settings.handicap
+            ));
+        }
+        let setup: Vec<(Vertex, Color)> = vertices.iter().map(|&v| (v, Color::Black)).collect();
+        self.game = Game::with_setup(
+            self.settings.board_size,
+            self.settings.ko_rule(),
+            &setup,
+            Color::White,
+        )
+        .map_err(|e| e.to_string())?;
+        self.handicap_stones = vertices.to_vec();
+        Ok(())
+    }
+
+    /// Sets both clocks as an event recorded them, the side it shows running running
+    /// from `now` (a replay's `now` means nothing: the rebuilt game stops every clock).
+    fn set_clock(&mut self, view: Option<ClockView>, now: Millis) -> Result<(), String> {
+        match (view, self.settings.clock.is_timed()) {
+            (Some(view), true) => {
+                self.clock.restore(view);
+                let flagged = |_| "the clock it records had run out".to_string();
+                match (view.running, view.paused) {
+                    (Some(color), _) => self.clock.start(color, now).map_err(flagged)?,
+                    // Paused with the side to move's clock held, as `pause` leaves it.
+                    (None, true) => {
+                        self.clock
+                            .start(self.game.to_move(), now)
+                            .map_err(flagged)?;
+                        self.clock.pause(now).map_err(flagged)?;
+                    }
+                    (None, false) => {}
+                }
+                Ok(())
+            }
+            (None, false) => Ok(()),
+            (Some(_), false) => Err("an untimed game's event has a clock".into()),
+            (None, true) => Err("a timed game's event has no clock".into()),
+        }
+    }
+
+    /// Stops the clocks at `now`, charging the running side; a side that ran out shows
+    /// zero (the events that stop the clocks end play, and the decision saw any flag).
+    fn stop_clock(&mut self, now: Millis) {
+        self.clock.restore(self.clock.view(now));
+    }
+}

@@ -1,0 +1,353 @@
+//! One live game as a state machine: the rules position, the stage, the clock, the lag
+//! quotas. No I/O and no tasks: the room actor feeds it actions with the current time
+//! and gets back the complete events to store and broadcast, with the game after them.
+//!
+//! Every change is an event applied by [`LiveGame::apply`]: a decision builds each event
+//! complete (captures, clocks, times, lag credit) and applies it the way a replay of the
+//! stored log does, so a rebuilt game is the game that was played.
+
+mod apply;
+mod decide;
+mod snapshot;
+mod stage;
+#[cfg(test)]
+mod tests;
+
+use crate::clock::{ClockView, GameClock, LagQuota, LagSettings, Millis};
+use crate::protocol::{
+    ChatLine, GameEvent, GameSettings, HandicapPlacement, NigiriProof, Phase, Refusal, UserInfo,
+};
+use crate::rules::{Color, Game, GameResult, Vertex};
+
+use decide::Draft;
+use stage::{Ended, Play, Scheduled, Scoring, Sealed, Stage};
+
+/// Longest chat line, in characters.
+pub const MAX_CHAT_CHARS: usize = 500;
+/// Chat lines a snapshot carries.
+const CHAT_KEPT: usize = 50;
+
+/// What a player asks for in a game.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Play {
+        move_number: u32,
+        mv: crate::rules::Move,
+    },
+    Resign,
+    PlaceHandicap(Vec<Vertex>),
+    MarkDead {
+        vertex: Vertex,
+        dead: bool,
+    },
+    AcceptScore {
+        marks_seq: Option<u64>,
+    },
+    RejectScore,
+    Chat(String),
+    Pause,
+    Resume,
+    Seal {
+        move_number: u32,
+        mv: crate::rules::Move,
+    },
+    ClaimWin,
+}
+
+/// When something happens: the room's monotonic time (for clocks), the wall time (for
+/// records) and the acting connection's latency estimate (for lag compensation).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Moment {
+    pub now: Millis,
+    pub wall_ms: i64,
+    pub lag_ms: u64,
+}
+
+/// An accepted change: its events, complete (captures, clocks and times filled in) and
+/// numbered from the game's next `seq` on, and the game as it is after them. The room
+/// stores the events and only then takes `game` as its state, so a store that refuses
+/// leaves the game exactly as it was.
+pub struct Step {
+    pub events: Vec<GameEvent>,
+    pub game: Box<LiveGame>,
+}
+
+impl Step {
+    /// The seq of the first event.
+    pub fn first_seq(&self) -> u64 {
+        self.game.seq + 1 - self.events.len() as u64
+    }
+}
+
+/// A stored event that does not apply to the game its log rebuilt so far: the log is not
+/// one this server wrote, or it is damaged. Never skipped in silence.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("event {seq} does not apply: {reason}")]
+pub struct ReplayError {
+    pub seq: u64,
+    pub reason: String,
+}
+
+/// A game being played.
+#[derive(Clone)]
+pub struct LiveGame {
+    pub settings: GameSettings,
+    pub black: UserInfo,
+    pub white: UserInfo,
+    game: Game,
+    stage: Stage,
+    handicap_stones: Vec<Vertex>,
+    clock: GameClock,
+    /// Each player's lag quota, by [`Color::index`]; charged by every move's recorded
+    /// credit, so a rebuilt game has what was left.
+    lag: [LagQuota; 2],
+    /// Rejected scorings so far.
+    disputes: u32,
+    /// Moves played before play last resumed: passes before it do not count.
+    resumed_at: usize,
+    /// The players' latest chat lines, for snapshots.
+    chat: std::collections::VecDeque<ChatLine>,
+    nigiri: Option<NigiriProof>,
+    online: [bool; 2],
+    /// Whether each player has been here at all (scheduled games' lateness rule).
+    ever_present: [bool; 2],
+    /// Since when each player has been away.
+    absent_since: [Option<Millis>; 2],
+    /// When absent players of a scheduled game forfeit, until both have come.
+    forfeit_at: Option<Millis>,
+    /// Numbered events so far (the last event's seq).
+    seq: u64,
+}
+
+impl LiveGame {
+    /// A game from its first event (`game_created`), which must be seq 1. A game with a
+    /// `start_at` is scheduled even when that instant has passed: its timer then begins
+    /// it at once, so `game_began` is always recorded.
+    pub fn create(
+        first: &GameEvent,
+        at: Moment,
+        lag: LagSettings,
+    ) -> Result<LiveGame, ReplayError> {
+        let bad = |reason: &str| ReplayError {
+            seq: 1,
+            reason: reason.to_string(),
+        };
+        let now = at.now;
+        let GameEvent::GameCreated {
+            settings,
+            black,
+            white,
+            handicap_stones,
+            nigiri,
+            ..
+        } = first
+        else {
+            return Err(bad("a game's first event must be game_created"));
+        };
+        let setup: Vec<(Vertex, Color)> =
+            handicap_stones.iter().map(|&v| (v, Color::Black)).collect();
+        let first_to_move = if settings.handicap >= 2 && !free_handicap(settings) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let game = Game::with_setup(
+            settings.board_size,
+            settings.ko_rule(),
+            &setup,
+            first_to_move,
+        )
+        .map_err(|e| bad(&e.to_string()))?;
+        // A scheduled start, moved onto the room's clock (a past one is now).
+        let later = |wall: i64| now + wall.saturating_sub(at.wall_ms).max(0) as Millis;
+        let stage = match settings.start_at {
+            Some(t) => Stage::Scheduled(Scheduled {
+                begins_at: later(t),
+                missed: false,
+            }),
+            None => LiveGame::opening(settings),
+        };
+        let forfeit_at = settings
+            .start_at
+            .map(|t| later(t.saturating_add(settings.forfeit_after_ms as i64)));
+        // No clock runs yet: the first player's starts when they come to the board
+        // (`start_clock_if_stopped`), or at a scheduled start whether they come or not.
+        Ok(LiveGame {
+            settings: (**settings).clone(),
+            black: black.clone(),
+            white: white.clone(),
+            game,
+            stage,
+            handicap_stones: handicap_stones.clone(),
+            clock: GameClock::new(settings.clock),
+            lag: [LagQuota::new(lag), LagQuota::new(lag)],
+            disputes: 0,
+            resumed_at: 0,
+            chat: std::collections::VecDeque::new(),
+            nigiri: nigiri.clone(),
+            online: [false; 2],
+            ever_present: [false; 2],
+            absent_since: [Some(now); 2],
+            forfeit_at,
+            seq: 1,
+        })
+    }
+
+    /// The stage a game begins in: Black places free handicap stones, or play starts.
+    fn opening(settings: &GameSettings) -> Stage {
+        if free_handicap(settings) {
+            Stage::Handicap
+        } else {
+            Stage::Play(Play::RUNNING)
+        }
+    }
+
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.stage.phase()
+    }
+
+    pub fn result(&self) -> Option<GameResult> {
+        match &self.stage {
+            Stage::Ended(ended) => Some(ended.result),
+            _ => None,
+        }
+    }
+
+    /// Moves played so far (passes included).
+    pub fn move_count(&self) -> u32 {
+        self.game.moves().len() as u32
+    }
+
+    pub fn to_move(&self) -> Color {
+        self.game.to_move()
+    }
+
+    pub fn rules(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn clock(&self) -> &GameClock {
+        &self.clock
+    }
+
+    /// A player's lag quota left for the rest of the game.
+    pub fn lag_quota_ms(&self, color: Color) -> Millis {
+        self.lag[color.index()].quota_ms()
+    }
+
+    /// The seat of `user`, if they play in this game.
+    pub fn color_of(&self, user_id: &str) -> Option<Color> {
+        if self.black.id == user_id {
+            Some(Color::Black)
+        } else if self.white.id == user_id {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+
+    pub fn player(&self, color: Color) -> &UserInfo {
+        match color {
+            Color::Black => &self.black,
+            Color::White => &self.white,
+        }
+    }
+
+    pub fn is_online(&self, color: Color) -> bool {
+        self.online[color.index()]
+    }
+
+    /// The next instant something happens by itself (a start, a flag, a forfeit, the
+    /// end of the dead-stone phase), for the room's one timer.
+    pub fn next_timer(&self) -> Option<Millis> {
+        let stage = match &self.stage {
+            Stage::Ended(_) => return None,
+            Stage::Scheduled(s) => Some(s.begins_at),
+            Stage::Scoring(s) => Some(s.until),
+            _ => None,
+        };
+        let flag = self
+            .stage
+            .clock_runs()
+            .then(|| self.clock.deadline())
+            .flatten();
+        let forfeit = self
+            .forfeit_at
+            .filter(|_| !self.ever_present.iter().all(|&p| p));
+        [stage, flag, forfeit].into_iter().flatten().min()
+    }
+
+    /// What happens by itself at `at`: the events to record (none if nothing is due).
+    pub fn on_timer(&self, at: Moment) -> Step {
+        let mut draft = Draft::new(self, at);
+        match draft.timer() {
+            Ok(()) => draft.finish(),
+            Err(refusal) => {
+                tracing::error!(message = %refusal.message, "a timer event did not apply");
+                Draft::new(self, at).finish()
+            }
+        }
+    }
+
+    /// Decides what `who` asking for `action` at `at` does: the events to record, in
+    /// order, with the game after them, or a refusal. `self` is never changed.
+    pub fn decide(&self, who: Color, action: &Action, at: Moment) -> Result<Step, Refusal> {
+        let mut draft = Draft::new(self, at);
+        draft.action(who, action)?;
+        Ok(draft.finish())
+    }
+
+    /// Applies complete events the room records itself (presence) to a copy of the game.
+    /// An event that does not apply is logged and left out.
+    pub fn step(&self, events: Vec<GameEvent>, at: Moment) -> Step {
+        let mut game = Box::new(self.clone());
+        let mut kept = Vec::with_capacity(events.len());
+        for event in events {
+            let seq = game.seq + 1;
+            match game.apply(&event, seq, at) {
+                Ok(()) => kept.push(event),
+                Err(e) => tracing::error!(error = %e, "the room's own event did not apply"),
+            }
+        }
+        Step { events: kept, game }
+    }
+
+    /// After a rebuild from the log: no clock runs (downtime is never charged) and
+    /// nobody is here yet; absence counts from now. A scheduled start that passed while
+    /// the server was down begins the game (by the timer, at once) with clocks stopped.
+    /// Returns the players the log last showed online, whose going offline the room
+    /// records so that clients hear of it.
+    pub fn settle_after_restart(&mut self, now: Millis) -> Vec<Color> {
+        self.clock.restore(self.clock.view(now));
+        self.absent_since = [Some(now); 2];
+        if let Stage::Scheduled(s) = &mut self.stage {
+            s.missed = s.begins_at <= now;
+        }
+        [Color::Black, Color::White]
+            .into_iter()
+            .filter(|c| self.online[c.index()] && self.phase() != Phase::Ended)
+            .collect()
+    }
+
+    /// Starts the clock of the side to move if no clock runs (when that player comes to
+    /// the board at the start of the game or after a restart).
+    pub fn start_clock_if_stopped(&mut self, now: Millis) {
+        if self.stage.clock_runs() && self.clock.running().is_none() {
+            // No clock runs, so nothing is charged and nothing can flag.
+            let _ = self.clock.start(self.game.to_move(), now);
+        }
+    }
+
+    /// Both clocks at `now`, for timed games.
+    pub fn clock_view(&self, now: Millis) -> Option<ClockView> {
+        self.settings.clock.is_timed().then(|| self.clock.view(now))
+    }
+}
+
+fn free_handicap(settings: &GameSettings) -> bool {
+    settings.handicap >= 2 && settings.handicap_placement == HandicapPlacement::Free
+}
