@@ -388,31 +388,25 @@ fn bad_input_is_refused_with_its_code() {
             .code
     };
     let play = |move_number, mv| Action::Play { move_number, mv };
-    assert_eq!(
-        refused(&t, Color::White, play(2, stone(2, 2))),
-        ErrorCode::IllegalMove
-    );
-    assert_eq!(
-        refused(&t, Color::White, play(1, stone(3, 3))),
-        ErrorCode::StaleMove
-    );
-    assert_eq!(
-        refused(&t, Color::Black, play(2, stone(3, 3))),
-        ErrorCode::NotYourTurn
-    );
-    assert_eq!(
-        refused(&t, Color::White, play(2, stone(9, 9))),
-        ErrorCode::IllegalMove
-    );
-    assert_eq!(
-        refused(&t, Color::White, Action::Chat("  ".into())),
-        ErrorCode::BadRequest
-    );
-    let long = "x".repeat(MAX_CHAT_CHARS + 1);
-    assert_eq!(
-        refused(&t, Color::White, Action::Chat(long)),
-        ErrorCode::BadRequest
-    );
+    let cases = [
+        (Color::White, play(2, stone(2, 2)), ErrorCode::IllegalMove),
+        (Color::White, play(1, stone(3, 3)), ErrorCode::StaleMove),
+        (Color::Black, play(2, stone(3, 3)), ErrorCode::NotYourTurn),
+        (Color::White, play(2, stone(9, 9)), ErrorCode::IllegalMove),
+        (
+            Color::White,
+            Action::Chat("  ".into()),
+            ErrorCode::BadRequest,
+        ),
+        (
+            Color::White,
+            Action::Chat("x".repeat(MAX_CHAT_CHARS + 1)),
+            ErrorCode::BadRequest,
+        ),
+    ];
+    for (who, action, code) in cases {
+        assert_eq!(refused(&t, who, action.clone()), code, "{who} {action:?}");
+    }
     let mut h = Table::new(GameSettings {
         handicap: 2,
         handicap_placement: HandicapPlacement::Free,
@@ -420,18 +414,26 @@ fn bad_input_is_refused_with_its_code() {
     });
     h.presence(Color::Black, 0);
     let place = |v: Vec<Vertex>| Action::PlaceHandicap(v);
-    assert_eq!(
-        refused(&h, Color::Black, place(vec![point(2, 2)])),
-        ErrorCode::BadRequest
-    );
-    assert_eq!(
-        refused(&h, Color::Black, place(vec![point(2, 2), point(2, 2)])),
-        ErrorCode::BadRequest
-    );
-    assert_eq!(
-        refused(&h, Color::White, place(vec![point(2, 2), point(6, 6)])),
-        ErrorCode::NotYourTurn
-    );
+    let cases = [
+        (
+            Color::Black,
+            place(vec![point(2, 2)]),
+            ErrorCode::BadRequest,
+        ),
+        (
+            Color::Black,
+            place(vec![point(2, 2), point(2, 2)]),
+            ErrorCode::BadRequest,
+        ),
+        (
+            Color::White,
+            place(vec![point(2, 2), point(6, 6)]),
+            ErrorCode::NotYourTurn,
+        ),
+    ];
+    for (who, action, code) in cases {
+        assert_eq!(refused(&h, who, action.clone()), code, "{who} {action:?}");
+    }
 }
 
 /// A whole game with every kind of event: handicap, captures, a pause, an adjournment,
