@@ -26,6 +26,17 @@ impl LiveGame {
     }
 
     fn record(&mut self, event: &GameEvent, seq: u64, now: Millis) -> Result<(), String> {
+        // Logs written before a start already past (or missed in downtime) was recorded
+        // as `game_began` go straight on to play: its first move or handicap placement
+        // begins the game, with the clock its own event records.
+        if matches!(self.stage, Stage::Scheduled(_))
+            && matches!(
+                event,
+                GameEvent::MovePlayed { .. } | GameEvent::HandicapPlaced { .. }
+            )
+        {
+            self.stage = LiveGame::opening(&self.settings);
+        }
         match event {
             GameEvent::GameCreated { .. } => return Err("a game is created only once".into()),
             GameEvent::GameBegan { clock } => {

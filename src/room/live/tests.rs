@@ -762,6 +762,24 @@ fn a_start_missed_in_downtime_is_recorded_with_clocks_stopped() {
 }
 
 #[test]
+fn an_older_log_whose_scheduled_game_began_unrecorded_still_replays() {
+    // The first server recorded no `game_began` for a start that had passed: its log
+    // goes from the creation straight to the first move.
+    let mut t = scheduled(-10_000);
+    t.presence(Color::Black, 0);
+    t.presence(Color::White, 0);
+    assert_eq!(t.timer(0), vec!["game_began"]);
+    t.play(Color::Black, stone(2, 2), 1_000);
+    t.play(Color::White, stone(6, 6), 2_000);
+    t.log
+        .retain(|(e, _)| !matches!(e, GameEvent::GameBegan { .. }));
+    let replayed = t.replayed();
+    assert_eq!(replayed.phase(), Phase::Play);
+    assert_eq!(replayed.move_count(), 2);
+    assert_eq!(replayed.clock_view(2_000), t.game.clock_view(2_000));
+}
+
+#[test]
 fn the_dead_stone_phase_runs_out_into_a_dispute() {
     let mut t = Table::new(timed());
     t.play(Color::Black, Move::Pass, 10);
