@@ -1,0 +1,63 @@
+//! The fuzz targets' checks (fuzz/src/) on the stable toolchain: every input a fuzzer
+//! found a bug with stays here as a plain test, and the committed seed corpus is replayed
+//! too, so the checks themselves cannot rot between fuzz runs. The fuzz crate and its
+//! command are described in fuzz/README.md.
+
+#[path = "../fuzz/src/bytes.rs"]
+mod bytes;
+#[path = "../fuzz/src/clock.rs"]
+mod clock;
+#[path = "../fuzz/src/decode.rs"]
+mod decode;
+#[path = "../fuzz/src/gtp.rs"]
+mod gtp;
+#[path = "../fuzz/src/rules.rs"]
+mod rules;
+#[path = "../fuzz/src/sgf.rs"]
+mod sgf;
+
+use std::path::Path;
+
+/// Runs `check` on every seed of fuzz/corpus/`target`/ and says how many there were.
+/// What a fuzz run adds there (named by the SHA-1 of its content) is left out.
+fn replay_seeds(target: &str, check: fn(&[u8])) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut seeds = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy();
+        if name.len() == 40 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        check(&std::fs::read(&path).unwrap());
+        seeds += 1;
+    }
+    seeds
+}
+
+#[test]
+fn the_decode_seeds_pass() {
+    assert!(replay_seeds("decode", decode::check) >= 10);
+}
+
+#[test]
+fn the_sgf_seeds_pass() {
+    assert!(replay_seeds("sgf", sgf::check) >= 10);
+}
+
+#[test]
+fn the_rules_seeds_pass() {
+    assert!(replay_seeds("rules", rules::check) >= 10);
+}
+
+#[test]
+fn the_gtp_seeds_pass() {
+    assert!(replay_seeds("gtp", gtp::check) >= 10);
+}
+
+#[test]
+fn the_clock_seeds_pass() {
+    assert!(replay_seeds("clock", clock::check) >= 5);
+}
