@@ -18,6 +18,9 @@ mod sgf;
 
 use std::path::Path;
 
+use tengen::rules::HalfPoints;
+use tengen::rules::sgf::GameRecord;
+
 /// Runs `check` on every seed of fuzz/corpus/`target`/ and says how many there were.
 /// What a fuzz run adds there (named by the SHA-1 of its content) is left out.
 fn replay_seeds(target: &str, check: fn(&[u8])) -> usize {
@@ -60,4 +63,42 @@ fn the_gtp_seeds_pass() {
 #[test]
 fn the_clock_seeds_pass() {
     assert!(replay_seeds("clock", clock::check) >= 5);
+}
+
+/// Found by reading rather than by a fuzzer, but the sgf check now guards it: a point
+/// listed again and again (each `[aa:yy]` is 625 points) grew the setup without bound.
+#[test]
+fn sgf_setup_repeating_a_rectangle_stays_one_stone_per_point() {
+    let record = format!(
+        "(;SZ[25]AB{}AE{})",
+        "[aa:yy]".repeat(2_000),
+        "[aa:yy]".repeat(2_000)
+    );
+    sgf::check(record.as_bytes());
+    let record = format!("(;SZ[25]AB{}AW[aa])", "[aa:yy]".repeat(2_000));
+    sgf::check(record.as_bytes());
+}
+
+/// The sgf fuzzer's first finds (minimized by hand from its artifacts): game information
+/// in a node after the root, a `TM` that is not a number, and a `PL` after the first
+/// move were kept in the record but dropped or misplaced by the writer, so a record
+/// written and read again was another record.
+#[test]
+fn sgf_game_information_survives_a_round_trip() {
+    for record in [
+        "(;TM[long-life])",
+        "(;;CA[UTF8]SZ[3]KM[7.5])",
+        "(;;DT[x])",
+        "(;;FF[])",
+        "(;;B[aa];PL[W])",
+    ] {
+        sgf::check(record.as_bytes());
+    }
+    let record = GameRecord::from_sgf("(;;KM[7.5]PB[x];B[aa]PL[W])").unwrap();
+    assert_eq!(record.komi, Some(HalfPoints(15)));
+    assert_eq!(record.black_player.as_deref(), Some("x"));
+    assert_eq!(
+        record.to_move, None,
+        "a PL beside a move is no starting side"
+    );
 }
