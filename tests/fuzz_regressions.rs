@@ -79,10 +79,10 @@ fn sgf_setup_repeating_a_rectangle_stays_one_stone_per_point() {
     sgf::check(record.as_bytes());
 }
 
-/// The sgf fuzzer's first finds (minimized by hand from its artifacts): game information
-/// in a node after the root, a `TM` that is not a number, and a `PL` after the first
-/// move were kept in the record but dropped or misplaced by the writer, so a record
-/// written and read again was another record.
+/// The sgf fuzzer's finds (minimized by hand from its artifacts): game information in a
+/// node after the root, a `TM` that is not a number, a `PL` after the first move, and a
+/// move's `BL`/`OB` in a node of its own were kept in the record but dropped or read
+/// otherwise once written, so a record written and read again was another record.
 #[test]
 fn sgf_game_information_survives_a_round_trip() {
     for record in [
@@ -91,6 +91,7 @@ fn sgf_game_information_survives_a_round_trip() {
         "(;;DT[x])",
         "(;;FF[])",
         "(;;B[aa];PL[W])",
+        "(;;B[];C[x]OB[9][bb])",
     ] {
         sgf::check(record.as_bytes());
     }
@@ -101,6 +102,13 @@ fn sgf_game_information_survives_a_round_trip() {
         record.to_move, None,
         "a PL beside a move is no starting side"
     );
+    let record = GameRecord::from_sgf("(;;B[aa];BL[30]OB[2])").unwrap();
+    assert_eq!(
+        record.moves[0].time_left,
+        Some(30.0),
+        "times after a move are its"
+    );
+    assert_eq!(record.moves[0].periods_left, Some(2));
 }
 
 /// The clock fuzzer's finds, which were the check's own mistakes at the far end of

@@ -511,17 +511,18 @@ impl GameRecord {
                     }
                     _ => {}
                 }
-                if let Some(m) = &mut move_node {
-                    if read_move_time(m, p) {
+                // A node without a move after the first move belongs to the move before
+                // it, as the writer writes it: its times are that move's times.
+                let mover = match (&mut move_node, record.moves.last_mut()) {
+                    (Some(m), _) | (None, Some(m)) => m,
+                    (None, None) => {
+                        merge_property(&mut record.root_properties, p);
                         continue;
                     }
-                }
-                let home = match (&mut move_node, record.moves.last_mut()) {
-                    (Some(m), _) => &mut m.properties,
-                    (None, Some(last)) => &mut last.properties,
-                    _ => &mut record.root_properties,
                 };
-                merge_property(home, p);
+                if !read_move_time(mover, p) {
+                    merge_property(&mut mover.properties, p);
+                }
             }
             if let Some(m) = move_node {
                 record.moves.push(m);
