@@ -406,7 +406,8 @@ pub struct GameRecord {
     pub time_limit: Option<f64>,
     /// `OT`: the overtime system in words, e.g. `5x30 byo-yomi`.
     pub overtime: Option<String>,
-    /// `AB` and `AW` stones of the starting position: Black's first, then White's.
+    /// `AB` and `AW` stones of the starting position: Black's first, then White's, each
+    /// point at most once.
     pub setup: Vec<(Vertex, Color)>,
     /// `PL`: who moves first from the starting position.
     pub to_move: Option<Color>,
@@ -419,9 +420,9 @@ pub struct GameRecord {
 
 /// Root properties the writer always writes itself (`FF`, `GM`, `CA`) or from typed
 /// fields; copies of them among [`GameRecord::root_properties`] are not written twice.
+/// (`TM` is not among them: one that is not a number stays there, and is written.)
 const TYPED_ROOT: &[&str] = &[
-    "FF", "GM", "CA", "SZ", "KM", "HA", "RU", "PB", "PW", "RE", "DT", "TM", "OT", "AB", "AW", "AE",
-    "PL",
+    "FF", "GM", "CA", "SZ", "KM", "HA", "RU", "PB", "PW", "RE", "DT", "OT", "AB", "AW", "AE", "PL",
 ];
 
 impl GameRecord {
@@ -477,8 +478,11 @@ impl GameRecord {
             let mv = node_move(node, n, size)?;
             let mut move_node = mv.map(|(color, mv)| MoveNode::new(color, mv));
             let before_first_move = record.moves.is_empty();
+            // Game information may follow the root in nodes before the first move; the
+            // writer puts it back in the root, so it is read as if it stood there.
+            let game_info = n == 0 || (before_first_move && move_node.is_none());
             for p in &node.properties {
-                if n == 0 && record.read_root_property(p)? {
+                if game_info && record.read_root_property(p)? {
                     continue;
                 }
                 match p.ident.as_str() {
@@ -493,7 +497,9 @@ impl GameRecord {
                         record.read_setup(p, n)?;
                         continue;
                     }
-                    "PL" if before_first_move => {
+                    // In a node with a move, `PL` is kept as written: the writer puts
+                    // the starting side in the root and a move's properties with it.
+                    "PL" if before_first_move && move_node.is_none() => {
                         let text = p.simple_text();
                         let color = text.trim().parse().map_err(|_| SgfError::BadValue {
                             ident: "PL",
@@ -505,17 +511,18 @@ impl GameRecord {
                     }
                     _ => {}
                 }
-                if let Some(m) = &mut move_node {
-                    if read_move_time(m, p) {
+                // A node without a move after the first move belongs to the move before
+                // it, as the writer writes it: its times are that move's times.
+                let mover = match (&mut move_node, record.moves.last_mut()) {
+                    (Some(m), _) | (None, Some(m)) => m,
+                    (None, None) => {
+                        merge_property(&mut record.root_properties, p);
                         continue;
                     }
-                }
-                let home = match (&mut move_node, record.moves.last_mut()) {
-                    (Some(m), _) => &mut m.properties,
-                    (None, Some(last)) => &mut last.properties,
-                    _ => &mut record.root_properties,
                 };
-                merge_property(home, p);
+                if !read_move_time(mover, p) {
+                    merge_property(&mut mover.properties, p);
+                }
             }
             if let Some(m) = move_node {
                 record.moves.push(m);
@@ -569,11 +576,14 @@ impl GameRecord {
         Ok(true)
     }
 
-    /// Adds `AB`/`AW` stones or removes `AE` points from the starting position.
+    /// Adds `AB`/`AW` stones or removes `AE` points from the starting position. A point
+    /// holds one stone, so a later property replaces what an earlier one set up there:
+    /// the setup never outgrows the board, however often a record lists a point.
     fn read_setup(&mut self, p: &Property, node: usize) -> Result<(), SgfError> {
         let points = parse_point_list(p, node, self.size)?;
+        self.setup.retain(|(v, _)| !points.contains(*v));
         match p.ident.as_str() {
-            "AE" => self.setup.retain(|(v, _)| !points.contains(v)),
+            "AE" => {}
             ident => {
                 let color = if ident == "AB" {
                     Color::Black
@@ -590,7 +600,7 @@ impl GameRecord {
                     Color::White => self.setup.len(),
                 };
                 self.setup
-                    .splice(at..at, points.into_iter().map(|v| (v, color)));
+                    .splice(at..at, points.points.into_iter().map(|v| (v, color)));
             }
         }
         Ok(())
@@ -763,9 +773,39 @@ fn node_move(node: &Node, n: usize, size: u8) -> Result<Option<(Color, Move)>, S
     Ok(Some((color, Move::Play(v))))
 }
 
+/// Points of a board, each at most once, in the order first added: what a point list
+/// holds, in memory and time bounded by the board, not by how often the list repeats.
+struct PointSet {
+    points: Vec<Vertex>,
+    listed: [bool; MAX_SIZE as usize * MAX_SIZE as usize],
+}
+
+impl PointSet {
+    fn new() -> PointSet {
+        PointSet {
+            points: Vec::new(),
+            listed: [false; MAX_SIZE as usize * MAX_SIZE as usize],
+        }
+    }
+
+    fn slot(v: Vertex) -> usize {
+        usize::from(v.y) * usize::from(MAX_SIZE) + usize::from(v.x)
+    }
+
+    fn insert(&mut self, v: Vertex) {
+        if !std::mem::replace(&mut self.listed[PointSet::slot(v)], true) {
+            self.points.push(v);
+        }
+    }
+
+    fn contains(&self, v: Vertex) -> bool {
+        self.listed[PointSet::slot(v)]
+    }
+}
+
 /// The points of a point list such as `AB[dd][pp]` or the rectangle `AB[aa:cc]`.
-fn parse_point_list(p: &Property, node: usize, size: u8) -> Result<Vec<Vertex>, SgfError> {
-    let mut points = Vec::new();
+fn parse_point_list(p: &Property, node: usize, size: u8) -> Result<PointSet, SgfError> {
+    let mut points = PointSet::new();
     for value in &p.values {
         let bad = || SgfError::BadPoint {
             ident: p.ident.clone(),
@@ -775,12 +815,12 @@ fn parse_point_list(p: &Property, node: usize, size: u8) -> Result<Vec<Vertex>, 
         };
         let point = |s: &str| Vertex::from_sgf(s.trim(), size).ok_or_else(bad);
         match value.split_once(':') {
-            None => points.push(point(value)?),
+            None => points.insert(point(value)?),
             Some((a, b)) => {
                 let (a, b) = (point(a)?, point(b)?);
                 for y in a.y.min(b.y)..=a.y.max(b.y) {
                     for x in a.x.min(b.x)..=a.x.max(b.x) {
-                        points.push(Vertex::new(x, y));
+                        points.insert(Vertex::new(x, y));
                     }
                 }
             }
@@ -858,6 +898,17 @@ mod tests {
             .collect();
         assert_eq!(black, ["A4", "B4", "A5", "B5"]);
         assert_eq!(white, ["E1", "C1", "D1"]);
+    }
+
+    #[test]
+    fn a_point_listed_again_holds_one_stone_the_last_one() {
+        let r = GameRecord::from_sgf("(;SZ[5]AB[aa:ee][aa:ee][aa]AW[bb:cc];AE[cc]AW[aa])").unwrap();
+        assert_eq!(r.setup.len(), 25 - 1);
+        let at = |v: &str| r.setup.iter().find(|s| s.0.to_string() == v).map(|s| s.1);
+        assert_eq!(at("A5"), Some(Color::White));
+        assert_eq!(at("B4"), Some(Color::White));
+        assert_eq!(at("C3"), None);
+        assert_eq!(at("E1"), Some(Color::Black));
     }
 
     #[test]
@@ -1108,8 +1159,8 @@ mod tests {
                     prop::option::of(text()),
                 );
                 let setup = (
-                    prop::collection::vec(vertex(size), 0..6),
-                    prop::collection::vec(vertex(size), 0..6),
+                    prop::collection::btree_set(vertex(size), 0..6),
+                    prop::collection::btree_set(vertex(size), 0..6),
                     prop::option::of(any::<bool>()),
                 );
                 let rest = (
@@ -1135,9 +1186,9 @@ mod tests {
                         time_limit,
                         overtime,
                         setup: black
-                            .into_iter()
-                            .map(|v| (v, Color::Black))
-                            .chain(white.into_iter().map(|v| (v, Color::White)))
+                            .iter()
+                            .map(|&v| (v, Color::Black))
+                            .chain(white.difference(&black).map(|&v| (v, Color::White)))
                             .collect(),
                         to_move: to_move.map(|b| if b { Color::Black } else { Color::White }),
                         moves,
