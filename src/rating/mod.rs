@@ -1,0 +1,9 @@
+//! Pure rating core (docs/RATINGS.md): Glicko-2 ratings, kyu/dan ranks, handicap worth,
+//! and the ledger that folds rated results into every player's ratings. Never does I/O,
+//! never reads a clock: time comes in with each result, so a rebuild replays exactly.
+//!
+//! - [`glicko2`]: the [`Rating`] and the paper's update for one rating period.
+
+pub mod glicko2;
+
+pub use glicko2::{Game, Rating, rate, rate_game};
