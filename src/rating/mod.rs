@@ -3,7 +3,10 @@
 //! never reads a clock: time comes in with each result, so a rebuild replays exactly.
 //!
 //! - [`glicko2`]: the [`Rating`] and the paper's update for one rating period.
+//! - [`rank`]: the [`Rank`] a rating is shown as, and [`handicap_worth`].
 
 pub mod glicko2;
+pub mod rank;
 
 pub use glicko2::{Game, Rating, rate, rate_game};
+pub use rank::{Rank, ShownRank, handicap_worth};
