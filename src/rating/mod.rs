@@ -4,9 +4,12 @@
 //!
 //! - [`glicko2`]: the [`Rating`] and the paper's update for one rating period.
 //! - [`rank`]: the [`Rank`] a rating is shown as, and [`handicap_worth`].
+//! - [`ledger`]: the [`Ledger`] of standings per player, overall and per board size.
 
 pub mod glicko2;
+pub mod ledger;
 pub mod rank;
 
 pub use glicko2::{Game, Rating, rate, rate_game};
+pub use ledger::{Ledger, Pool, PoolChange, RatedResult, RatingChange, ResultError, Standing};
 pub use rank::{Rank, ShownRank, handicap_worth};
