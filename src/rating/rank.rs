@@ -102,6 +102,7 @@ pub fn handicap_worth(size: u8, stones: u8) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rating::glicko2::rate_game;
 
     fn shown(rating: f64, deviation: f64) -> String {
         ShownRank::of(&Rating {
@@ -149,6 +150,32 @@ mod tests {
         assert!((handicap_worth(19, 9) - 100.0 * (8.5 - 9.0 / 14.0)).abs() < 1e-9);
         let step = handicap_worth(19, 5) - handicap_worth(19, 4);
         assert!((step - 100.0 * 13.0 / 14.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_new_player_loses_the_question_mark_after_about_ten_games() {
+        let established = Rating {
+            deviation: 60.0,
+            ..Rating::NEW
+        };
+        let mut player = Rating::NEW;
+        let mut shown_after = Vec::new();
+        for game in 0..12 {
+            player = rate_game(player, established, f64::from(game % 2));
+            shown_after.push(ShownRank::of(&player).provisional);
+        }
+        assert!(shown_after[..8].iter().all(|&provisional| provisional));
+        assert!(!shown_after[11]);
+    }
+
+    #[test]
+    fn winning_the_game_a_handicap_made_fair_moves_ratings_as_an_even_game_does() {
+        let white = Rating::NEW.shifted(400.0);
+        let black = white.shifted(-handicap_worth(19, 4));
+        let handicap = rate_game(black, white.shifted(-handicap_worth(19, 4)), 1.0);
+        let even = rate_game(black, black, 1.0);
+        assert!((handicap.rating - even.rating).abs() < 1e-9);
+        assert!(rate_game(black, white, 1.0).rating > handicap.rating);
     }
 
     #[test]
