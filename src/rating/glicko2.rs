@@ -14,6 +14,12 @@ pub const TAU: f64 = 0.5;
 /// The convergence tolerance of the volatility iteration (step 5).
 pub const EPSILON: f64 = 0.000_001;
 
+/// The most volatile a rating can be. Step 5 lets one upset across thousands of rating
+/// points raise σ without bound, and φ* and the rating change with it; capped, one game
+/// moves μ by at most `(φ² + 0.1²)·g`: about 700 points for a new player, 20 for a settled
+/// one. The paper's example (0.06 → 0.059996) never comes near it.
+pub const MAX_VOLATILITY: f64 = 0.1;
+
 /// The most uncertain a rating can be: a new player's deviation, and the cap on growth
 /// while a player is away.
 pub const MAX_DEVIATION: f64 = 350.0;
@@ -89,7 +95,7 @@ pub fn rate(player: Rating, games: &[Game]) -> Rating {
     let v = variance(mu, games);
     let sum = weighted_surprise(mu, games);
     let delta = v * sum;
-    let sigma = new_volatility(phi, sigma, v, delta);
+    let sigma = new_volatility(phi, sigma, v, delta).min(MAX_VOLATILITY);
     let phi_star = (phi * phi + sigma * sigma).sqrt();
     let phi = 1.0 / (1.0 / (phi_star * phi_star) + 1.0 / v).sqrt();
     let mu = mu + phi * phi * sum;
@@ -111,8 +117,13 @@ fn g(phi: f64) -> f64 {
 }
 
 /// E(μ, μj, φj): the expected score against one opponent.
+///
+/// Kept a hair (`f64::EPSILON`) from 0 and 1, so that no game is certain in floating
+/// point and v, Δ and step 5 stay finite whatever the ratings and handicap; any game the
+/// paper's arithmetic can express is untouched.
 fn expected(mu: f64, opponent: &Rating) -> f64 {
-    1.0 / (1.0 + (-g(opponent.phi()) * (mu - opponent.mu())).exp())
+    let e = 1.0 / (1.0 + (-g(opponent.phi()) * (mu - opponent.mu())).exp());
+    e.clamp(f64::EPSILON, 1.0 - f64::EPSILON)
 }
 
 /// Step 3: the estimated variance `v` of the rating from the game outcomes alone.
@@ -138,7 +149,7 @@ fn weighted_surprise(mu: f64, games: &[Game]) -> f64 {
 /// Step 5: the new volatility, the root of f found by the Illinois algorithm.
 ///
 /// The iteration ends because f is decreasing, positive at the lower bracket and negative
-/// (or zero) at the upper; a NaN ends it too, since every comparison with NaN is false.
+/// (or zero) at the upper, and finite since [`expected`] keeps v and Δ finite.
 fn new_volatility(phi: f64, sigma: f64, v: f64, delta: f64) -> f64 {
     let a = (sigma * sigma).ln();
     let f = |x: f64| {
@@ -274,6 +285,29 @@ mod tests {
         assert!(rate_game(new, new, 0.0).rating < 1500.0);
         assert!((rate_game(new, new, 0.5).rating - 1500.0).abs() < 1e-9);
         assert!(rate_game(new, new, 1.0).deviation < MAX_DEVIATION);
+    }
+
+    #[test]
+    fn an_upset_across_any_gap_moves_ratings_a_bounded_finite_amount() {
+        let settled = |rating| Rating {
+            rating,
+            deviation: 60.0,
+            volatility: 0.06,
+        };
+        let cases = [
+            (settled(0.0), settled(3900.0), 22.0),
+            (Rating::NEW, Rating::NEW.shifted(1e9), 700.0),
+            (settled(-1e9), settled(1e9), 22.0),
+        ];
+        for (weak, strong, bound) in cases {
+            for (player, opponent, score) in [(weak, strong, 1.0), (strong, weak, 0.0)] {
+                let after = rate_game(player, opponent, score);
+                let moved = (after.rating - player.rating).abs();
+                assert!(moved > 0.0 && moved <= bound, "{player:?} -> {after:?}");
+                assert!(after.deviation <= MAX_DEVIATION);
+                assert!(after.volatility <= MAX_VOLATILITY);
+            }
+        }
     }
 
     #[test]
