@@ -17,6 +17,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod net;
 pub mod protocol;
+pub mod rating;
 pub mod room;
 pub mod rules;
 pub mod server;
