@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use crate::protocol::Role;
 
-static CONNECTIONS: [AtomicI64; 5] = [const { AtomicI64::new(0) }; 5];
+static CONNECTIONS: [AtomicI64; 6] = [const { AtomicI64::new(0) }; 6];
 static LIVE_GAMES: AtomicI64 = AtomicI64::new(0);
 static MESSAGES_IN: AtomicU64 = AtomicU64::new(0);
 static MESSAGES_OUT: AtomicU64 = AtomicU64::new(0);
@@ -25,7 +25,7 @@ static COMMIT_HIST: [AtomicU64; 11] = [const { AtomicU64::new(0) }; 11];
 static COMMIT_SUM_US: AtomicU64 = AtomicU64::new(0);
 
 /// Label values of `tengen_connections`, indexed like `CONNECTIONS`.
-const ROLES: [&str; 5] = ["anonymous", "player", "bot", "referee", "admin"];
+const ROLES: [&str; 6] = ["anonymous", "player", "bot", "referee", "admin", "guest"];
 
 fn role_index(role: Option<Role>) -> usize {
     match role {
@@ -34,6 +34,7 @@ fn role_index(role: Option<Role>) -> usize {
         Some(Role::Bot) => 2,
         Some(Role::Referee) => 3,
         Some(Role::Admin) => 4,
+        Some(Role::Guest) => 5,
     }
 }
 

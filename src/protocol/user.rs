@@ -11,6 +11,16 @@ pub enum Role {
     Bot,
     Referee,
     Admin,
+    /// A passwordless identity that lasts as long as its refresh cookie: plays unrated
+    /// games only.
+    Guest,
+}
+
+impl Role {
+    /// Whether games of this user may be rated: any account but a guest's.
+    pub fn may_play_rated(self) -> bool {
+        self != Role::Guest
+    }
 }
 
 /// A user as other clients see them.
