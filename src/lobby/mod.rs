@@ -36,6 +36,23 @@ pub fn new_id() -> String {
         .collect()
 }
 
+/// Refuses a rated game with a player who may not play rated games (a guest).
+pub fn check_rated(settings: &GameSettings, players: [&UserInfo; 2]) -> Result<(), Refusal> {
+    if !settings.rated {
+        return Ok(());
+    }
+    match players.iter().find(|u| !u.role.may_play_rated()) {
+        None => Ok(()),
+        Some(guest) => Err(Refusal::new(
+            ErrorCode::RatedNotAllowed,
+            format!(
+                "{} is a guest, and guests play unrated games only",
+                guest.name
+            ),
+        )),
+    }
+}
+
 impl Lobby {
     /// Posts a seek (`to: None`) or a challenge to one user.
     pub fn post(
@@ -45,6 +62,7 @@ impl Lobby {
         settings: GameSettings,
         max_per_user: usize,
     ) -> Result<Challenge, Refusal> {
+        check_rated(&settings, [from, from])?;
         if to.as_deref() == Some(from.id.as_str()) {
             return Err(Refusal::new(
                 ErrorCode::BadRequest,
@@ -127,7 +145,7 @@ impl Lobby {
                 "that challenge is for someone else",
             ))
         } else {
-            None
+            check_rated(&c.settings, [&c.from, accepter]).err()
         };
         if let Some(r) = refusal {
             self.challenges.insert(id.to_string(), open);
