@@ -15,6 +15,7 @@ use crate::fanout::{Outbox, encode};
 use crate::lobby::{Lobby, create};
 use crate::protocol::{ErrorCode, GameSummary, Refusal, ServerMsg, UserInfo};
 use crate::room::{Gone, Prepared, Room, RoomCmd, RoomContext, RoomHandle, RoomNews};
+use crate::standings::Standings;
 use crate::store::{Store, StoreError, StoreWriter};
 
 pub struct Hub {
@@ -28,6 +29,8 @@ pub struct Hub {
     rooms_ctx: RoomContext,
     /// Live games per user id, for `max_games_per_user`.
     live_games: DashMap<String, usize>,
+    /// The rating task, told of every game that ends.
+    standings: Standings,
     next_conn: AtomicU64,
     /// Open WebSocket connections.
     pub(crate) connections: std::sync::atomic::AtomicUsize,
@@ -59,6 +62,7 @@ impl Hub {
                 verifier,
                 lobby: Lobby::default(),
                 rooms: DashMap::new(),
+                standings: Standings::spawn(store.clone()),
                 store,
                 rooms_ctx,
                 live_games: DashMap::new(),
@@ -178,6 +182,7 @@ impl Hub {
                 self.release_slot(&summary.black.id);
                 self.release_slot(&summary.white.id);
                 crate::metrics::live_games(-1);
+                self.standings.game_ended(&summary.game_id);
                 self.lobby
                     .announce(&encode(&ServerMsg::GameListed { game: summary }));
             }
