@@ -23,7 +23,7 @@ use tengen::archive::{GameView, ListedGame, MoveView};
 use tengen::clock::{LagSettings, TimeControl};
 use tengen::protocol::{
     ClientMsg, ColorChoice, ErrorCode, GameAction, GameEvent, HandicapPlacement, LobbyMsg, Phase,
-    Role, ServerFrame, ServerMsg, decode, decode_server,
+    Role, ServerFrame, ServerMsg, Speed, decode, decode_server,
 };
 use tengen::room::Moment;
 use tengen::rules::{Color, GameResult, IllegalMove, KoRule, Ruleset, Vertex};
@@ -551,6 +551,7 @@ fn every_settings_value_is_named_in_the_text() {
         wire_names::<ColorChoice>(json!(PROBE)),
         wire_names::<HandicapPlacement>(json!(PROBE)),
         wire_names::<Color>(json!(PROBE)),
+        wire_names::<Speed>(json!(PROBE)),
     ];
     for name in names.iter().flatten() {
         if !text.contains(&format!("`{name}`")) {

@@ -163,6 +163,12 @@ async fn guests_play_unrated_games_only() {
             "rated_not_allowed",
         )
         .await;
+    guest
+        .refused(
+            json!({"type": "automatch", "sizes": [19], "speeds": ["live"], "rated": true}),
+            "rated_not_allowed",
+        )
+        .await;
     let seek = alice
         .ok(json!({"type": "seek", "settings": {"rated": true}}))
         .await;

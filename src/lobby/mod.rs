@@ -1,6 +1,7 @@
 //! The lobby: open seeks and direct challenges, who is online, and who watches the lobby.
 //! Small shared maps (DashMap), never game state.
 
+pub mod automatch;
 pub mod create;
 pub mod nigiri;
 
@@ -26,6 +27,8 @@ pub struct Lobby {
     online: DashMap<String, Vec<Outbox>>,
     /// Bots' standing offers, by bot user id.
     offers: DashMap<String, BotListing>,
+    /// Players waiting for an automatch.
+    pub automatch: automatch::Queue,
 }
 
 /// A short random id (base 36).
@@ -236,6 +239,7 @@ impl Lobby {
         if gone {
             self.online.remove_if(&user.id, |_, l| l.is_empty());
             self.offers.remove(&user.id);
+            self.automatch.cancel(&user.id);
             let mine: Vec<String> = self
                 .challenges
                 .iter()
