@@ -149,8 +149,9 @@ pub struct BotSeat {
     pub rating: f64,
 }
 
-/// A game a round decided on: `black_side` is the player who is Black when the colour
-/// is fixed (the weaker, in a handicap or 让先 game), or the one the nigiri is drawn for.
+/// A game a round decided on, as a challenge from `first` accepted by `second`: with
+/// `"color": "black"` (a handicap or 让先) `first` is the weaker and takes Black; with a
+/// nigiri the draw is made for `first`.
 #[derive(Debug, Clone)]
 pub struct Pairing {
     pub first: UserInfo,

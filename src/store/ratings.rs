@@ -279,3 +279,188 @@ pub(super) fn player_name(
     .optional()
     .map_err(db)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Append, GameStatus, SqliteStore, Store, SyncMode};
+
+    fn store() -> (tempfile::TempDir, SqliteStore) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).expect("open");
+        (dir, store)
+    }
+
+    fn game(id: &str, at: i64, black: &str, white: &str) -> GameRecord {
+        GameRecord {
+            id: id.into(),
+            created_at_ms: at,
+            settings: "{}".into(),
+            black: black.into(),
+            white: white.into(),
+            black_name: black.to_uppercase(),
+            white_name: white.to_uppercase(),
+            status: GameStatus::Live,
+            result: None,
+            ended_at_ms: None,
+            move_count: 0,
+        }
+    }
+
+    fn finish(id: &str, ended_at_ms: i64) -> Append {
+        Append::Finish {
+            game_id: id.into(),
+            result: "B+R".into(),
+            ended_at_ms,
+        }
+    }
+
+    fn row(player: &str, pool: &str, rating: f64) -> RatingRow {
+        RatingRow {
+            player: player.into(),
+            pool: pool.into(),
+            rating,
+            deviation: 300.0,
+            volatility: 0.06,
+            games: 1,
+            won: 1,
+            lost: 0,
+            last_game_ms: Some(5),
+        }
+    }
+
+    fn record(game_id: &str, black: (&str, f64), white: (&str, f64)) -> RatingRecord {
+        let change = |color: &str, (player, rating): (&str, f64), opponent: &str| RatingChangeRow {
+            game_id: game_id.into(),
+            pool: "overall".into(),
+            color: color.into(),
+            player: player.into(),
+            opponent: opponent.into(),
+            at_ms: 5,
+            before: [1500.0, 350.0, 0.06],
+            after: [rating, 300.0, 0.06],
+        };
+        RatingRecord {
+            game_id: game_id.into(),
+            changes: vec![
+                change("black", black, white.0),
+                change("white", white, black.0),
+            ],
+            standings: vec![
+                row(black.0, "overall", black.1),
+                row(white.0, "overall", white.1),
+            ],
+        }
+    }
+
+    fn ids(games: &[GameRecord]) -> Vec<&str> {
+        games.iter().map(|g| g.id.as_str()).collect()
+    }
+
+    #[test]
+    fn finished_rated_games_wait_until_recorded_then_keep_their_order() {
+        let (_dir, store) = store();
+        let rated = |id: &str| Append::Rated { game_id: id.into() };
+        store
+            .append(&[
+                Append::Create(game("late", 1, "ann", "bob")),
+                rated("late"),
+                Append::Create(game("early", 2, "ann", "bob")),
+                rated("early"),
+                Append::Create(game("live", 3, "ann", "bob")),
+                rated("live"),
+                Append::Create(game("unrated", 4, "ann", "bob")),
+                finish("late", 20),
+                finish("early", 10),
+                finish("unrated", 5),
+            ])
+            .expect("written");
+        let games = store.rated_games().expect("read");
+        assert!(games.applied.is_empty());
+        assert_eq!(ids(&games.pending), ["early", "late"], "by when they ended");
+        // Applied in another order than they ended: the order of application is kept.
+        store
+            .record_rating(&record("late", ("ann", 1600.0), ("bob", 1400.0)))
+            .unwrap();
+        store
+            .record_rating(&record("early", ("ann", 1650.0), ("bob", 1350.0)))
+            .unwrap();
+        let games = store.rated_games().expect("read");
+        assert_eq!(ids(&games.applied), ["late", "early"]);
+        assert!(games.pending.is_empty());
+        // Recording a game twice, or a game that is not rated, changes nothing.
+        for id in ["late", "unrated", "nowhere"] {
+            let twice = store.record_rating(&record(id, ("ann", 0.0), ("bob", 0.0)));
+            assert!(
+                matches!(twice, Err(StoreError::UnknownGame { .. })),
+                "{twice:?}"
+            );
+        }
+        assert_eq!(
+            store.player_ratings("ann").unwrap(),
+            [row("ann", "overall", 1650.0)]
+        );
+        let marked = store.append(&[Append::Rated {
+            game_id: "nowhere".into(),
+        }]);
+        assert!(
+            matches!(marked, Err(StoreError::UnknownGame { .. })),
+            "{marked:?}"
+        );
+    }
+
+    #[test]
+    fn reads_serve_profiles_and_leaderboards_and_a_replace_starts_over() {
+        let (_dir, store) = store();
+        let mut batch = Vec::new();
+        for (i, id) in ["g1", "g2", "g3"].into_iter().enumerate() {
+            batch.push(Append::Create(game(
+                id,
+                i as i64,
+                "ann",
+                if i == 2 { "cid" } else { "bob" },
+            )));
+            batch.push(Append::Rated { game_id: id.into() });
+            batch.push(finish(id, 10 + i as i64));
+        }
+        store.append(&batch).expect("written");
+        let records = [
+            record("g1", ("ann", 1600.0), ("bob", 1400.0)),
+            record("g2", ("ann", 1700.0), ("bob", 1300.0)),
+            record("g3", ("ann", 1750.0), ("cid", 1450.0)),
+        ];
+        for r in &records {
+            store.record_rating(r).unwrap();
+        }
+        let board = store.leaderboard("overall", 2).unwrap();
+        let top: Vec<(&str, f64)> = board
+            .iter()
+            .map(|r| (r.player.as_str(), r.rating))
+            .collect();
+        assert_eq!(top, [("ann", 1750.0), ("cid", 1450.0)]);
+        assert!(store.leaderboard("9x9", 10).unwrap().is_empty());
+        let history = store.rating_history("ann", 2).unwrap();
+        let seen: Vec<(&str, f64)> = history
+            .iter()
+            .map(|c| (c.game_id.as_str(), c.after[0]))
+            .collect();
+        assert_eq!(
+            seen,
+            [("g2", 1700.0), ("g3", 1750.0)],
+            "the latest, oldest first"
+        );
+        assert_eq!(store.player_name("bob").unwrap().as_deref(), Some("BOB"));
+        assert_eq!(store.player_name("nobody").unwrap(), None);
+
+        store.replace_ratings(&records[..1]).unwrap();
+        let games = store.rated_games().unwrap();
+        assert_eq!(ids(&games.applied), ["g1"]);
+        assert_eq!(ids(&games.pending), ["g2", "g3"]);
+        assert_eq!(
+            store.player_ratings("ann").unwrap(),
+            [row("ann", "overall", 1600.0)]
+        );
+        assert!(store.player_ratings("cid").unwrap().is_empty());
+        assert_eq!(store.rating_history("ann", 10).unwrap().len(), 1);
+    }
+}
