@@ -232,11 +232,7 @@ impl Hub {
     /// Puts `user` in the automatch queue, replacing a request of theirs still waiting;
     /// [`Hub::automatch_round`] pairs them.
     pub async fn automatch(&self, user: &UserInfo, wish: Wish) -> Result<(), Refusal> {
-        let settings = GameSettings {
-            rated: wish.rated,
-            ..GameSettings::default()
-        };
-        lobby::check_rated(&settings, [user, user])?;
+        lobby::check_rated(wish.rated, [user, user])?;
         let max = self.config.limits.max_games_per_user;
         if !self.has_free_slot(&user.id) {
             return Err(Refusal::new(

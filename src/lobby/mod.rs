@@ -40,8 +40,8 @@ pub fn new_id() -> String {
 }
 
 /// Refuses a rated game with a player who may not play rated games (a guest).
-pub fn check_rated(settings: &GameSettings, players: [&UserInfo; 2]) -> Result<(), Refusal> {
-    if !settings.rated {
+pub fn check_rated(rated: bool, players: [&UserInfo; 2]) -> Result<(), Refusal> {
+    if !rated {
         return Ok(());
     }
     match players.iter().find(|u| !u.role.may_play_rated()) {
@@ -65,7 +65,7 @@ impl Lobby {
         settings: GameSettings,
         max_per_user: usize,
     ) -> Result<Challenge, Refusal> {
-        check_rated(&settings, [from, from])?;
+        check_rated(settings.rated, [from, from])?;
         if to.as_deref() == Some(from.id.as_str()) {
             return Err(Refusal::new(
                 ErrorCode::BadRequest,
@@ -148,7 +148,7 @@ impl Lobby {
                 "that challenge is for someone else",
             ))
         } else {
-            check_rated(&c.settings, [&c.from, accepter]).err()
+            check_rated(c.settings.rated, [&c.from, accepter]).err()
         };
         if let Some(r) = refusal {
             self.challenges.insert(id.to_string(), open);
