@@ -21,5 +21,6 @@ pub mod rating;
 pub mod room;
 pub mod rules;
 pub mod server;
+pub mod standings;
 pub mod store;
 pub mod time;

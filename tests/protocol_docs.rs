@@ -23,10 +23,11 @@ use tengen::archive::{GameView, ListedGame, MoveView};
 use tengen::clock::{LagSettings, TimeControl};
 use tengen::protocol::{
     ClientMsg, ColorChoice, ErrorCode, GameAction, GameEvent, HandicapPlacement, LobbyMsg, Phase,
-    Role, ServerFrame, ServerMsg, decode, decode_server,
+    Role, ServerFrame, ServerMsg, Speed, decode, decode_server,
 };
 use tengen::room::Moment;
 use tengen::rules::{Color, GameResult, IllegalMove, KoRule, Ruleset, Vertex};
+use tengen::standings::view::{Leaderboard, Profile};
 
 /// The files a client author is promised; each must exist and hold examples.
 const REQUIRED_FILES: &[&str] = &[
@@ -38,6 +39,7 @@ const REQUIRED_FILES: &[&str] = &[
     "clocks.md",
     "bots.md",
     "errors.md",
+    "ratings.md",
 ];
 
 /// Fewer examples than this means the docs were emptied or not found.
@@ -549,6 +551,7 @@ fn every_settings_value_is_named_in_the_text() {
         wire_names::<ColorChoice>(json!(PROBE)),
         wire_names::<HandicapPlacement>(json!(PROBE)),
         wire_names::<Color>(json!(PROBE)),
+        wire_names::<Speed>(json!(PROBE)),
     ];
     for name in names.iter().flatten() {
         if !text.contains(&format!("`{name}`")) {
@@ -793,5 +796,32 @@ fn the_archive_examples_are_records_the_server_could_have_written() {
     assert!(
         lists > 0 && records > 0 && errors > 0,
         "archive.md lost its examples"
+    );
+}
+
+#[test]
+fn the_ratings_examples_are_what_the_server_writes() {
+    let text = &doc_files()["ratings.md"];
+    let (mut profiles, mut boards, mut errors) = (0, 0, 0);
+    for (line, value) in plain_json_blocks(text) {
+        let at = format!("ratings.md:{line}");
+        if value.get("history").is_some() {
+            round_trip::<Profile>(&at, &value);
+            profiles += 1;
+        } else if value.get("players").is_some() {
+            round_trip::<Leaderboard>(&at, &value);
+            boards += 1;
+        } else {
+            assert!(
+                value["error"].is_string(),
+                "{at}: not a ratings body: {value}"
+            );
+            assert_eq!(value.as_object().map(|o| o.len()), Some(1), "{at}");
+            errors += 1;
+        }
+    }
+    assert!(
+        profiles > 0 && boards > 0 && errors > 0,
+        "ratings.md lost its examples"
     );
 }

@@ -88,12 +88,12 @@ impl ListQuery {
     }
 }
 
-fn problem(status: StatusCode, message: impl Into<String>) -> Response {
+pub(super) fn problem(status: StatusCode, message: impl Into<String>) -> Response {
     let body = serde_json::json!({"error": message.into()});
     (status, Json(body)).into_response()
 }
 
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
 ) -> Result<T, Response> {
     match tokio::task::spawn_blocking(f).await {

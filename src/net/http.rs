@@ -31,6 +31,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .merge(super::api::routes())
+        .merge(super::ratings::routes())
         .merge(super::web::routes(&hub))
         .layer(Extension(Arc::new(PerUser::default())))
         .with_state(hub)

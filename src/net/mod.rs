@@ -5,6 +5,7 @@
 mod api;
 mod http;
 mod limits;
+mod ratings;
 mod session;
 mod web;
 

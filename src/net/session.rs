@@ -14,6 +14,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 use super::limits::{PerUser, RateLimit, UserSlot};
 use crate::fanout::{Inbox, Outbox, encode};
 use crate::hub::Hub;
+use crate::lobby::automatch::Wish;
 use crate::protocol::{
     ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
     RequestId, Role, ServerMsg, UserInfo, decode, request_id,
@@ -342,6 +343,28 @@ impl Session {
             }
             LobbyMsg::Cancel { challenge_id } => {
                 hub.lobby.withdraw(&challenge_id, &self.user()?, false)?;
+                self.ack(id, None, None);
+            }
+            LobbyMsg::Automatch {
+                sizes,
+                speeds,
+                rated,
+                handicap,
+            } => {
+                let user = self.user()?;
+                let wish = Wish::new(sizes, speeds, rated, handicap)
+                    .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
+                hub.automatch(&user, wish).await?;
+                self.ack(id, None, None);
+                hub.automatch_round().await;
+            }
+            LobbyMsg::AutomatchCancel {} => {
+                if !hub.lobby.automatch.cancel(&self.user()?.id) {
+                    return Err(Refusal::new(
+                        ErrorCode::NotFound,
+                        "you are not waiting for an automatch",
+                    ));
+                }
                 self.ack(id, None, None);
             }
         }

@@ -8,6 +8,7 @@ use super::error::{ErrorCode, Refusal};
 use super::names;
 use super::offer::BotOffer;
 use super::settings::GameSettings;
+use super::speed::Speed;
 use crate::rules::{Move, Vertex};
 
 /// The client's request id, echoed in the reply: any string or number it likes.
@@ -76,6 +77,21 @@ pub enum LobbyMsg {
     Cancel {
         challenge_id: String,
     },
+    /// Wait to be paired with the player closest in rating who wants a game of the same
+    /// kind (one request per user: a new one replaces the waiting one).
+    Automatch {
+        /// Board sizes you accept: 9, 13 and/or 19.
+        sizes: Vec<u8>,
+        /// Speed classes you accept.
+        speeds: Vec<Speed>,
+        #[serde(default)]
+        rated: bool,
+        /// Whether a handicap from the rank difference is acceptable.
+        #[serde(default)]
+        handicap: bool,
+    },
+    /// Stop waiting for an automatch.
+    AutomatchCancel {},
 }
 
 /// What a client asks of one game (the `game_id` travels beside it).

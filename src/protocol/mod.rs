@@ -9,6 +9,7 @@ mod names;
 mod offer;
 mod server;
 mod settings;
+mod speed;
 mod user;
 
 pub use client::{
@@ -22,6 +23,7 @@ pub use server::{
     Snapshot, decode_server,
 };
 pub use settings::{ColorChoice, GameSettings, HandicapPlacement};
+pub use speed::Speed;
 pub use user::{Role, UserInfo};
 
 /// Bumped when a change could break an existing client.

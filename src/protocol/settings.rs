@@ -70,6 +70,10 @@ pub struct GameSettings {
     /// How long the dead-stone phase may last (see client-protocol/scoring.md for what
     /// happens then).
     pub scoring_ms: u64,
+    /// Whether the result changes the players' ratings (docs/RATINGS.md). Written only
+    /// when true, so unrated settings read as they always did.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 /// The fields of `settings`, in their wire order.
@@ -86,6 +90,7 @@ const FIELDS: &[&str] = &[
     "forfeit_after_ms",
     "claim_after_ms",
     "scoring_ms",
+    "rated",
 ];
 
 /// The largest komi either way, in points.
@@ -151,6 +156,7 @@ impl GameSettings {
                 "forfeit_after_ms" => s.forfeit_after_ms = field(&name, value)?,
                 "claim_after_ms" => s.claim_after_ms = field(&name, value)?,
                 "scoring_ms" => s.scoring_ms = field(&name, value)?,
+                "rated" => s.rated = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -190,6 +196,7 @@ impl Default for GameSettings {
             forfeit_after_ms: default_forfeit_after(),
             claim_after_ms: default_claim_after(),
             scoring_ms: default_scoring(),
+            rated: false,
         }
     }
 }

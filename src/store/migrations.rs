@@ -43,6 +43,43 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (game_id, seq)
     ) STRICT, WITHOUT ROWID;
     ",
+    // 2: ratings (docs/RATINGS.md): which games are rated and in what order their
+    // ratings were applied, the change each made, and every player's current standings.
+    "
+    CREATE TABLE rated_games (
+        game_id TEXT PRIMARY KEY NOT NULL REFERENCES games (id),
+        applied INTEGER UNIQUE CHECK (applied >= 1)
+    ) STRICT;
+    CREATE TABLE rating_changes (
+        game_id           TEXT NOT NULL REFERENCES games (id),
+        pool              TEXT NOT NULL,
+        color             TEXT NOT NULL CHECK (color IN ('black', 'white')),
+        player            TEXT NOT NULL,
+        opponent          TEXT NOT NULL,
+        at_ms             INTEGER NOT NULL,
+        rating_before     REAL NOT NULL,
+        deviation_before  REAL NOT NULL,
+        volatility_before REAL NOT NULL,
+        rating            REAL NOT NULL,
+        deviation         REAL NOT NULL,
+        volatility        REAL NOT NULL,
+        PRIMARY KEY (game_id, pool, color)
+    ) STRICT;
+    CREATE INDEX rating_changes_by_player ON rating_changes (player, at_ms);
+    CREATE TABLE ratings (
+        player       TEXT NOT NULL,
+        pool         TEXT NOT NULL,
+        rating       REAL NOT NULL,
+        deviation    REAL NOT NULL,
+        volatility   REAL NOT NULL,
+        games        INTEGER NOT NULL CHECK (games >= 0),
+        won          INTEGER NOT NULL CHECK (won >= 0),
+        lost         INTEGER NOT NULL CHECK (lost >= 0),
+        last_game_ms INTEGER,
+        PRIMARY KEY (player, pool)
+    ) STRICT;
+    CREATE INDEX ratings_by_pool ON ratings (pool, rating DESC, player);
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -13,6 +13,7 @@
 //! commits into one transaction (one fsync) from an async context.
 
 mod migrations;
+mod ratings;
 mod sqlite;
 mod writer;
 
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
@@ -129,6 +131,12 @@ pub enum Append {
         /// Server Unix time in milliseconds when the game ended.
         ended_at_ms: i64,
     },
+    /// Mark a game rated, in the batch that creates it: once it is finished its result
+    /// is owed to the ratings ([`Store::rated_games`]).
+    Rated {
+        /// The game, created earlier in the batch or before.
+        game_id: String,
+    },
 }
 
 impl Append {
@@ -137,7 +145,9 @@ impl Append {
         match self {
             Append::Create(game) => &game.id,
             Append::Event(event) => &event.game_id,
-            Append::MoveCount { game_id, .. } | Append::Finish { game_id, .. } => game_id,
+            Append::MoveCount { game_id, .. }
+            | Append::Finish { game_id, .. }
+            | Append::Rated { game_id } => game_id,
         }
     }
 }
@@ -357,4 +367,32 @@ pub trait Store: Send + Sync + 'static {
     /// Proves the store can take a write right now without changing anything, for the
     /// readiness probe: a read-only file, a full lock or a lost connection fails it.
     fn check_writable(&self) -> Result<(), StoreError>;
+
+    // Ratings (docs/RATINGS.md). The store keeps what the rating service derived from
+    // results; it never computes a rating itself.
+
+    /// Every rated game's row: those already applied in their order of application, then
+    /// the finished ones not yet applied, by when they ended (then id).
+    fn rated_games(&self) -> Result<RatedGames, StoreError>;
+
+    /// Records one rated game as applied next: its place in the order, the changes it
+    /// made, and the standings after it, in one transaction. Refused with
+    /// [`StoreError::UnknownGame`] unless the game is rated and not yet applied.
+    fn record_rating(&self, record: &RatingRecord) -> Result<(), StoreError>;
+
+    /// Replaces every applied game, change and standing with `records` applied in order
+    /// (a rebuild), in one transaction.
+    fn replace_ratings(&self, records: &[RatingRecord]) -> Result<(), StoreError>;
+
+    /// A player's standings, one per pool played (in [`RatingRow::pool`] order).
+    fn player_ratings(&self, player: &str) -> Result<Vec<RatingRow>, StoreError>;
+
+    /// A player's latest rating changes, at most `limit`, oldest first.
+    fn rating_history(&self, player: &str, limit: u32) -> Result<Vec<RatingChangeRow>, StoreError>;
+
+    /// A pool's standings, highest rating first (then player id), at most `limit`.
+    fn leaderboard(&self, pool: &str, limit: u32) -> Result<Vec<RatingRow>, StoreError>;
+
+    /// The name a player had in their latest game, if they played one.
+    fn player_name(&self, player: &str) -> Result<Option<String>, StoreError>;
 }

@@ -10,15 +10,19 @@ use std::time::Duration;
 use rusqlite::types::{Type, Value};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
 
-use super::migrations;
-use super::{Append, EventRecord, GameQuery, GameRecord, GameStatus, Store, StoreError};
+use super::{
+    Append, EventRecord, GameQuery, GameRecord, GameStatus, RatedGames, RatingChangeRow,
+    RatingRecord, RatingRow, Store, StoreError,
+};
+use super::{migrations, ratings};
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Enough for every statement this module prepares, so none is ever re-parsed.
-const STATEMENT_CACHE: usize = 32;
+/// Enough for every statement this module (and the ratings') prepares, so none is ever
+/// re-parsed.
+const STATEMENT_CACHE: usize = 48;
 
 /// How hard each commit is pushed to the disk (`PRAGMA synchronous`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -426,6 +430,7 @@ impl SqliteStore {
                     });
                 }
             }
+            Write::Rated(game_id) => ratings::mark_rated(tx, game_id, &db)?,
         }
         Ok(())
     }
@@ -519,6 +524,7 @@ enum Write<'a> {
         result: &'a str,
         ended_at_ms: i64,
     },
+    Rated(&'a str),
 }
 
 impl<'a> From<&'a Append> for Write<'a> {
@@ -542,6 +548,7 @@ impl<'a> From<&'a Append> for Write<'a> {
                 result,
                 ended_at_ms: *ended_at_ms,
             },
+            Append::Rated { game_id } => Write::Rated(game_id),
         }
     }
 }
@@ -657,6 +664,56 @@ impl Store for SqliteStore {
         tx.execute("UPDATE games SET move_count = move_count WHERE 0", [])
             .map_err(self.db_err())?;
         tx.rollback().map_err(self.db_err())
+    }
+
+    fn rated_games(&self) -> Result<RatedGames, StoreError> {
+        let mut conn = self.lock()?;
+        let tx = conn.transaction().map_err(self.db_err())?;
+        let (applied, pending) = ratings::rated_games_sql(GAME_COLUMNS);
+        let games = RatedGames {
+            applied: self.query_games(&tx, &applied, &[])?,
+            pending: self.query_games(&tx, &pending, &[])?,
+        };
+        tx.commit().map_err(self.db_err())?;
+        Ok(games)
+    }
+
+    fn record_rating(&self, record: &RatingRecord) -> Result<(), StoreError> {
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(self.db_err())?;
+        ratings::record(&tx, record, &self.db_err())?;
+        tx.commit().map_err(self.db_err())
+    }
+
+    fn replace_ratings(&self, records: &[RatingRecord]) -> Result<(), StoreError> {
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(self.db_err())?;
+        let db = self.db_err();
+        ratings::clear(&tx, &db)?;
+        for record in records {
+            ratings::record(&tx, record, &db)?;
+        }
+        tx.commit().map_err(self.db_err())
+    }
+
+    fn player_ratings(&self, player: &str) -> Result<Vec<RatingRow>, StoreError> {
+        ratings::player_ratings(&*self.lock()?, player, &self.db_err())
+    }
+
+    fn rating_history(&self, player: &str, limit: u32) -> Result<Vec<RatingChangeRow>, StoreError> {
+        ratings::rating_history(&*self.lock()?, player, limit, &self.db_err())
+    }
+
+    fn leaderboard(&self, pool: &str, limit: u32) -> Result<Vec<RatingRow>, StoreError> {
+        ratings::leaderboard(&*self.lock()?, pool, limit, &self.db_err())
+    }
+
+    fn player_name(&self, player: &str) -> Result<Option<String>, StoreError> {
+        ratings::player_name(&*self.lock()?, player, &self.db_err())
     }
 }
 

@@ -268,6 +268,38 @@ mod tests {
         fn check_writable(&self) -> Result<(), StoreError> {
             self.inner.check_writable()
         }
+        fn rated_games(&self) -> Result<crate::store::RatedGames, StoreError> {
+            self.inner.rated_games()
+        }
+        fn record_rating(&self, record: &crate::store::RatingRecord) -> Result<(), StoreError> {
+            self.inner.record_rating(record)
+        }
+        fn replace_ratings(
+            &self,
+            records: &[crate::store::RatingRecord],
+        ) -> Result<(), StoreError> {
+            self.inner.replace_ratings(records)
+        }
+        fn player_ratings(&self, player: &str) -> Result<Vec<crate::store::RatingRow>, StoreError> {
+            self.inner.player_ratings(player)
+        }
+        fn rating_history(
+            &self,
+            player: &str,
+            limit: u32,
+        ) -> Result<Vec<crate::store::RatingChangeRow>, StoreError> {
+            self.inner.rating_history(player, limit)
+        }
+        fn leaderboard(
+            &self,
+            pool: &str,
+            limit: u32,
+        ) -> Result<Vec<crate::store::RatingRow>, StoreError> {
+            self.inner.leaderboard(pool, limit)
+        }
+        fn player_name(&self, player: &str) -> Result<Option<String>, StoreError> {
+            self.inner.player_name(player)
+        }
     }
 
     struct Gate {
