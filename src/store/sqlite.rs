@@ -10,6 +10,8 @@ use std::time::Duration;
 use rusqlite::types::{Type, Value};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
 
+mod accounts;
+
 use super::migrations;
 use super::{Append, EventRecord, GameQuery, GameRecord, GameStatus, Store, StoreError};
 
