@@ -91,14 +91,12 @@ impl Check {
         validation.leeway = LEEWAY_SECS;
         validation.validate_nbf = true;
         validation.set_required_spec_claims(&["exp", "sub"]);
-        validation.validate_aud = false;
-        if let Some(config) = claims_of {
-            if let Some(aud) = &config.audience {
-                validation.set_audience(&[aud]);
-            }
-            if let Some(iss) = &config.issuer {
-                validation.set_issuer(&[iss]);
-            }
+        match claims_of.and_then(|c| c.audience.as_ref()) {
+            Some(aud) => validation.set_audience(&[aud]),
+            None => validation.validate_aud = false,
+        }
+        if let Some(iss) = claims_of.and_then(|c| c.issuer.as_ref()) {
+            validation.set_issuer(&[iss]);
         }
         Check { key, validation }
     }

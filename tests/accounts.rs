@@ -700,15 +700,20 @@ async fn local_accounts_and_an_identity_services_users_connect_at_once() {
     let server = TestServer::start_with(|c| {
         c.auth.algorithm = JwtAlgorithm::EdDSA;
         c.auth.public_key_file = Some(keys.join("ed25519-test-public.pem"));
+        c.auth.issuer = Some("https://id.example".into());
+        c.auth.audience = Some("tengen".into());
     })
     .await;
     let key =
         EncodingKey::from_ed_pem(&std::fs::read(keys.join("ed25519-test-private.pem")).unwrap())
             .unwrap();
-    let external = |sub: &str| {
-        let claims = tengen::auth::claims_for(sub, Some("From Outside"), Role::Player, 600);
+    let sign_external = |sub: &str, aud: &str| {
+        let mut claims = tengen::auth::claims_for(sub, Some("From Outside"), Role::Player, 600);
+        claims.iss = Some("https://id.example".into());
+        claims.aud = Some(aud.into());
         jsonwebtoken::encode(&Header::new(Algorithm::EdDSA), &claims, &key).unwrap()
     };
+    let external = |sub: &str| sign_external(sub, "tengen");
 
     let local = register(&server, "alice", PASSWORD).await;
     assert_eq!(local.status, 201, "{}", local.body);
@@ -720,6 +725,11 @@ async fn local_accounts_and_an_identity_services_users_connect_at_once() {
     let eve = store.user("eve").unwrap().expect("recorded at first sight");
     assert_eq!(eve.origin, tengen::store::Origin::External);
 
+    // The identity service's `iss` and `aud` are still checked on its tokens (the
+    // server's own tokens carry neither).
+    let mut other = connect(&server, &sign_external("mallory", "another-app")).await;
+    assert_eq!(other.welcome["code"], "unauthorized", "{}", other.welcome);
+    assert_eq!(other.closed().await, Some(4001));
     // The identity service cannot speak for a local account...
     let mut clash = connect(&server, &external("alice")).await;
     assert_eq!(clash.welcome["code"], "unauthorized", "{}", clash.welcome);
