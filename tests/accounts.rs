@@ -637,6 +637,11 @@ async fn a_disabled_account_cannot_log_in_refresh_or_connect() {
     assert_eq!(ws.welcome["type"], "error", "{}", ws.welcome);
     assert_eq!(ws.welcome["code"], "unauthorized");
     assert_eq!(ws.closed().await, Some(4001));
+    // Nor through an `auth` message on an anonymous connection.
+    let mut anonymous = server.anonymous().await;
+    anonymous
+        .refused(json!({"type": "auth", "token": token}), "unauthorized")
+        .await;
     // A wrong password does not reveal that the account is disabled.
     assert_eq!(
         login(&server, "bob", "wrong password").await.code(),
