@@ -51,7 +51,7 @@ async fn profile(
         Ok(Some(profile)) => Json(profile).into_response(),
         Ok(None) => problem(
             StatusCode::NOT_FOUND,
-            "no such player: they have played no game here",
+            "no such player: no account and no game here",
         ),
         Err(response) => response,
     }

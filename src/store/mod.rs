@@ -416,6 +416,7 @@ pub trait Store: AccountStore + Send + Sync + 'static {
     /// A pool's standings, highest rating first (then player id), at most `limit`.
     fn leaderboard(&self, pool: &str, limit: u32) -> Result<Vec<RatingRow>, StoreError>;
 
-    /// The name a player had in their latest game, if they played one.
+    /// The name to show for a player: their account's display name, else the name they
+    /// had in their latest game; None for an id that is neither.
     fn player_name(&self, player: &str) -> Result<Option<String>, StoreError>;
 }

@@ -271,19 +271,23 @@ pub(super) fn player_name(
     db: &dyn Fn(rusqlite::Error) -> StoreError,
 ) -> Result<Option<String>, StoreError> {
     conn.prepare_cached(
-        "SELECT CASE WHEN black = ?1 THEN black_name ELSE white_name END FROM games
-         WHERE black = ?1 OR white = ?1 ORDER BY created_at_ms DESC, id DESC LIMIT 1",
+        "SELECT COALESCE(
+             (SELECT display_name FROM users WHERE id = ?1),
+             (SELECT CASE WHEN black = ?1 THEN black_name ELSE white_name END FROM games
+              WHERE black = ?1 OR white = ?1 ORDER BY created_at_ms DESC, id DESC LIMIT 1))",
     )
     .map_err(db)?
     .query_row([player], |row| row.get(0))
-    .optional()
     .map_err(db)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Append, GameStatus, SqliteStore, Store, SyncMode};
+    use crate::protocol::Role;
+    use crate::store::{
+        AccountStore, Append, GameStatus, Origin, SqliteStore, Store, SyncMode, UserRecord,
+    };
 
     fn store() -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -451,6 +455,28 @@ mod tests {
         );
         assert_eq!(store.player_name("bob").unwrap().as_deref(), Some("BOB"));
         assert_eq!(store.player_name("nobody").unwrap(), None);
+        let account = |id: &str, name: &str| UserRecord {
+            id: id.into(),
+            origin: Origin::Local,
+            display_name: name.into(),
+            role: Role::Player,
+            password_hash: None,
+            disabled: false,
+            created_at_ms: 1,
+        };
+        for (id, name) in [("bob", "Bob L."), ("newcomer", "New")] {
+            store.create_user(&account(id, name), None, 1).unwrap();
+        }
+        assert_eq!(
+            store.player_name("bob").unwrap().as_deref(),
+            Some("Bob L."),
+            "the account's name over the game's"
+        );
+        assert_eq!(
+            store.player_name("newcomer").unwrap().as_deref(),
+            Some("New"),
+            "an account that has not played"
+        );
 
         store.replace_ratings(&records[..1]).unwrap();
         let games = store.rated_games().unwrap();
