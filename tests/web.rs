@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::{Client, TestServer, play, start_game};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 /// Chromium from Debian's package; `CHROMIUM` points elsewhere.
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -49,8 +49,15 @@ fn install_playwright(dir: &Path) {
 /// One Chromium at a time: the machine is small, and both scenarios share `npm ci`.
 static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// Runs `tests/browser/<script>` against a fresh server; it must pass and leave `shots`
-/// among the artifacts.
+/// The line a scenario prints to have the server restarted; it is answered on the
+/// scenario's stdin with `restarted` once the server is back on the same address.
+const RESTART: &str = "@restart";
+/// How long a restarted server stays down: long enough that a page still counting
+/// through the downtime would show less time than the server holds.
+const DOWNTIME: Duration = Duration::from_secs(3);
+
+/// Runs `tests/browser/<script>` against a fresh server (restarted when it asks); it
+/// must pass and leave `shots` among the artifacts.
 async fn browser_scenario(script: &str, shots: &[&str]) {
     let _one = BROWSER.lock().await;
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| CHROMIUM.to_string());
@@ -63,22 +70,43 @@ async fn browser_scenario(script: &str, shots: &[&str]) {
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
     std::fs::create_dir_all(&artifacts).expect("artifacts dir");
 
-    let server = TestServer::start().await;
-    let url = server.http("/");
+    let mut server = Some(TestServer::start().await);
+    let url = server.as_ref().expect("started").http("/");
     let started = Instant::now();
     let mut node = tokio::process::Command::new("node");
     node.arg(dir.join(script))
         .arg(&url)
         .env("CHROMIUM", &chromium)
         .env("TENGEN_ARTIFACTS", &artifacts)
+        .env("TENGEN_RESTART", "1")
         .current_dir(&dir)
-        .stdout(Stdio::inherit())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
     let mut child = node
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run `node` (is Node.js installed?): {e}"));
-    let status = match tokio::time::timeout(LIMIT, child.wait()).await {
+    let mut answers = child.stdin.take().expect("piped stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let run = async {
+        while let Some(line) = lines.next_line().await.expect("the scenario's output") {
+            if line != RESTART {
+                println!("{line}");
+                continue;
+            }
+            let old = server.take().expect("running");
+            let addr = old.server.as_ref().expect("running").addr();
+            let data = old.stop().await;
+            tokio::time::sleep(DOWNTIME).await;
+            server = Some(TestServer::start_in(data, |c| c.listen = addr).await);
+            println!("(the server restarted on {addr})");
+            answers.write_all(b"restarted\n").await.expect("answer");
+            answers.flush().await.expect("answer");
+        }
+        child.wait().await
+    };
+    let status = match tokio::time::timeout(LIMIT, run).await {
         Ok(status) => status.expect("node runs"),
         Err(_) => {
             let _ = child.kill().await;
@@ -97,7 +125,7 @@ async fn browser_scenario(script: &str, shots: &[&str]) {
             "the screenshot {shot} is missing"
         );
     }
-    server.stop().await;
+    server.expect("running").stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,7 +15,8 @@
 // game, review and the archive, wide and on a phone, go to the artifact directory.
 
 import {
-  LAPTOP, PHONE, PHONE_LANDSCAPE, WIDE, assert, devLogin, expectAttr, game, log, openPage, run, shot,
+  LAPTOP, PHONE, PHONE_LANDSCAPE, WIDE, assert, canRestart, devLogin, expectAttr, game, log, openPage,
+  restartServer, run, shot,
 } from './lib.mjs';
 
 /** Elements wider than the screen or sticking out of it, as `tag.class (right)`. */
@@ -233,6 +234,21 @@ await run('client', async () => {
   assert(Math.abs(back - theirs) <= 1, `back online, eve's clock (${back} s) is the server's, as a fresh page shows it (${theirs} s)`);
   await fresh.context().close();
   log('offline: banner, clocks stopped and greyed, claim counted down; back online, the server\'s clock');
+
+  // Defect 2 as players meet it: the server restarts (down a few seconds) while Dana is
+  // to move. Back, Eve's page shows the server's clock, as a page opened afterwards does,
+  // not the time it would have counted down through the restart.
+  if (canRestart) {
+    await restartServer([dana, eve]);
+    for (const p of [dana, eve]) await p.locator('[data-testid="game"]:not(.offline)').waitFor();
+    await dana.locator('[data-testid="clock-black"].running').waitFor();
+    const later = await openPage('later', { viewport: LAPTOP, path: `#/game/${gameId}` });
+    await later.locator('[data-testid="clock-black"].running').waitFor();
+    const [eves, laters] = [seconds(await eveClock()), seconds(await later.locator('[data-testid="clock-black"] .clock-main').textContent())];
+    assert(Math.abs(eves - laters) <= 1, `after a restart eve's clock (${eves} s) is the server's, as a fresh page shows it (${laters} s)`);
+    await later.context().close();
+    log(`the server restarted: eve's clock ${eves} s, a fresh page's ${laters} s`);
+  }
 
   // Defect 7: a phone on its side shows board and both clocks on one screen.
   await shot(eve, 'game-phone.png');

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -49,7 +50,10 @@ export async function openPage(who, { viewport = LAPTOP, touch = false, before =
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${who}: console error: ${m.text()}`);
+    if (m.type() !== 'error') return;
+    // While the server is down on purpose, the browser says so about each retry.
+    if (restarting && /WebSocket connection to .* failed/.test(m.text())) return;
+    problems.push(`${who}: console error: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`${who}: uncaught exception: ${e.message}`));
   page.on('websocket', (ws) => socketUrls.push(ws.url()));
@@ -71,6 +75,28 @@ async function serveFromDisk(context) {
     const type = file.endsWith('.css') ? 'text/css' : 'text/javascript';
     route.fulfill({ path: file, contentType: type });
   });
+}
+
+/** The harness's answers, when it can restart the server (`tests/web.rs` can). */
+const answers = process.env.TENGEN_RESTART === '1'
+  ? readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]()
+  : null;
+export const canRestart = answers !== null;
+let restarting = false;
+
+/**
+ * Has the harness restart the server (it stays down a few seconds) and waits until
+ * every page in `online` is connected again.
+ */
+export async function restartServer(online) {
+  restarting = true;
+  console.log('@restart');
+  const { value } = await answers.next();
+  assert(value === 'restarted', `the harness restarted the server: ${value}`);
+  for (const page of online) {
+    await page.waitForSelector('[data-testid="conn-status"][data-status="online"]', { state: 'attached', timeout: 30000 });
+  }
+  restarting = false;
 }
 
 export async function devLogin(page, name) {
@@ -120,4 +146,6 @@ export async function run(name, scenario) {
     process.exit(1);
   }
   log(`PASS: ${name}, with no console errors`);
+  // The harness's stdin, read for restarts, would keep the process alive.
+  process.exit(0);
 }
