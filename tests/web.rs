@@ -134,7 +134,7 @@ async fn a_game_is_played_watched_and_counted_in_the_browser() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_client_works_on_phones_and_wide_screens_with_review_archive_and_sound() {
+async fn the_client_works_on_phones_and_wide_screens_with_review_archive_analysis_and_sound() {
     browser_scenario(
         "client.mjs",
         &[
@@ -147,6 +147,8 @@ async fn the_client_works_on_phones_and_wide_screens_with_review_archive_and_sou
             "review-phone.png",
             "archive-wide.png",
             "archive-phone.png",
+            "analysis-wide.png",
+            "analysis-phone.png",
         ],
     )
     .await;

@@ -59,6 +59,8 @@ static ASSETS: &[Asset] = &[
     asset!("/js/archive.js", "js/archive.js", JS),
     asset!("/js/prefs.js", "js/prefs.js", JS),
     asset!("/js/sound.js", "js/sound.js", JS),
+    asset!("/js/analysis.js", "js/analysis.js", JS),
+    asset!("/js/sgf.js", "js/sgf.js", JS),
 ];
 
 /// The page may load only its own files and talk only to its own server.

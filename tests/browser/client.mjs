@@ -131,7 +131,9 @@ await run('client', async () => {
   log('eve confirmed A1 with a second tap');
 
   // Move 3, defect 9: the board takes the keyboard; arrows move, Enter plays.
-  await dana.focus('[data-testid="goban"]');
+  // Focus by keyboard, not by the earlier click: Shift+Tab back from the button after it.
+  await dana.focus('[data-testid="review-start"]');
+  await dana.keyboard.press('Shift+Tab');
   await dana.keyboard.press('ArrowUp');
   await expectAttr(dana, '[data-testid="key-cursor"]', 'data-at', 'E6');
   await dana.keyboard.press('Enter');
@@ -312,6 +314,47 @@ await run('client', async () => {
   await expectAttr(dana, '[data-testid="game"]', 'data-view', '1');
   await dana.locator('[data-stone="E5"]').waitFor();
   await shot(dana, 'review-finished-wide.png');
+
+  // The analysis board, from move 1 of the finished game: a variation tree driven by
+  // clicks and keys, shared by its link, and an SGF file loaded with its variations.
+  await dana.click('[data-testid="analyze"]');
+  const board = (p) => p.locator('[data-testid="analysis"]');
+  await expectAttr(dana, '[data-testid="analysis"]', 'data-moves', '1');
+  await point(dana, 'C3').click();
+  await expectAttr(dana, '[data-testid="analysis"]', 'data-moves', '2');
+  await dana.locator('[data-stone="C3"][data-color="white"]').waitFor();
+  await dana.keyboard.press('ArrowLeft');
+  await expectAttr(dana, '[data-testid="analysis"]', 'data-moves', '1');
+  await point(dana, 'D4').click();
+  await dana.locator('[data-stone="D4"][data-color="white"]').waitFor();
+  await dana.keyboard.press('ArrowLeft');
+  assert((await dana.locator('[data-testid="variation"]').count()) === 2, 'two variations after move 1');
+  await dana.keyboard.press('ArrowRight');
+  await dana.locator('[data-stone="C3"]').waitFor();
+  await dana.keyboard.press('ArrowDown');
+  await dana.locator('[data-stone="D4"]').waitFor();
+  assert((await dana.locator('[data-stone="C3"]').count()) === 0, 'a variation shows its own moves only');
+  const link = new URL(dana.url()).hash;
+  assert(link.includes('moves=eedf'), `the link holds the line: ${link}`);
+  await shot(dana, 'analysis-wide.png');
+  const shared = await openPage('shared', { viewport: PHONE, touch: true, path: link });
+  await board(shared).waitFor();
+  await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '2');
+  await shared.locator('[data-stone="E5"][data-color="black"]').waitFor();
+  await shared.locator('[data-stone="D4"][data-color="white"]').waitFor();
+  await shared.setInputFiles('[data-testid="sgf-file"]', {
+    name: 'variations.sgf', mimeType: 'application/x-go-sgf',
+    buffer: Buffer.from('(;FF[4]GM[1]SZ[9]PB[x]PW[y];B[ee];W[cc](;B[gg];W[hh])(;B[gc]))'),
+  });
+  await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '0');
+  await shared.evaluate(() => document.activeElement?.blur());
+  for (const key of ['ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowDown']) await shared.keyboard.press(key);
+  await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '3');
+  await shared.locator('[data-stone="G7"][data-color="black"]').waitFor();
+  assert((await shared.locator('[data-stone="G3"]').count()) === 0, 'the SGF\'s second variation is on the board, not its first');
+  await shot(shared, 'analysis-phone.png', { fullPage: true });
+  await shared.context().close();
+  log('analysis: variations by clicks and keys, shared by link, an SGF with variations loaded');
   await row(eve, gameId).locator('[data-testid="archive-open"]').tap();
   await expectAttr(eve, '[data-testid="game"]', 'data-phase', 'ended');
   await eve.click('[data-testid="review-back"]');

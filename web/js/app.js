@@ -1,8 +1,9 @@
 // The page: the header with login and connection state, the banner shown while the
 // server is out of reach, the login dialog (a pasted token, or the labelled local dev
 // login when the server allows it), and the views, chosen by the address: `#/` the lobby,
-// `#/game/<id>` a game, `#/archive` the finished games.
+// `#/game/<id>` a game, `#/archive` the finished games, `#/analysis?…` an analysis board.
 
+import { AnalysisView } from './analysis.js';
 import { ArchiveView } from './archive.js';
 import { Connection } from './connection.js';
 import { GameView } from './game.js';
@@ -41,6 +42,7 @@ class App {
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
     if (m) this.view = new GameView(this.conn, m[1]);
     else if (location.hash === '#/archive') this.view = new ArchiveView(this.conn);
+    else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(new URLSearchParams(location.hash.split('?')[1] || ''));
     else this.view = new LobbyView(this.conn, this);
     this.viewUser = this.conn.user ? this.conn.user.id : null;
     this.view.mount(this.main);

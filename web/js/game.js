@@ -4,6 +4,7 @@
 // the move list for review and both chats. The side panel is a set of fixed slots
 // updated in place, so an event never wipes a half-typed chat line or the focus.
 
+import { analysisLink } from './analysis.js';
 import { chainAt, parseVertex, vertexName } from './coords.js';
 import { countScore } from './count.js';
 import { showClock } from './clock.js';
@@ -362,7 +363,7 @@ export class GameView {
   /** Review keys: ← → a move, Home/End the start and the live position. */
   key(e) {
     if (!this.s || e.altKey || e.ctrlKey || e.metaKey) return;
-    if (e.target.closest && e.target.closest('input, textarea, select, [data-testid="goban"]')) return;
+    if (e.target.closest && e.target.closest('input, textarea, select')) return;
     const n = this.s.moves.length;
     const at = this.cursor ?? n;
     const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: n }[e.key];
@@ -580,8 +581,11 @@ export class GameView {
       b('back', 'review-back', 'Back a move (←)', () => at() - 1),
       el('span', { class: 'nav-at', 'data-testid': 'review-at' }),
       b('forward', 'review-forward', 'Forward a move (→)', () => at() + 1),
-      b('last', 'review-live', 'The live position (End)', () => this.s.moves.length));
-    this.nav.lastChild.append(this.live);
+      b('last', 'review-live', 'The live position (End)', () => this.s.moves.length),
+      el('button', { type: 'button', 'data-testid': 'analyze', title: 'Try variations from this position on a private board', onclick: () => {
+        location.hash = analysisLink(this.s.size, this.s.handicap, this.s.moves.slice(0, this.cursor ?? this.s.moves.length));
+      } }, 'Analyze'));
+    this.nav.querySelector('[data-testid="review-live"]').append(this.live);
     return this.nav;
   }
 

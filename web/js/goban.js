@@ -36,10 +36,21 @@ export class Goban {
     this.cursor = svg('rect', { class: 'key-cursor', x: -10, y: -10, width: 0.9, height: 0.9, rx: 0.12, visibility: 'hidden', 'data-testid': 'key-cursor' });
     this.cx = Math.floor(size / 2);
     this.cy = Math.floor(size / 2);
+    // The board takes the arrow keys only when the keyboard brought the focus (Tab, or a
+    // script); after a click or a tap they stay with the page (review).
+    this.keys = false;
+    this.pointer = false;
+    this.root.addEventListener('pointerdown', () => { this.pointer = true; });
     this.root.addEventListener('keydown', (e) => this.key(e));
-    // The cursor shows for the keyboard, not after a tap or a click.
-    this.root.addEventListener('focus', () => { if (this.root.matches(':focus-visible')) this.moveCursor(0, 0); });
-    this.root.addEventListener('blur', () => this.cursor.setAttribute('visibility', 'hidden'));
+    this.root.addEventListener('focus', () => {
+      this.keys = !this.pointer;
+      this.pointer = false;
+      if (this.keys) this.moveCursor(0, 0);
+    });
+    this.root.addEventListener('blur', () => {
+      this.keys = false;
+      this.cursor.setAttribute('visibility', 'hidden');
+    });
     this.hits = svg('g', { class: 'hits' });
     for (let y = 0; y < size; y++) {
       for (let x = 0; x < size; x++) {
@@ -62,14 +73,13 @@ export class Goban {
   }
 
   key(e) {
+    if (!this.keys) return;
     const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
-    if (step) {
-      e.preventDefault();
-      this.moveCursor(...step);
-    } else if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      this.onPoint(this.cx, this.cy, vertexName(this.cx, this.cy, this.size));
-    }
+    if (step) this.moveCursor(...step);
+    else if (e.key === 'Enter' || e.key === ' ') this.onPoint(this.cx, this.cy, vertexName(this.cx, this.cy, this.size));
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
   }
 
   moveCursor(dx, dy) {

@@ -10,14 +10,8 @@ const STONE = { black: 'X', white: 'O' };
 export class Replay {
   /** `handicap`: vertex names of Black's handicap stones. */
   constructor(size, handicap = []) {
-    const board = Array.from({ length: size }, () => Array(size).fill('.'));
-    for (const v of handicap) {
-      const p = parseVertex(v, size);
-      if (p) board[p.y][p.x] = 'X';
-    }
     this.size = size;
-    this.moves = [];
-    this.positions = [{ board, prisoners: { black: 0, white: 0 }, last: null }];
+    this.positions = [start(size, handicap)];
   }
 
   /** The position after `k` moves, replaying what is not replayed yet. */
@@ -29,7 +23,18 @@ export class Replay {
   }
 }
 
-function step(pos, move, size) {
+/** The empty board with Black's `handicap` stones (vertex names). */
+export function start(size, handicap = []) {
+  const board = Array.from({ length: size }, () => Array(size).fill('.'));
+  for (const v of handicap) {
+    const p = parseVertex(v, size);
+    if (p) board[p.y][p.x] = 'X';
+  }
+  return { board, prisoners: { black: 0, white: 0 }, last: null };
+}
+
+/** The position after `move` ({color, vertex}) is played on `pos`. */
+export function step(pos, move, size) {
   const board = pos.board.map((row) => row.slice());
   const prisoners = { ...pos.prisoners };
   const p = parseVertex(move.vertex, size);
