@@ -53,7 +53,16 @@ async function postSeek(page, { size = '9', colour = 'black', time = 'byoyomi', 
 }
 
 await run('client', async () => {
-  const dana = await openPage('dana', { viewport: WIDE });
+  // Dana's page counts the stone sounds it makes (each is one buffer of noise played).
+  const countSounds = (context) => context.addInitScript(() => {
+    window.sounds = 0;
+    const make = AudioContext.prototype.createBufferSource;
+    AudioContext.prototype.createBufferSource = function createBufferSource() {
+      window.sounds += 1;
+      return make.call(this);
+    };
+  });
+  const dana = await openPage('dana', { viewport: WIDE, before: countSounds });
   const eve = await openPage('eve', { viewport: PHONE, touch: true });
   await devLogin(dana, 'dana');
   await devLogin(eve, 'eve');
@@ -129,6 +138,10 @@ await run('client', async () => {
   await point(eve, 'A1').tap();
   await played('A1', 'white');
   log('eve confirmed A1 with a second tap');
+  const sounds = () => dana.evaluate(() => window.sounds);
+  assert((await sounds()) === 2, `a stone sound for each move: ${await sounds()}`);
+  await dana.click('[data-testid="game"] .options summary');
+  await dana.uncheck('[data-testid="pref-sound"]');
 
   // Move 3, defect 9: the board takes the keyboard; arrows move, Enter plays.
   // Focus by keyboard, not by the earlier click: Shift+Tab back from the button after it.
@@ -139,6 +152,7 @@ await run('client', async () => {
   await dana.keyboard.press('Enter');
   await played('E6', 'black');
   log('dana played E6 with the keyboard');
+  assert((await sounds()) === 2, `no stone sound once turned off: ${await sounds()}`);
 
   // Move 4, defect 1: Dana's half-typed chat line survives Eve's move and her chat.
   await dana.click('[data-testid="chat-input"]');
@@ -217,6 +231,8 @@ await run('client', async () => {
   await eve.waitForTimeout(1500);
   assert((await eveClock()) === frozen, `eve's clock stands still while offline (${frozen} then ${await eveClock()})`);
   assert(!(await eve.locator('[data-testid="clock-black"]').getAttribute('class')).includes('running'), 'an offline clock is not shown running');
+  const dot = await eve.evaluate(() => getComputedStyle(document.querySelector('[data-testid="online-black"]')).backgroundColor);
+  assert(dot !== 'rgb(92, 194, 122)', `offline, the page does not claim dana is online (${dot})`);
   const claim = dana.locator('[data-testid="claim-win"]');
   await claim.waitFor();
   assert(await claim.isDisabled(), 'a claim is not offered before the wait is over');
