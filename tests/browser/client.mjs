@@ -220,6 +220,7 @@ await run('client', async () => {
   // and grey; Dana sees Eve go and a claim that counts down instead of a button the
   // server would refuse.
   const eveClock = () => eve.locator('[data-testid="clock-black"] .clock-main').textContent();
+  await eve.fill('[data-testid="chat-input"]', 'one moment, my train');
   await eve.evaluate(() => {
     const conn = window.tengen.conn;
     conn.connect = () => {};
@@ -246,6 +247,8 @@ await run('client', async () => {
   await eve.locator('[data-testid="offline-banner"]').waitFor({ state: 'hidden' });
   await eve.locator('[data-testid="game"]:not(.offline)').waitFor();
   await claim.waitFor({ state: 'detached' });
+  assert((await eve.inputValue('[data-testid="chat-input"]')) === 'one moment, my train', 'a chat draft survives a reconnect');
+  assert((await eve.locator('[data-testid="chat-log"] li').count()) === 2, 'the chat log is not doubled by the new snapshot');
   const fresh = await openPage('fresh', { viewport: LAPTOP, path: `#/game/${gameId}` });
   await fresh.locator('[data-testid="clock-black"] .clock-main').waitFor();
   const [back, theirs] = [seconds(await eveClock()), seconds(await fresh.locator('[data-testid="clock-black"] .clock-main').textContent())];

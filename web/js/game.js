@@ -159,7 +159,9 @@ export class GameView {
       fill(this.boardArea, this.goban.root, this.navBar());
     }
     this.title = `${snap.black.user.name} vs ${snap.white.user.name} · tengen`;
-    this.chatKey = null;
+    // The snapshot's chat replaces what the logs show; the chat form (and a draft in it)
+    // stays.
+    for (const log of [this.chatLog, this.kibitzLog]) log?.replaceChildren();
     if (s.nigiri) this.verifyNigiri();
     this.draw();
   }
