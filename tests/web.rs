@@ -329,6 +329,34 @@ async fn the_score_estimate_counts_the_live_position_with_every_stone_alive() {
 }
 
 #[tokio::test]
+async fn the_score_estimate_counts_handicap_stones_and_their_compensation() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let settings =
+        serde_json::json!({"board_size": 9, "color": "black", "handicap": 2, "komi": 0.5});
+    let id = start_game(&mut alice, &mut bob, settings).await;
+    play(&mut bob, &id, 1, "E5").await;
+    let (status, _, body) = http(
+        &server,
+        "GET",
+        &format!("/api/games/{id}/estimate"),
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let e: Value = serde_json::from_str(&body).unwrap();
+    // Two black stones, one white, 78 shared points; Chinese counting gives White back
+    // one point per handicap stone (docs/RULES.md §6).
+    assert_eq!(e["move_number"], 1);
+    assert_eq!(e["black"], 41.0);
+    assert_eq!(e["white"], 40.0);
+    assert_eq!(e["result"], "W+1.5");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn the_archive_list_tells_each_game_s_board_size() {
     let server = TestServer::start().await;
     let mut alice = server.login("alice").await;
