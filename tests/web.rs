@@ -370,3 +370,62 @@ async fn the_archive_list_tells_each_game_s_board_size() {
     assert_eq!(list["games"][0]["board_size"], 13);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_review_is_saved_by_a_logged_in_user_and_opened_by_anyone() {
+    let server = TestServer::start().await;
+    let json = ("Content-Type", "application/json");
+    let sgf = "(;FF[4]GM[1]SZ[9];B[ee];W[cc](;B[gg])(;B[gc]))";
+    let body = serde_json::json!({"sgf": sgf}).to_string();
+
+    let (status, _, reply) = http(&server, "POST", "/api/reviews", &[json], &body).await;
+    assert_eq!(status, 401, "no token: {reply}");
+    let bearer = format!("Bearer {}", server.token("alice"));
+    let auth = ("Authorization", bearer.as_str());
+    let bad = [
+        (r#"{"sgf": "(;FF[4]SZ[9];B[ee]"}"#, 400),
+        (r#"{"sgf": "(;SZ[9])(;SZ[9])"}"#, 400),
+        (r#"{"sgf": "(;SZ[9])", "colour": "x"}"#, 400),
+        (
+            r#"{"sgf": "(;SZ[9])", "game_id": "nosuchgame", "move_number": 3}"#,
+            404,
+        ),
+        ("nope", 400),
+    ];
+    for (bad, code) in bad {
+        let (status, _, reply) = http(&server, "POST", "/api/reviews", &[json, auth], bad).await;
+        assert_eq!(status, code, "{bad}: {reply}");
+        assert!(serde_json::from_str::<Value>(&reply).unwrap()["error"].is_string());
+    }
+    let huge = serde_json::json!({"sgf": format!("(;C[{}])", "x".repeat(70_000))}).to_string();
+    let (status, _, _) = http(&server, "POST", "/api/reviews", &[json, auth], &huge).await;
+    assert_eq!(status, 413);
+
+    let (status, _, reply) = http(&server, "POST", "/api/reviews", &[json, auth], &body).await;
+    assert_eq!(status, 201, "{reply}");
+    let created: Value = serde_json::from_str(&reply).unwrap();
+    let id = created["review_id"].as_str().expect("an id");
+    assert_eq!(created["url"], format!("/#/analysis?review={id}"));
+
+    let (status, _, reply) = http(&server, "GET", &format!("/api/reviews/{id}"), &[], "").await;
+    assert_eq!(status, 200, "{reply}");
+    let review: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(review["review_id"], id);
+    assert_eq!(review["owner"], "alice");
+    assert_eq!(review["sgf"], sgf);
+    assert!(review.get("game_id").is_none());
+    let (status, headers, reply) =
+        http(&server, "GET", &format!("/api/reviews/{id}/sgf"), &[], "").await;
+    assert_eq!(status, 200);
+    assert!(header(&headers, "content-type").starts_with("application/x-go-sgf"));
+    assert_eq!(reply, sgf);
+    let (status, _, _) = http(&server, "GET", "/api/reviews/nosuchreview", &[], "").await;
+    assert_eq!(status, 404);
+
+    // Stored: a restarted server still has it.
+    let data = server.stop().await;
+    let server = TestServer::start_in(data, |_| {}).await;
+    let (status, _, reply) = http(&server, "GET", &format!("/api/reviews/{id}"), &[], "").await;
+    assert_eq!(status, 200, "{reply}");
+    server.stop().await;
+}

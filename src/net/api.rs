@@ -21,6 +21,9 @@ pub fn routes() -> Router<Arc<Hub>> {
         .route("/api/games/{id}", get(one))
         .route("/api/games/{id}/sgf", get(sgf))
         .route("/api/games/{id}/estimate", get(super::estimate::handler))
+        .route("/api/reviews", axum::routing::post(super::reviews::create))
+        .route("/api/reviews/{id}", get(super::reviews::one))
+        .route("/api/reviews/{id}/sgf", get(super::reviews::sgf))
 }
 
 /// The query of `GET /api/games`, read by hand rather than by the framework's extractor,
@@ -94,7 +97,7 @@ pub(super) fn problem(status: StatusCode, message: impl Into<String>) -> Respons
     (status, Json(body)).into_response()
 }
 
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
 ) -> Result<T, Response> {
     match tokio::task::spawn_blocking(f).await {

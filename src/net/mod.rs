@@ -6,6 +6,7 @@ mod api;
 mod estimate;
 mod http;
 mod limits;
+mod reviews;
 mod session;
 mod web;
 

@@ -268,6 +268,15 @@ mod tests {
         fn check_writable(&self) -> Result<(), StoreError> {
             self.inner.check_writable()
         }
+        fn save_review(&self, review: &crate::store::ReviewRecord) -> Result<(), StoreError> {
+            self.inner.save_review(review)
+        }
+        fn review(&self, id: &str) -> Result<Option<crate::store::ReviewRecord>, StoreError> {
+            self.inner.review(id)
+        }
+        fn count_reviews(&self, owner: &str) -> Result<u64, StoreError> {
+            self.inner.count_reviews(owner)
+        }
     }
 
     struct Gate {

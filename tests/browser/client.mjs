@@ -356,6 +356,10 @@ await run('client', async () => {
   const link = new URL(dana.url()).hash;
   assert(link.includes('moves=eedf'), `the link holds the line: ${link}`);
   await shot(dana, 'analysis-wide.png');
+  // Saved on the server as a review, the whole tree opens from its link.
+  await dana.click('[data-testid="analysis-save"]');
+  const reviewLink = await dana.locator('[data-testid="review-link"]').getAttribute('href');
+  assert(/^#\/analysis\?review=[0-9a-z]+$/.test(reviewLink), `the review's link: ${reviewLink}`);
   const shared = await openPage('shared', { viewport: PHONE, touch: true, path: link });
   await board(shared).waitFor();
   await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '2');
@@ -372,8 +376,18 @@ await run('client', async () => {
   await shared.locator('[data-stone="G7"][data-color="black"]').waitFor();
   assert((await shared.locator('[data-stone="G3"]').count()) === 0, 'the SGF\'s second variation is on the board, not its first');
   await shot(shared, 'analysis-phone.png', { fullPage: true });
+  await shared.evaluate((h) => { location.hash = h; }, reviewLink);
+  await shared.locator(`[data-testid="review-link"][href="${reviewLink}"]`).waitFor();
+  await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '0');
+  await shared.evaluate(() => document.activeElement?.blur());
+  await shared.keyboard.press('ArrowRight');
+  await shared.locator('[data-stone="E5"][data-color="black"]').waitFor();
+  assert((await shared.locator('[data-testid="variation"]').count()) === 2, 'the saved review keeps both variations');
+  await shared.keyboard.press('ArrowRight');
+  await shared.keyboard.press('ArrowDown');
+  await shared.locator('[data-stone="D4"][data-color="white"]').waitFor();
   await shared.context().close();
-  log('analysis: variations by clicks and keys, shared by link, an SGF with variations loaded');
+  log('analysis: variations by clicks and keys, shared by link, an SGF with variations loaded, saved as a review and reopened');
   await row(eve, gameId).locator('[data-testid="archive-open"]').tap();
   await expectAttr(eve, '[data-testid="game"]', 'data-phase', 'ended');
   await eve.click('[data-testid="review-back"]');

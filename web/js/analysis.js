@@ -1,13 +1,14 @@
-// The analysis board (`#/analysis?size=9&setup=..&moves=..`): a private board, kept in
-// this page only, to try variations from any position of a game or of an SGF file. Moves
-// form a tree: playing where the current move has no such continuation adds a variation.
-// The address holds the line on the board (two SGF letters a move, `..` a pass), so the
-// link shares it.
+// The analysis board (`#/analysis?size=9&setup=..&moves=..&game=..`): a private board to
+// try variations from any position of a game or of an SGF file. Moves form a tree:
+// playing where the current move has no such continuation adds a variation. The address
+// holds the line on the board (two SGF letters a move, `..` a pass), so the link shares
+// it; saving stores the whole tree on the server as a review (`#/analysis?review=<id>`,
+// client-protocol/archive.md#reviews), which anyone can open.
 
 import { LETTERS, parseVertex, vertexName } from './coords.js';
 import { Goban } from './goban.js';
 import { start, step } from './replay.js';
-import { MoveNode, fromSgfPoint, readSgf } from './sgf.js';
+import { MoveNode, fromSgfPoint, readSgf, writeSgf } from './sgf.js';
 import { colourName, el, fill, icon, other, showError, toast } from './ui.js';
 
 /** A line of moves as the address writes it. */
@@ -18,11 +19,12 @@ export function encodeLine(moves, size) {
   }).join('');
 }
 
-/** The address of an analysis board: size, set-up stones, and a line of moves. */
-export function analysisLink(size, setup, moves) {
+/** The address of an analysis board: size, set-up stones, a line of moves, its game. */
+export function analysisLink(size, setup, moves, game = null) {
   const q = new URLSearchParams({ size: String(size) });
   if (setup.length) q.set('setup', encodeLine(setup.map((vertex) => ({ vertex })), size));
   if (moves.length) q.set('moves', encodeLine(moves, size));
+  if (game) q.set('game', game);
   return `#/analysis?${q}`;
 }
 
@@ -41,8 +43,12 @@ function decodeLine(text, size, firstColour) {
 
 export class AnalysisView {
   /** `query`: the address's parameters. */
-  constructor(query) {
+  constructor(conn, query) {
+    this.conn = conn;
     this.query = query;
+    this.game = query.get('game');
+    this.from = null;
+    this.saved = null;
   }
 
   mount(container) {
@@ -59,10 +65,12 @@ export class AnalysisView {
       if (!Number.isInteger(size) || size < 2 || size > LETTERS.length) throw new Error(`no board of size ${this.query.get('size')}`);
       const setup = decodeLine(this.query.get('setup'), size, 'black').map((m) => m.vertex);
       const moves = decodeLine(this.query.get('moves'), size, setup.length ? 'white' : 'black');
+      this.from = moves.length;
       this.load(size, setup, new MoveNode());
       let at = this.tree;
       for (const m of moves) at = at.child(m);
       this.go(at);
+      if (this.query.get('review')) this.fetchReview(this.query.get('review'));
     } catch (err) {
       showError(err);
       this.load(19, [], new MoveNode());
@@ -111,8 +119,48 @@ export class AnalysisView {
   go(node) {
     this.node = node;
     this.pos = this.position(node);
-    history.replaceState(null, '', analysisLink(this.size, this.setup, node.line()));
+    if (!this.saved) history.replaceState(null, '', analysisLink(this.size, this.setup, node.line(), this.game));
     this.draw();
+  }
+
+  /** Stores the whole tree as a review and shows its link (which opens all of it). */
+  async save() {
+    const body = { sgf: writeSgf(this.size, this.setup, this.tree) };
+    if (this.game) {
+      body.game_id = this.game;
+      body.move_number = this.from;
+    }
+    try {
+      const res = await fetch('/api/reviews', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.conn.token}` },
+        body: JSON.stringify(body),
+      });
+      const reply = await res.json();
+      if (!res.ok) throw new Error(reply.error || `the server answered ${res.status}`);
+      this.saved = reply.review_id;
+      history.replaceState(null, '', `#/analysis?review=${encodeURIComponent(this.saved)}`);
+      this.draw();
+      toast('Saved: the link opens this board, variations and all', 'ok');
+    } catch (err) {
+      showError(new Error(`The review was not saved: ${err.message}`));
+    }
+  }
+
+  async fetchReview(id) {
+    try {
+      const res = await fetch(`/api/reviews/${encodeURIComponent(id)}`, { cache: 'no-store' });
+      const review = await res.json();
+      if (!res.ok) throw new Error(review.error || `the server answered ${res.status}`);
+      const game = readSgf(review.sgf);
+      this.saved = review.review_id;
+      this.game = review.game_id || null;
+      this.owner = review.owner;
+      this.load(game.size, game.setup, game.root);
+      this.go(game.root);
+    } catch (err) {
+      showError(new Error(`This review cannot be opened: ${err.message}`));
+    }
   }
 
   key(e) {
@@ -156,7 +204,11 @@ export class AnalysisView {
         b(icon('back', 'Back a move (←)'), 'analysis-back', 'Back a move (←)', () => here.parent && this.go(here.parent)),
         b(icon('forward', 'Forward (→)'), 'analysis-forward', 'Forward (→)', () => here.children[0] && this.go(here.children[0])),
         b('Pass', 'analysis-pass', 'Pass', () => this.play('pass')),
-        b('Copy link', 'analysis-share', 'Copy a link to this line', () => this.share())),
+        b('Copy link', 'analysis-share', 'Copy a link to this line', () => this.share()),
+        this.conn.token ? b('Save & share', 'analysis-save', 'Store this board with every variation on the server, to share its link', () => this.save()) : null),
+      this.saved ? el('div', { class: 'small' }, `Saved review${this.owner ? ` by ${this.owner}` : ''}: `,
+        el('a', { href: `#/analysis?review=${encodeURIComponent(this.saved)}`, 'data-testid': 'review-link' }, `review ${this.saved}`),
+        this.game ? el('span', {}, ' · from ', el('a', { href: `#/game/${encodeURIComponent(this.game)}` }, `game ${this.game}`)) : null) : null,
       el('div', { class: 'review' }, el('div', { class: 'small muted' }, variations.length ? 'Next moves here:' : 'No move tried here yet.'),
         el('div', { class: 'actions', 'data-testid': 'variations' }, variations)),
       el('details', { class: 'review', open: true }, el('summary', {}, 'This line (* where it branches)'),

@@ -42,7 +42,7 @@ class App {
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
     if (m) this.view = new GameView(this.conn, m[1]);
     else if (location.hash === '#/archive') this.view = new ArchiveView(this.conn);
-    else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(new URLSearchParams(location.hash.split('?')[1] || ''));
+    else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(this.conn, new URLSearchParams(location.hash.split('?')[1] || ''));
     else this.view = new LobbyView(this.conn, this);
     this.viewUser = this.conn.user ? this.conn.user.id : null;
     this.view.mount(this.main);

@@ -585,7 +585,7 @@ export class GameView {
       b('forward', 'review-forward', 'Forward a move (→)', () => at() + 1),
       b('last', 'review-live', 'The live position (End)', () => this.s.moves.length),
       el('button', { type: 'button', 'data-testid': 'analyze', title: 'Try variations from this position on a private board', onclick: () => {
-        location.hash = analysisLink(this.s.size, this.s.handicap, this.s.moves.slice(0, this.cursor ?? this.s.moves.length));
+        location.hash = analysisLink(this.s.size, this.s.handicap, this.s.moves.slice(0, this.cursor ?? this.s.moves.length), this.id);
       } }, 'Analyze'));
     this.nav.querySelector('[data-testid="review-live"]').append(this.live);
     return this.nav;

@@ -1,7 +1,8 @@
 // Just enough SGF (FF[4]) for the analysis board: the board size, Black's set-up stones
-// and the tree of moves with its variations; SGF points (`dd`) to and from GTP names.
+// and the tree of moves with its variations, read and written; SGF points (`dd`) to and
+// from GTP names.
 
-import { vertexName } from './coords.js';
+import { parseVertex, vertexName } from './coords.js';
 
 /** A node of a move tree: its move ({color, vertex}, null at the root) and children. */
 export class MoveNode {
@@ -108,4 +109,19 @@ export function readSgf(text) {
   };
   tree(root);
   return { size, setup, root };
+}
+
+/** Writes a tree of moves as one SGF game, its variations included. */
+export function writeSgf(size, setup, root) {
+  const point = (vertex) => {
+    const p = parseVertex(vertex, size);
+    return p ? String.fromCharCode(97 + p.x, 97 + p.y) : '';
+  };
+  const stones = setup.length ? `AB${setup.map((v) => `[${point(v)}]`).join('')}` : '';
+  const node = (n) => `;${n.move.color === 'black' ? 'B' : 'W'}[${point(n.move.vertex)}]`;
+  const after = (n) => {
+    if (n.children.length === 1) return node(n.children[0]) + after(n.children[0]);
+    return n.children.map((c) => `(${node(c)}${after(c)})`).join('');
+  };
+  return `(;FF[4]GM[1]CA[UTF-8]SZ[${size}]${stones}${after(root)})`;
 }
