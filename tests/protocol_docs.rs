@@ -782,6 +782,38 @@ fn the_archive_examples_are_records_the_server_could_have_written() {
             let record: GameView = round_trip(&at, value);
             replay(&at, &record);
             records += 1;
+        } else if value.get("review_id").is_some() || value.get("sgf").is_some() {
+            // Reviews: what POST takes and answers, and what GET answers.
+            let keys: Vec<&str> = value
+                .as_object()
+                .map(|o| o.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            let known = [
+                "review_id",
+                "url",
+                "owner",
+                "created_at",
+                "game_id",
+                "move_number",
+                "sgf",
+            ];
+            assert!(
+                keys.iter().all(|k| known.contains(k)),
+                "{at}: a review body with unknown fields: {value}"
+            );
+            if let Some(sgf) = value.get("sgf") {
+                let sgf = sgf.as_str().expect("sgf is text");
+                assert_eq!(
+                    tengen::rules::sgf::parse(sgf).map(|g| g.len()),
+                    Ok(1),
+                    "{at}: a review's SGF is one game"
+                );
+            }
+            if let Some(id) = value.get("review_id") {
+                assert!(id.is_string(), "{at}");
+            }
+        } else if value.get("estimate").is_some() {
+            round_trip::<tengen::estimate::Estimate>(&at, value);
         } else if value.get("move_number").is_some() {
             round_trip::<MoveView>(&at, value);
         } else {

@@ -43,7 +43,7 @@ struct WsQuery {
     token: Option<String>,
 }
 
-fn bearer(headers: &HeaderMap) -> Option<String> {
+pub(super) fn bearer(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     value.strip_prefix("Bearer ").map(|t| t.trim().to_string())
 }

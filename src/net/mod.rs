@@ -4,9 +4,11 @@
 
 mod api;
 mod auth;
+mod estimate;
 mod http;
 mod limits;
 mod ratings;
+mod reviews;
 mod session;
 mod web;
 

@@ -109,6 +109,18 @@ const MIGRATIONS: &[&str] = &[
         used_by       TEXT REFERENCES users (id)
     ) STRICT, WITHOUT ROWID;
     ",
+    // 4: reviews, saved analysis boards (a tree of moves as SGF) to share by link.
+    "
+    CREATE TABLE reviews (
+        id            TEXT PRIMARY KEY NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        owner         TEXT NOT NULL,
+        game_id       TEXT,
+        move_number   INTEGER CHECK (move_number >= 0),
+        sgf           TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX reviews_by_owner ON reviews (owner);
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -351,6 +351,22 @@ impl StoreError {
     }
 }
 
+/// A saved analysis board (a review): a tree of moves as SGF, from a position of a game
+/// or from a loaded file, kept so that its link can be shared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewRecord {
+    pub id: String,
+    /// Server Unix time in milliseconds when it was saved.
+    pub created_at_ms: i64,
+    /// The user id that saved it.
+    pub owner: String,
+    /// The game it starts from, if any.
+    pub game_id: Option<String>,
+    /// The move of that game it starts after.
+    pub move_number: Option<u32>,
+    pub sgf: String,
+}
+
 /// The durable event log, as the room and the HTTP handlers see it.
 ///
 /// Synchronous on purpose: SQLite is a blocking library, and a PostgreSQL backend can
@@ -419,4 +435,13 @@ pub trait Store: AccountStore + Send + Sync + 'static {
     /// The name to show for a player: their account's display name, else the name they
     /// had in their latest game; None for an id that is neither.
     fn player_name(&self, player: &str) -> Result<Option<String>, StoreError>;
+
+    /// Saves a review under its (fresh) id.
+    fn save_review(&self, review: &ReviewRecord) -> Result<(), StoreError>;
+
+    /// One review, if it exists.
+    fn review(&self, id: &str) -> Result<Option<ReviewRecord>, StoreError>;
+
+    /// How many reviews `owner` has saved (each user's are bounded).
+    fn count_reviews(&self, owner: &str) -> Result<u64, StoreError>;
 }

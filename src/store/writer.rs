@@ -303,6 +303,15 @@ mod tests {
         fn player_name(&self, player: &str) -> Result<Option<String>, StoreError> {
             self.inner.player_name(player)
         }
+        fn save_review(&self, review: &crate::store::ReviewRecord) -> Result<(), StoreError> {
+            self.inner.save_review(review)
+        }
+        fn review(&self, id: &str) -> Result<Option<crate::store::ReviewRecord>, StoreError> {
+            self.inner.review(id)
+        }
+        fn count_reviews(&self, owner: &str) -> Result<u64, StoreError> {
+            self.inner.count_reviews(owner)
+        }
     }
 
     /// Accounts pass straight through: these tests are about game commits.
