@@ -10,6 +10,7 @@ pub mod auth;
 pub mod bot;
 pub mod clock;
 pub mod config;
+pub mod estimate;
 pub mod fanout;
 pub mod hub;
 pub mod load;

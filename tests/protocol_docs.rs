@@ -782,6 +782,8 @@ fn the_archive_examples_are_records_the_server_could_have_written() {
             let record: GameView = round_trip(&at, value);
             replay(&at, &record);
             records += 1;
+        } else if value.get("estimate").is_some() {
+            round_trip::<tengen::estimate::Estimate>(&at, value);
         } else if value.get("move_number").is_some() {
             round_trip::<MoveView>(&at, value);
         } else {

@@ -1,7 +1,9 @@
-// The page: the header with login and connection state, the login dialog (a pasted
-// token, or the labelled local dev login when the server allows it), and the two views,
-// chosen by the address: `#/` the lobby, `#/game/<id>` a game.
+// The page: the header with login and connection state, the banner shown while the
+// server is out of reach, the login dialog (a pasted token, or the labelled local dev
+// login when the server allows it), and the views, chosen by the address: `#/` the lobby,
+// `#/game/<id>` a game, `#/archive` the finished games.
 
+import { ArchiveView } from './archive.js';
 import { Connection } from './connection.js';
 import { GameView } from './game.js';
 import { LobbyView } from './lobby.js';
@@ -17,6 +19,7 @@ class App {
     this.main = document.getElementById('view');
     this.account = document.getElementById('account');
     this.status = document.getElementById('conn-status');
+    this.banner = document.getElementById('offline-banner');
     this.dialog = document.getElementById('login');
     this.conn.addEventListener('ready', () => this.ready());
     this.conn.addEventListener('status', (e) => this.showStatus(e.detail));
@@ -36,7 +39,9 @@ class App {
   route() {
     if (this.view) this.view.unmount();
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
-    this.view = m ? new GameView(this.conn, m[1]) : new LobbyView(this.conn, this);
+    if (m) this.view = new GameView(this.conn, m[1]);
+    else if (location.hash === '#/archive') this.view = new ArchiveView(this.conn);
+    else this.view = new LobbyView(this.conn, this);
     this.viewUser = this.conn.user ? this.conn.user.id : null;
     this.view.mount(this.main);
   }
@@ -57,7 +62,11 @@ class App {
       const target = `#/game/${msg.game_id}`;
       if (location.hash !== target) location.hash = target;
     } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id) {
-      toast(`${msg.challenge.from.name} challenges you: see the lobby`, 'info');
+      // Tapping the notice brings the challenge into view, wherever it is.
+      toast(`${msg.challenge.from.name} challenges you: tap to see it`, 'info', '', () => {
+        if (location.hash !== '#/' && location.hash !== '') location.hash = '#/';
+        requestAnimationFrame(() => document.getElementById('seeks')?.scrollIntoView({ block: 'start' }));
+      });
     } else if (msg.type === 'closing') {
       toast('The server is restarting; reconnecting…', 'info');
     }
@@ -72,6 +81,14 @@ class App {
     }[status] || status;
     this.status.dataset.status = status;
     this.status.textContent = text;
+    // Offline is said in a banner too: the header's status is too small on a phone.
+    if (status === 'online') this.banner.hidden = true;
+    else if (status === 'offline' || status === 'closing') {
+      this.banner.textContent = status === 'closing'
+        ? 'The server is restarting: clocks are stopped on this page until it is back.'
+        : `Offline: clocks are stopped on this page until the server is back (retrying in ${seconds}s).`;
+      this.banner.hidden = false;
+    }
   }
 
   drawAccount() {
