@@ -5,6 +5,7 @@
 //! crosses the wire, [`room`] runs one actor task per game, [`clock`] and [`rules`] are the
 //! pure cores the room consults, and [`store`] is the durable event log.
 
+pub mod accounts;
 pub mod archive;
 pub mod auth;
 pub mod bot;

@@ -381,6 +381,7 @@ fn the_example_file_is_exactly_the_defaults() {
         "issuer",
         "audience",
         "dev_login",
+        "public_url",
     ] {
         assert!(
             text.contains(&format!("\n# {optional} = ")),

@@ -645,7 +645,7 @@ fn links_between_the_docs_resolve() {
     }
 }
 
-/// The plain ```json blocks of a file (the archive's HTTP bodies), with their lines.
+/// The plain ```json blocks of a file (the HTTP bodies), with their lines.
 fn plain_json_blocks(text: &str) -> Vec<(usize, Value)> {
     let mut blocks = Vec::new();
     let mut open: Option<(usize, String)> = None;
@@ -826,4 +826,54 @@ fn the_ratings_examples_are_what_the_server_writes() {
         profiles > 0 && boards > 0 && errors > 0,
         "ratings.md lost its examples"
     );
+}
+
+#[test]
+fn the_account_examples_are_bodies_the_server_reads_and_writes() {
+    use tengen::accounts::wire::{
+        AuthCode, AuthProblem, LoginRequest, PasswordRequest, RegisterRequest, SessionBody,
+    };
+    let text = &doc_files()["accounts.md"];
+    let mut codes = BTreeSet::new();
+    let (mut requests, mut sessions) = (0, 0);
+    for (line, value) in plain_json_blocks(text) {
+        let at = format!("accounts.md:{line}");
+        if value.get("access_token").is_some() {
+            round_trip::<SessionBody>(&at, &value);
+            sessions += 1;
+        } else if value.get("code").is_some() {
+            let problem: AuthProblem = round_trip(&at, &value);
+            assert_eq!(
+                problem.retry_after.is_some(),
+                problem.code == AuthCode::RateLimited,
+                "{at}: retry_after goes with rate_limited only"
+            );
+            codes.insert(value["code"].as_str().unwrap_or_default().to_string());
+        } else if value.get("old").is_some() {
+            round_trip::<PasswordRequest>(&at, &value);
+            requests += 1;
+        } else if value.get("display_name").is_some() || value.get("invite").is_some() {
+            round_trip::<RegisterRequest>(&at, &value);
+            requests += 1;
+        } else {
+            round_trip::<LoginRequest>(&at, &value);
+            requests += 1;
+        }
+    }
+    assert!(
+        requests >= 3 && sessions >= 2,
+        "accounts.md lost its examples"
+    );
+    let all = wire_names::<AuthCode>(json!(PROBE));
+    assert_eq!(
+        missing(&all, &codes),
+        Vec::<String>::new(),
+        "account error codes without an example in accounts.md"
+    );
+    for code in &all {
+        assert!(
+            text.contains(&format!("| `{code}` |")),
+            "accounts.md's table lacks `{code}`"
+        );
+    }
 }

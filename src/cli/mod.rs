@@ -8,6 +8,7 @@ pub mod ratings;
 pub mod rules;
 pub mod serve;
 pub mod token;
+pub mod user;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,10 @@ pub enum Command {
     Load(Box<load::Args>),
     /// Manage ratings: `rebuild` replays every rated result and rewrites the ratings.
     Ratings(ratings::Args),
+    /// Manage accounts on the data directory: add, disable, enable, set-role,
+    /// reset-password, list, invite.
+    #[command(subcommand)]
+    User(user::Args),
 }
 
 /// Runs the chosen subcommand and returns the process exit status.
@@ -50,5 +55,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rules(args) => rules::run(args),
         Command::Load(args) => load::run(*args),
         Command::Ratings(args) => ratings::run(args),
+        Command::User(args) => user::run(args),
     }
 }

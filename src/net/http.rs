@@ -15,7 +15,7 @@ use super::limits::PerUser;
 use super::session;
 use crate::fanout::encode;
 use crate::hub::Hub;
-use crate::protocol::{ErrorCode, Refusal, ServerMsg};
+use crate::protocol::{Refusal, ServerMsg};
 
 /// Close code for a connection whose token was refused.
 const UNAUTHORIZED: u16 = 4001;
@@ -33,6 +33,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .merge(super::api::routes())
         .merge(super::ratings::routes())
         .merge(super::web::routes(&hub))
+        .merge(super::auth::routes(&hub))
         .layer(Extension(Arc::new(PerUser::default())))
         .with_state(hub)
 }
@@ -73,10 +74,9 @@ async fn websocket(
     let login = match query.token.or_else(|| bearer(&headers)) {
         None => None,
         Some(token) => {
-            let user = match hub.verifier.verify(&token) {
+            let user = match crate::accounts::admit(hub.store(), &hub.verifier, &token).await {
                 Ok(user) => user,
-                Err(message) => {
-                    let refusal = Refusal::new(ErrorCode::Unauthorized, message);
+                Err(refusal) => {
                     let close = (UNAUTHORIZED, "unauthorized");
                     return upgrade.on_upgrade(move |socket| refuse(socket, refusal, close));
                 }

@@ -3,6 +3,7 @@
 //! wiring is in [`crate::server`].
 
 mod api;
+mod auth;
 mod estimate;
 mod http;
 mod limits;

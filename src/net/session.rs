@@ -266,10 +266,7 @@ impl Session {
         let hub = self.hub.clone();
         match msg {
             LobbyMsg::Auth { token } => {
-                let user = hub
-                    .verifier
-                    .verify(&token)
-                    .map_err(|m| Refusal::new(ErrorCode::Unauthorized, m))?;
+                let user = crate::accounts::admit(hub.store(), &hub.verifier, &token).await?;
                 if let Some(current) = &self.user {
                     if current.id != user.id {
                         return Err(Refusal::new(

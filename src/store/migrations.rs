@@ -80,6 +80,35 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX ratings_by_pool ON ratings (pool, rating DESC, player);
     ",
+    // 3: accounts: users, refresh tokens and invites (hashes only for both).
+    "
+    CREATE TABLE users (
+        id            TEXT PRIMARY KEY NOT NULL,
+        origin        TEXT NOT NULL CHECK (origin IN ('local', 'external', 'guest')),
+        display_name  TEXT NOT NULL,
+        role          TEXT NOT NULL,
+        password_hash TEXT,
+        disabled      INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+        created_at_ms INTEGER NOT NULL
+    ) STRICT;
+    CREATE TABLE refresh_tokens (
+        hash          TEXT PRIMARY KEY NOT NULL,
+        family        TEXT NOT NULL,
+        user_id       TEXT NOT NULL REFERENCES users (id),
+        issued_at_ms  INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        state         TEXT NOT NULL CHECK (state IN ('live', 'used', 'revoked'))
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX refresh_by_family ON refresh_tokens (family);
+    CREATE INDEX refresh_by_user ON refresh_tokens (user_id, state, issued_at_ms);
+    CREATE INDEX refresh_by_expiry ON refresh_tokens (expires_at_ms);
+    CREATE TABLE invites (
+        hash          TEXT PRIMARY KEY NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        used_by       TEXT REFERENCES users (id)
+    ) STRICT, WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes and understands.

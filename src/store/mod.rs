@@ -12,6 +12,7 @@
 //! a PostgreSQL backend that several nodes can share. [`StoreWriter`] puts many games'
 //! commits into one transaction (one fsync) from an async context.
 
+mod accounts;
 mod migrations;
 mod ratings;
 mod sqlite;
@@ -23,6 +24,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use accounts::{
+    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, UserChange, UserRecord,
+};
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
@@ -312,6 +316,21 @@ pub enum StoreError {
     /// written.
     #[error("The store writer has stopped, so the commit was not written.")]
     WriterStopped,
+    /// [`AccountStore::create_user`] for an id that is already taken.
+    #[error("User {id} already exists.")]
+    DuplicateUser {
+        /// The id asked for.
+        id: String,
+    },
+    /// A change to a user the store does not have.
+    #[error("User {id} does not exist.")]
+    UnknownUser {
+        /// The id asked for.
+        id: String,
+    },
+    /// An invite that does not exist, is used up, or has expired.
+    #[error("The invite code is unknown, used or expired.")]
+    InvalidInvite,
 }
 
 impl StoreError {
@@ -325,6 +344,9 @@ impl StoreError {
                 | StoreError::UnknownGame { .. }
                 | StoreError::SeqOutOfOrder { .. }
                 | StoreError::AlreadyFinished { .. }
+                | StoreError::DuplicateUser { .. }
+                | StoreError::UnknownUser { .. }
+                | StoreError::InvalidInvite
         )
     }
 }
@@ -333,8 +355,9 @@ impl StoreError {
 ///
 /// Synchronous on purpose: SQLite is a blocking library, and a PostgreSQL backend can
 /// implement it with a blocking client too. Async callers go through [`StoreWriter`] for
-/// writes (which batches them) and `spawn_blocking` for reads.
-pub trait Store: Send + Sync + 'static {
+/// writes (which batches them) and `spawn_blocking` for reads. The account half is the
+/// supertrait [`AccountStore`].
+pub trait Store: AccountStore + Send + Sync + 'static {
     /// Creates a game; [`StoreError::DuplicateGame`] if its id is taken.
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
 

@@ -16,6 +16,8 @@ use super::{
 };
 use super::{migrations, ratings};
 
+mod accounts;
+
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -194,7 +194,10 @@ fn commit_group(store: &dyn Store, items: &[Append], mut waiters: Vec<Waiter>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{EventRecord, GameRecord, GameStatus, SqliteStore, SyncMode};
+    use crate::store::{
+        AccountStore, EventRecord, GameRecord, GameStatus, NewInvite, NewRefresh, Rotation,
+        Sighting, SqliteStore, SyncMode, UserChange, UserRecord,
+    };
     use std::sync::Mutex;
     use std::time::Duration;
     use tempfile::TempDir;
@@ -299,6 +302,47 @@ mod tests {
         }
         fn player_name(&self, player: &str) -> Result<Option<String>, StoreError> {
             self.inner.player_name(player)
+        }
+    }
+
+    /// Accounts pass straight through: these tests are about game commits.
+    impl AccountStore for GatedStore {
+        fn create_user(
+            &self,
+            user: &UserRecord,
+            invite: Option<&str>,
+            now_ms: i64,
+        ) -> Result<(), StoreError> {
+            self.inner.create_user(user, invite, now_ms)
+        }
+        fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError> {
+            self.inner.user(id)
+        }
+        fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
+            self.inner.users(after, limit)
+        }
+        fn update_user(&self, id: &str, change: &UserChange) -> Result<(), StoreError> {
+            self.inner.update_user(id, change)
+        }
+        fn sight_external(&self, id: &str, name: &str, now: i64) -> Result<Sighting, StoreError> {
+            self.inner.sight_external(id, name, now)
+        }
+        fn start_refresh_family(
+            &self,
+            user_id: &str,
+            token: &NewRefresh,
+            max: usize,
+        ) -> Result<(), StoreError> {
+            self.inner.start_refresh_family(user_id, token, max)
+        }
+        fn rotate_refresh(&self, old: &str, new: &NewRefresh) -> Result<Rotation, StoreError> {
+            self.inner.rotate_refresh(old, new)
+        }
+        fn revoke_refresh_family(&self, hash: &str) -> Result<(), StoreError> {
+            self.inner.revoke_refresh_family(hash)
+        }
+        fn create_invite(&self, invite: &NewInvite) -> Result<(), StoreError> {
+            self.inner.create_invite(invite)
         }
     }
 
