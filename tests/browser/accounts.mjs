@@ -148,6 +148,17 @@ await run('accounts', async () => {
   await guest.clock.fastForward('14:30');
   const fresh = await (await renewed).json();
   await guest.waitForFunction((token) => window.tengen.conn.token === token, fresh.access_token);
+  // A reconnect whose token the server refuses (as an expired one is) renews it with
+  // the cookie and logs in again, without a word to the player.
+  const again = guest.waitForResponse((r) => r.url().endsWith('/api/auth/refresh') && r.status() === 200);
+  await guest.evaluate(() => {
+    window.tengen.conn.token += 'x';
+    window.tengen.conn.socket.close();
+  });
+  await again;
+  await guest.waitForFunction(() => window.tengen.conn.ready && window.tengen.conn.user && window.tengen.conn.user.role === 'guest');
+  const errors = await guest.locator('[data-testid="toast-error"]').allTextContents();
+  assert(errors.length === 0, `no error shown for a renewed token: ${errors}`);
   await guest.click('[data-testid="automatch-start"]');
   await guest.waitForSelector('[data-testid="automatch-waiting"]');
   await guest.click('[data-testid="automatch-cancel"]');

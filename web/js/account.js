@@ -48,15 +48,19 @@ export class Session {
     this.user = null;
     this.timer = null;
     this.renewing = null;
+    /** A refused token is being renewed; cleared once a token is taken. */
+    this.mending = false;
+    conn.addEventListener('ready', () => { if (conn.user) this.mending = false; });
   }
 
   get active() {
     return this.user !== null;
   }
 
-  register(username, password, displayName) {
+  register(username, password, displayName, invite) {
     const body = { username, password };
     if (displayName) body.display_name = displayName;
+    if (invite) body.invite = invite;
     return post('register', body).then((s) => this.start(s));
   }
 
@@ -99,6 +103,20 @@ export class Session {
     return this.renewing;
   }
 
+  /**
+   * The server refused our access token (expired while we were away): renew it, unless
+   * it refused the renewed one too, which another renewal would not mend.
+   */
+  refused() {
+    if (this.mending) {
+      toast('The server refuses this session; log in again to play.', 'error');
+      this.end();
+    } else {
+      this.mending = true;
+      this.renew();
+    }
+  }
+
   async logout() {
     try {
       await post('logout');
@@ -117,9 +135,12 @@ export class Session {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.renew(), ttl - Math.min(EARLY_MS, ttl / 4));
     // A logged-in connection stays logged in past its token's expiry: the fresh token
-    // is only for the next reconnect.
-    if (same) this.conn.token = session.access_token;
-    else this.conn.open(session.access_token);
+    // is only for the next reconnect. An anonymous one (a first login, a refused token)
+    // logs in where it is, so no request in flight is lost to a reconnect.
+    const anonymous = this.conn.ready && !this.conn.user;
+    this.conn.token = session.access_token;
+    if (anonymous) this.conn.authenticate(session.access_token);
+    else if (!same) this.conn.open(session.access_token);
     return session.user;
   }
 
@@ -155,6 +176,7 @@ export class AccountForms {
       el('label', {}, 'Display name (optional)', input('signup', 'display_name', { required: false, maxlength: 40, autocomplete: 'nickname' })),
       el('label', {}, 'Password', input('signup', 'password', { type: 'password', autocomplete: 'new-password', minlength: 8, maxlength: 256 })),
       el('p', { class: 'muted small' }, 'At least 8 characters, not a common password.'),
+      el('label', {}, 'Invite code (if this server asks for one)', input('signup', 'invite', { required: false, maxlength: 64, autocomplete: 'off' })),
       el('button', { type: 'submit', class: 'primary', 'data-testid': 'signup-submit' }, 'Sign up'));
     const tab = (which, label) => el('button', { type: 'button', role: 'tab', class: 'tab', 'data-testid': `tab-${which}`, onclick: () => this.show(which) }, label);
     this.tabs = { login: tab('login', 'Log in'), signup: tab('signup', 'Sign up') };
@@ -179,7 +201,7 @@ export class AccountForms {
     const f = e.target.elements;
     await this.attempt(which === 'login'
       ? () => this.session.login(f.username.value.trim(), f.password.value)
-      : () => this.session.register(f.username.value.trim(), f.password.value, f.display_name.value.trim()));
+      : () => this.session.register(f.username.value.trim(), f.password.value, f.display_name.value.trim(), f.invite.value.trim()));
     if (this.error.hidden) e.target.reset();
   }
 

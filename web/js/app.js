@@ -33,7 +33,7 @@ class App {
     this.conn.addEventListener('server-error', (e) => showError(e.detail));
     this.conn.addEventListener('token-refused', () => {
       // An account's access token expired while we were away: the cookie renews it.
-      if (this.session.active) { this.session.renew(); return; }
+      if (this.session.active) { this.session.refused(); return; }
       localStorage.removeItem(TOKEN_KEY);
       toast('Your token was refused; you are watching as a guest. Log in again to play.', 'error');
     });
