@@ -25,6 +25,7 @@ async fn new_users_sign_up_are_automatched_and_see_their_new_ratings_in_the_brow
         &[
             "account-login.png",
             "automatch-waiting.png",
+            "automatch-phone.png",
             "profile-wide.png",
             "profile-phone.png",
             "leaderboard.png",

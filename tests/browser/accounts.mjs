@@ -89,6 +89,13 @@ await run('accounts', async () => {
   await anna.click('[data-testid="automatch-start"]');
   await anna.waitForSelector('[data-testid="automatch-waiting"]');
   await shot(anna, 'automatch-waiting.png');
+  // The server drops a request when its author's last connection closes: back online,
+  // the page asks again and keeps waiting.
+  const welcomes = await anna.evaluate(() => window.tengen.conn.welcomes);
+  await anna.evaluate(() => window.tengen.conn.socket.close());
+  await anna.waitForFunction((n) => window.tengen.conn.welcomes > n && window.tengen.conn.ready, welcomes);
+  await anna.waitForSelector('[data-testid="automatch-waiting"]');
+  await shot(ben, 'automatch-phone.png');
   await ben.click('[data-testid="automatch-start"]');
   for (const p of [anna, ben]) await p.waitForSelector('[data-testid="game"]');
   const gameId = new URL(anna.url()).hash.replace('#/game/', '');
