@@ -62,6 +62,12 @@ static ASSETS: &[Asset] = &[
     asset!("/js/sound.js", "js/sound.js", JS),
     asset!("/js/analysis.js", "js/analysis.js", JS),
     asset!("/js/sgf.js", "js/sgf.js", JS),
+    asset!("/js/account.js", "js/account.js", JS),
+    asset!("/js/automatch.js", "js/automatch.js", JS),
+    asset!("/js/ratings.js", "js/ratings.js", JS),
+    asset!("/js/profile.js", "js/profile.js", JS),
+    asset!("/js/leaderboard.js", "js/leaderboard.js", JS),
+    asset!("/js/plot.js", "js/plot.js", JS),
 ];
 
 /// The page may load only its own files and talk only to its own server.

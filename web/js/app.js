@@ -1,13 +1,19 @@
 // The page: the header with login and connection state, the banner shown while the
 // server is out of reach, the login dialog (a pasted token, or the labelled local dev
 // login when the server allows it), and the views, chosen by the address: `#/` the lobby,
-// `#/game/<id>` a game, `#/archive` the finished games, `#/analysis?…` an analysis board.
+// `#/game/<id>` a game, `#/archive` the finished games, `#/analysis?…` an analysis board,
+// `#/user/<id>` a profile, `#/leaderboard` the ratings. Without the dev login the dialog
+// offers accounts instead.
 
+import { AccountForms, Session } from './account.js';
 import { AnalysisView } from './analysis.js';
 import { ArchiveView } from './archive.js';
+import { Automatch } from './automatch.js';
 import { Connection } from './connection.js';
 import { GameView } from './game.js';
+import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
+import { ProfileView } from './profile.js';
 import { el, fill, showError, toast } from './ui.js';
 
 const TOKEN_KEY = 'tengen.token';
@@ -15,6 +21,8 @@ const TOKEN_KEY = 'tengen.token';
 class App {
   constructor() {
     this.conn = new Connection();
+    this.session = new Session(this.conn);
+    this.automatch = new Automatch(this.conn);
     this.view = null;
     this.viewUser = null;
     this.main = document.getElementById('view');
@@ -26,6 +34,8 @@ class App {
     this.conn.addEventListener('status', (e) => this.showStatus(e.detail));
     this.conn.addEventListener('server-error', (e) => showError(e.detail));
     this.conn.addEventListener('token-refused', () => {
+      // An account's access token expired while we were away: the cookie renews it.
+      if (this.session.active) { this.session.refused(); return; }
       localStorage.removeItem(TOKEN_KEY);
       toast('Your token was refused; you are watching as a guest. Log in again to play.', 'error');
     });
@@ -34,13 +44,17 @@ class App {
     this.setUpLogin();
     this.drawAccount();
     this.route();
-    this.conn.open(localStorage.getItem(TOKEN_KEY));
+    const stored = localStorage.getItem(TOKEN_KEY);
+    if (stored || !this.session.resume()) this.conn.open(stored);
   }
 
   route() {
     if (this.view) this.view.unmount();
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
+    const user = /^#\/user\/([^/]+)$/.exec(location.hash);
     if (m) this.view = new GameView(this.conn, m[1]);
+    else if (user) this.view = new ProfileView(this.conn, decodeURIComponent(user[1]));
+    else if (location.hash === '#/leaderboard') this.view = new LeaderboardView(this.conn);
     else if (location.hash === '#/archive') this.view = new ArchiveView(this.conn);
     else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(this.conn, new URLSearchParams(location.hash.split('?')[1] || ''));
     else this.view = new LobbyView(this.conn, this);
@@ -97,10 +111,13 @@ class App {
     const user = this.conn.user;
     if (user) {
       fill(this.account,
+        el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
+        el('a', { href: `#/user/${encodeURIComponent(user.id)}`, class: 'nav', 'data-testid': 'nav-profile' }, 'Profile'),
         el('span', { class: 'whoami', 'data-testid': 'whoami', title: `user id ${user.id}` }, user.name),
         el('button', { type: 'button', class: 'quiet', 'data-testid': 'logout', onclick: () => this.logout() }, 'Log out'));
     } else {
       fill(this.account,
+        el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
         el('span', { class: 'muted', 'data-testid': 'guest' }, 'guest'),
         el('button', { type: 'button', 'data-testid': 'login-open', onclick: () => this.showLogin() }, 'Log in'));
     }
@@ -120,11 +137,17 @@ class App {
     } catch {
       box.hidden = true;
     }
+    this.accountForms.element.hidden = !box.hidden;
   }
 
   setUpLogin() {
     const tokenForm = document.getElementById('token-form');
     const devForm = document.getElementById('dev-form');
+    this.accountForms = new AccountForms(this.session, () => {
+      localStorage.removeItem(TOKEN_KEY);
+      this.dialog.close();
+    });
+    tokenForm.before(this.accountForms.element);
     document.getElementById('login-cancel').addEventListener('click', () => this.dialog.close());
     tokenForm.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -160,6 +183,7 @@ class App {
 
   logout() {
     localStorage.removeItem(TOKEN_KEY);
+    if (this.session.active) { this.session.logout(); return; }
     this.conn.user = null;
     this.conn.open(null);
   }

@@ -70,6 +70,7 @@ export class LobbyView {
         el('div', { class: 'card-head' }, el('h2', {}, 'Open seeks and challenges'),
           el('div', { class: 'filters' }, choose('size', SIZES, 'Board size'), choose('speed', SPEEDS, 'Speed'))),
         this.seekList),
+      el('section', { class: 'card automatch-card' }, el('h2', {}, 'Automatch'), this.app.automatch.panel()),
       el('section', { class: 'card create' }, el('h2', {}, 'New game'), this.createForm()),
       el('section', { class: 'card' },
         el('div', { class: 'card-head' }, el('h2', {}, 'Games'),
