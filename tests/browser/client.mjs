@@ -290,6 +290,7 @@ await run('client', async () => {
     await expectAttr(p, '[data-testid="result"]', 'data-result', 'W+R');
     const classes = await p.evaluate(() => [...document.querySelectorAll('.clock')].map((c) => c.className).join(' '));
     assert(!/\b(low|running)\b/.test(classes), `after a resignation no clock is red or running: ${classes}`);
+    assert(!(await p.title()).includes('Your move'), `a finished game is nobody's move: ${await p.title()}`);
   }
   log('dana resigned: W+R, no clock red');
 
