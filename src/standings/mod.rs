@@ -8,6 +8,7 @@
 //! change was never recorded (a crash came between) is applied then. The ratings are
 //! always a fold over the results, which is also what [`rebuild`] does.
 
+pub mod ranks;
 pub mod view;
 
 use std::collections::HashSet;
@@ -15,6 +16,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
+
+pub use ranks::Ranks;
 
 use crate::protocol::GameSettings;
 use crate::rating::{Ledger, Pool, RatedResult, Rating};
@@ -31,14 +34,22 @@ const LAST_RETRY: Duration = Duration::from_secs(30);
 pub struct Standings {
     /// Unbounded, yet bounded by the games: each game ends once, and one id is sent then.
     ended: mpsc::UnboundedSender<String>,
+    ranks: Ranks,
 }
 
 impl Standings {
     /// Starts the rating task: it catches up with the store, then rates games as they end.
     pub fn spawn(store: Arc<dyn Store>) -> Standings {
         let (ended, games) = mpsc::unbounded_channel();
-        tokio::spawn(run(store, games));
-        Standings { ended }
+        let ranks = Ranks::default();
+        tokio::spawn(run(store, games, ranks.clone()));
+        Standings { ended, ranks }
+    }
+
+    /// The players' ranks, which this task keeps current (empty until it has caught up
+    /// with the store at start).
+    pub fn ranks(&self) -> &Ranks {
+        &self.ranks
     }
 
     /// A game ended (its result is committed). Rated or not: the task reads its row.
@@ -47,26 +58,40 @@ impl Standings {
     }
 }
 
-/// The ledger and the games already in it.
-#[derive(Default)]
+/// The ledger, the games already in it, and the ranks it shows the lobby.
 struct Rater {
     ledger: Ledger,
     applied: HashSet<String>,
+    ranks: Ranks,
 }
 
 impl Rater {
-    /// Folds one finished rated game into the ledger and says what to record.
+    fn new(ranks: Ranks) -> Rater {
+        Rater {
+            ledger: Ledger::default(),
+            applied: HashSet::new(),
+            ranks,
+        }
+    }
+
+    /// Folds one finished rated game into the ledger, updates both players' ranks, and
+    /// says what to record. The ranks change before the store records the game, so a
+    /// profile that shows the game is never ahead of the lobby's rank.
     fn rate(&mut self, game: &GameRecord) -> RatingRecord {
         self.applied.insert(game.id.clone());
-        rate(&mut self.ledger, game)
+        let record = rate(&mut self.ledger, game);
+        for player in [&game.black, &game.white] {
+            self.ranks.update(&self.ledger, player);
+        }
+        record
     }
 }
 
-async fn run(store: Arc<dyn Store>, mut games: mpsc::UnboundedReceiver<String>) {
+async fn run(store: Arc<dyn Store>, mut games: mpsc::UnboundedReceiver<String>, ranks: Ranks) {
     let mut rater = retry("catching up with rated games", || {
-        let store = store.clone();
+        let (store, ranks) = (store.clone(), ranks.clone());
         async move {
-            tokio::task::spawn_blocking(move || catch_up(&*store))
+            tokio::task::spawn_blocking(move || catch_up(&*store, ranks))
                 .await
                 .unwrap_or(Err(StoreError::Poisoned))
         }
@@ -124,9 +149,9 @@ where
 
 /// Replays the applied games into a fresh ledger, then applies and records the pending
 /// ones (finished, never recorded), oldest ending first.
-fn catch_up(store: &dyn Store) -> Result<Rater, StoreError> {
+fn catch_up(store: &dyn Store, ranks: Ranks) -> Result<Rater, StoreError> {
     let games = store.rated_games()?;
-    let mut rater = Rater::default();
+    let mut rater = Rater::new(ranks);
     for game in &games.applied {
         rater.rate(game);
     }
