@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockView, PlayerClock, TimeControl};
 use crate::protocol::{EventFrame, GameEvent, GameSettings, UserInfo};
-use crate::rules::sgf::{GameRecord as Sgf, MoveNode};
+use crate::rules::sgf::{GameRecord as Sgf, MoveNode, Property};
 use crate::rules::{Color, GameResult, Move, Vertex};
 use crate::store::{EventRecord, GameRecord};
 
@@ -202,7 +202,97 @@ pub fn sgf(view: &GameView) -> String {
             node
         })
         .collect();
+    // Referee actions as comments: on the last move before them, or the root's `GC`.
+    let mut played = 0usize;
+    let mut root_notes = Vec::new();
+    for f in &view.events {
+        if matches!(f.event, GameEvent::MovePlayed { .. }) {
+            played += 1;
+        }
+        let Some(note) = referee_note(&f.event) else {
+            continue;
+        };
+        match played.checked_sub(1).and_then(|i| record.moves.get_mut(i)) {
+            Some(node) => append_comment(&mut node.properties, &note),
+            None => root_notes.push(note),
+        }
+    }
+    if !root_notes.is_empty() {
+        record
+            .root_properties
+            .push(Property::from_text("GC", [root_notes.join("\n")]));
+    }
     record.to_sgf()
+}
+
+/// Adds a line to a node's comment (`C`), creating it if needed.
+fn append_comment(properties: &mut Vec<Property>, note: &str) {
+    match properties.iter_mut().find(|p| p.ident == "C") {
+        Some(c) => {
+            let text = format!("{}\n{note}", c.text());
+            *c = Property::from_text("C", [text]);
+        }
+        None => properties.push(Property::from_text("C", [note])),
+    }
+}
+
+/// A referee's action in words, for the SGF (client-protocol/referee.md).
+fn referee_note(event: &GameEvent) -> Option<String> {
+    let (by, what, reason) = match event {
+        GameEvent::Warned {
+            color,
+            warnings,
+            by,
+            reason,
+        } => (by, format!("warned {color} (warning {warnings})"), reason),
+        GameEvent::ClockAdjusted {
+            color,
+            delta_ms,
+            by,
+            reason,
+            ..
+        } => {
+            let secs = delta_ms.unsigned_abs() as f64 / 1000.0;
+            let what = match *delta_ms > 0 {
+                true => format!("gave {color} {secs} s"),
+                false => format!("took {secs} s from {color}"),
+            };
+            (by, what, reason)
+        }
+        GameEvent::RefereePaused { by, reason, .. } => (by, "paused the game".into(), reason),
+        GameEvent::RefereeResumed { by, reason, .. } => (by, "resumed the game".into(), reason),
+        GameEvent::Ruled {
+            ruling,
+            by,
+            reason,
+            replay_game_id,
+        } => {
+            let ruling = serde_json::to_value(ruling)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let replay = replay_game_id
+                .as_ref()
+                .map(|id| format!(", replayed as game {id}"))
+                .unwrap_or_default();
+            (by, format!("ruled {ruling}{replay}"), reason)
+        }
+        GameEvent::ResultChanged {
+            previous,
+            result,
+            by,
+            reason,
+            score,
+        } => {
+            let how = match score {
+                Some(s) => format!("corrected the count ({})", s.chinese),
+                None => "changed the result".to_string(),
+            };
+            (by, format!("{how}: {previous} -> {result}"), reason)
+        }
+        _ => return None,
+    };
+    Some(format!("Referee {}: {what}: {reason}", by.name))
 }
 
 /// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds.

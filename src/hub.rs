@@ -13,8 +13,9 @@ use crate::auth::Verifier;
 use crate::config::Config;
 use crate::fanout::{Outbox, encode};
 use crate::lobby::{Lobby, create};
-use crate::protocol::{ErrorCode, GameSummary, Refusal, ServerMsg, UserInfo};
+use crate::protocol::{CalledGame, ErrorCode, GameSummary, Refusal, ServerMsg, UserInfo};
 use crate::room::{Gone, Prepared, Room, RoomCmd, RoomContext, RoomHandle, RoomNews};
+use crate::rules::GameResult;
 use crate::store::{Store, StoreError, StoreWriter};
 
 pub struct Hub {
@@ -143,23 +144,29 @@ impl Hub {
                     return Err(refusal);
                 }
             };
-        let c = &open.challenge;
-        let (game_id, black, white) = (
+        self.lobby.removed(&open.challenge, "accepted");
+        Ok(self.open_game(game).await)
+    }
+
+    /// Registers and starts the room of a game just stored, and tells both players and
+    /// the lobby. Returns its id.
+    async fn open_game(&self, game: crate::room::NewGame) -> String {
+        let (game_id, black, white, settings) = (
             game.id.clone(),
             game.live.black.clone(),
             game.live.white.clone(),
+            game.live.settings.clone(),
         );
         let prepared = Room::open(self.rooms_ctx.clone(), game);
         self.rooms
             .insert(prepared.handle().game_id.clone(), prepared.handle().clone());
         crate::metrics::live_games(1);
         prepared.start();
-        self.lobby.removed(c, "accepted");
         let started = encode(&ServerMsg::GameStarted {
             game_id: game_id.clone(),
             black: black.clone(),
             white: white.clone(),
-            settings: c.settings.clone(),
+            settings,
         });
         self.lobby.send_to_user(&black.id, &started);
         self.lobby.send_to_user(&white.id, &started);
@@ -168,7 +175,64 @@ impl Hub {
                 .announce(&encode(&ServerMsg::GameListed { game: summary }));
         }
         tracing::info!(game = %game_id, black = %black.id, white = %white.id, "game started");
-        Ok(game_id)
+        game_id
+    }
+
+    /// A referee's `replay` ruling on game `of` (committed): the new game `id` with the
+    /// same players and settings, starting at once (a scheduled start is not repeated).
+    pub async fn replay(&self, of: &str, id: String) -> Result<String, Refusal> {
+        let store = self.store.clone();
+        let old = of.to_string();
+        let unavailable = |e: &dyn std::fmt::Display| {
+            Refusal::new(
+                ErrorCode::Unavailable,
+                format!("the ruling stands, but the replay could not be created: {e}"),
+            )
+        };
+        let first = tokio::task::spawn_blocking(move || store.events_in(&old, 1..2))
+            .await
+            .map_err(|e| unavailable(&e))?
+            .map_err(|e| unavailable(&e))?;
+        let created = first
+            .first()
+            .and_then(|r| serde_json::from_str::<crate::protocol::EventFrame>(&r.payload).ok());
+        let Some(crate::protocol::EventFrame {
+            event:
+                crate::protocol::GameEvent::GameCreated {
+                    settings,
+                    black,
+                    white,
+                    ..
+                },
+            ..
+        }) = created
+        else {
+            return Err(unavailable(&"its first event is unreadable"));
+        };
+        let settings = crate::protocol::GameSettings {
+            start_at: None,
+            ..*settings
+        };
+        let players = [&black, &white];
+        self.reserve_slots(players)?;
+        let ctx = &self.rooms_ctx;
+        let game = match create::start(
+            &ctx.writer,
+            ctx.lag,
+            id,
+            [black.clone(), white.clone()],
+            &settings,
+            None,
+        )
+        .await
+        {
+            Ok(game) => game,
+            Err(refusal) => {
+                players.iter().for_each(|u| self.release_slot(&u.id));
+                return Err(refusal);
+            }
+        };
+        Ok(self.open_game(game).await)
     }
 
     /// What a room tells the registry.
@@ -182,7 +246,19 @@ impl Hub {
                     .announce(&encode(&ServerMsg::GameListed { game: summary }));
             }
             RoomNews::Closed { game_id, room } => self.forget(&game_id, room),
+            RoomNews::ResultChanged {
+                game_id,
+                previous,
+                result,
+            } => self.result_changed(&game_id, previous, result),
         }
+    }
+
+    /// The one place a finished game's result changes after the fact (a referee's
+    /// `change_result` or `correct_count`, already committed): whatever depends on
+    /// results (ratings) is brought up to date from here.
+    pub fn result_changed(&self, game_id: &str, previous: GameResult, result: GameResult) {
+        tracing::info!(game = %game_id, %previous, %result, "a referee changed a result");
     }
 
     /// Removes room `room` of a game from the registry, if it is still the one there.
@@ -302,6 +378,21 @@ impl Hub {
     pub async fn summary(&self, game_id: &str) -> Option<GameSummary> {
         let room = self.rooms.get(game_id)?.clone();
         room.ask(|reply| RoomCmd::Summary { reply }).await.ok()
+    }
+
+    /// The games with open referee calls that `user` may referee, sorted by id (only
+    /// unfinished games hold calls, and every one of those has a running room).
+    pub async fn referee_calls(&self, user: &UserInfo) -> Vec<CalledGame> {
+        let rooms: Vec<RoomHandle> = self.rooms.iter().map(|r| r.clone()).collect();
+        let mut games = Vec::new();
+        for room in rooms {
+            let user = user.clone();
+            if let Ok(Some(called)) = room.ask(|reply| RoomCmd::Calls { user, reply }).await {
+                games.push(called);
+            }
+        }
+        games.sort_by(|a, b| a.game.game_id.cmp(&b.game.game_id));
+        games
     }
 
     /// Every running game, newest rooms first is not promised: sorted by id.

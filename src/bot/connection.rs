@@ -444,6 +444,7 @@ impl BotRunner {
             | ServerMsg::Bots { .. }
             | ServerMsg::ChallengeCreated { .. }
             | ServerMsg::GameListed { .. }
+            | ServerMsg::RefereeCalls { .. }
             | ServerMsg::Kibitz { .. } => {}
         }
         wire

@@ -16,9 +16,9 @@ use crate::fanout::{Inbox, Outbox, encode};
 use crate::hub::Hub;
 use crate::protocol::{
     ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
-    RequestId, Role, ServerMsg, UserInfo, decode, request_id,
+    RequestId, Role, Ruling, ServerMsg, UserInfo, decode, request_id,
 };
-use crate::room::{Action, RoomCmd, RoomHandle};
+use crate::room::{Action, RefereeAct, RoomCmd, RoomHandle};
 use crate::rules::Move;
 use crate::time::wall_ms;
 
@@ -120,6 +120,7 @@ impl Session {
             message: r.message,
             game_id: game_id.map(str::to_string),
             reason: r.reason.map(str::to_string),
+            retry_after_ms: r.retry_after_ms,
         });
     }
 
@@ -344,6 +345,19 @@ impl Session {
                 hub.lobby.withdraw(&challenge_id, &self.user()?, false)?;
                 self.ack(id, None, None);
             }
+            LobbyMsg::ListRefereeCalls {} => {
+                let user = self.user()?;
+                if !matches!(user.role, Role::Referee | Role::Admin) {
+                    return Err(Refusal::new(
+                        ErrorCode::Forbidden,
+                        "only referees and admins see the calls for a referee",
+                    ));
+                }
+                self.send(&ServerMsg::RefereeCalls {
+                    id,
+                    games: hub.referee_calls(&user).await,
+                });
+            }
         }
         Ok(())
     }
@@ -400,8 +414,46 @@ impl Session {
             GameAction::MarkDead { vertex, dead } => Action::MarkDead { vertex, dead },
             GameAction::AcceptScore { marks_seq } => Action::AcceptScore { marks_seq },
             GameAction::RejectScore {} => Action::RejectScore,
+            GameAction::RefereeCall { message } => Action::CallReferee(message),
+            GameAction::Warn { color, reason } => {
+                Action::Referee(RefereeAct::Warn { color, reason })
+            }
+            GameAction::AdjustClock {
+                color,
+                delta_ms,
+                reason,
+            } => Action::Referee(RefereeAct::AdjustClock {
+                color,
+                delta_ms,
+                reason,
+            }),
+            GameAction::RefereePause { reason } => Action::Referee(RefereeAct::Pause { reason }),
+            GameAction::RefereeResume { reason } => Action::Referee(RefereeAct::Resume { reason }),
+            GameAction::Rule { ruling, reason } => {
+                // The new game's id is drawn first so that the ruling can name it.
+                let replay = (ruling == Ruling::Replay).then(crate::lobby::new_id);
+                let act = RefereeAct::Rule {
+                    ruling,
+                    reason,
+                    replay_game_id: replay.clone(),
+                };
+                let seq = self.ask_room(&game_id, Action::Referee(act)).await?;
+                if let Some(new_id) = replay {
+                    self.hub.replay(&game_id, new_id).await?;
+                }
+                self.ack(id, Some(game_id), seq);
+                return Ok(());
+            }
+            GameAction::CorrectCount { dead, reason } => {
+                Action::Referee(RefereeAct::CorrectCount { dead, reason })
+            }
+            GameAction::ChangeResult { ruling, reason } => {
+                Action::Referee(RefereeAct::ChangeResult { ruling, reason })
+            }
         };
-        self.act(id, game_id, action).await
+        let seq = self.ask_room(&game_id, action).await?;
+        self.ack(id, Some(game_id), seq);
+        Ok(())
     }
 
     async fn join(
@@ -469,25 +521,18 @@ impl Session {
         }
     }
 
-    async fn act(
-        &mut self,
-        id: Option<RequestId>,
-        game_id: String,
-        action: Action,
-    ) -> Result<(), Refusal> {
+    /// Has the game's room rule on `action`; the seq of the last event it caused.
+    async fn ask_room(&self, game_id: &str, action: Action) -> Result<Option<u64>, Refusal> {
         let user = self.user()?;
-        let room = self.room(&game_id).await?;
+        let room = self.room(game_id).await?;
         let lag_ms = self.rtt_ms.map_or(0, |rtt| rtt / 2);
-        let seq = room
-            .ask(|reply| RoomCmd::Act {
-                user,
-                action,
-                lag_ms,
-                reply,
-            })
-            .await??;
-        self.ack(id, Some(game_id), seq);
-        Ok(())
+        room.ask(|reply| RoomCmd::Act {
+            user,
+            action,
+            lag_ms,
+            reply,
+        })
+        .await?
     }
 }
 

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::error::{ErrorCode, Refusal};
 use super::names;
 use super::offer::BotOffer;
+use super::referee::Ruling;
 use super::settings::GameSettings;
-use crate::rules::{Move, Vertex};
+use crate::rules::{Color, Move, Vertex};
 
 /// The client's request id, echoed in the reply: any string or number it likes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +77,8 @@ pub enum LobbyMsg {
     Cancel {
         challenge_id: String,
     },
+    /// Referees and admins: the games with open `referee_call`s they may act on.
+    ListRefereeCalls {},
 }
 
 /// What a client asks of one game (the `game_id` travels beside it).
@@ -132,6 +135,46 @@ pub enum GameAction {
     /// Chat in a game: players talk to each other, spectators among themselves.
     Chat {
         text: String,
+    },
+    /// Referee: warn a player; `warnings_to_lose` warnings lose the game.
+    Warn {
+        color: Color,
+        reason: String,
+    },
+    /// Referee: add (`delta_ms` > 0, a bonus) or take away (< 0, a penalty) time on a
+    /// player's clock.
+    AdjustClock {
+        color: Color,
+        delta_ms: i64,
+        reason: String,
+    },
+    /// Referee: stop both clocks (an organiser's break); only a referee resumes.
+    RefereePause {
+        reason: String,
+    },
+    /// Referee: end an organiser's break (or open a sealed move at a scheduled
+    /// adjournment's resumption).
+    RefereeResume {
+        reason: String,
+    },
+    /// Referee: end a game in progress with a ruling.
+    Rule {
+        ruling: Ruling,
+        reason: String,
+    },
+    /// Referee: recount a game ended by counting with these stones dead instead.
+    CorrectCount {
+        dead: Vec<Vertex>,
+        reason: String,
+    },
+    /// Referee: change or annul the result of a finished game.
+    ChangeResult {
+        ruling: Ruling,
+        reason: String,
+    },
+    /// A player calls the referee (Art. 16.2); open until a referee acts in the game.
+    RefereeCall {
+        message: String,
     },
 }
 

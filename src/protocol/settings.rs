@@ -70,6 +70,17 @@ pub struct GameSettings {
     /// How long the dead-stone phase may last (see client-protocol/scoring.md for what
     /// happens then).
     pub scoring_ms: u64,
+    /// The user id of the referee assigned to this game (tournament games), who may act
+    /// on it beside any admin (client-protocol/referee.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub referee: Option<String>,
+    /// Referee warnings that lose the game (Art. 20); 2 unless set.
+    #[serde(skip_serializing_if = "is_default_warnings")]
+    pub warnings_to_lose: u8,
+    /// An illegal move attempt costs the turn: it is recorded and counts as a pass
+    /// (Art. 19, 20.1) instead of being only refused.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict_illegal: bool,
 }
 
 /// The fields of `settings`, in their wire order.
@@ -86,6 +97,9 @@ const FIELDS: &[&str] = &[
     "forfeit_after_ms",
     "claim_after_ms",
     "scoring_ms",
+    "referee",
+    "warnings_to_lose",
+    "strict_illegal",
 ];
 
 /// The largest komi either way, in points.
@@ -151,6 +165,9 @@ impl GameSettings {
                 "forfeit_after_ms" => s.forfeit_after_ms = field(&name, value)?,
                 "claim_after_ms" => s.claim_after_ms = field(&name, value)?,
                 "scoring_ms" => s.scoring_ms = field(&name, value)?,
+                "referee" => s.referee = field(&name, value)?,
+                "warnings_to_lose" => s.warnings_to_lose = field(&name, value)?,
+                "strict_illegal" => s.strict_illegal = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -175,6 +192,15 @@ fn default_scoring() -> u64 {
     5 * 60 * 1000
 }
 
+/// Warnings that lose a game unless the settings say otherwise.
+const DEFAULT_WARNINGS_TO_LOSE: u8 = 2;
+/// The most warnings a game may allow.
+const MAX_WARNINGS_TO_LOSE: u8 = 9;
+
+fn is_default_warnings(n: &u8) -> bool {
+    *n == DEFAULT_WARNINGS_TO_LOSE
+}
+
 impl Default for GameSettings {
     fn default() -> Self {
         GameSettings {
@@ -190,6 +216,9 @@ impl Default for GameSettings {
             forfeit_after_ms: default_forfeit_after(),
             claim_after_ms: default_claim_after(),
             scoring_ms: default_scoring(),
+            referee: None,
+            warnings_to_lose: DEFAULT_WARNINGS_TO_LOSE,
+            strict_illegal: false,
         }
     }
 }
@@ -237,6 +266,20 @@ impl GameSettings {
                     "settings.{field} must be from {min} ms to one day"
                 )));
             }
+        }
+        if !(1..=MAX_WARNINGS_TO_LOSE).contains(&self.warnings_to_lose) {
+            return Err(bad(format!(
+                "settings.warnings_to_lose must be from 1 to {MAX_WARNINGS_TO_LOSE}"
+            )));
+        }
+        if self
+            .referee
+            .as_ref()
+            .is_some_and(|r| r.is_empty() || r.len() > 128)
+        {
+            return Err(bad(
+                "settings.referee must be a user id of 1 to 128 bytes".into()
+            ));
         }
         if let Some(start) = self.start_at
             && (start < 0 || start > crate::time::wall_ms() + 366 * DAY as i64)

@@ -17,7 +17,9 @@ use super::rebuild::rebuild;
 use super::ring::{Ring, missed_since};
 use crate::clock::Millis;
 use crate::fanout::{Frame, Outbox, encode};
-use crate::protocol::{ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo};
+use crate::protocol::{
+    CalledGame, ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
+};
 use crate::rules::Color;
 use crate::store::EventRecord;
 use crate::time::wall_ms;
@@ -53,6 +55,11 @@ pub enum RoomCmd {
     },
     Summary {
         reply: oneshot::Sender<GameSummary>,
+    },
+    /// The game with its open referee calls, if it has any and `user` may referee it.
+    Calls {
+        user: UserInfo,
+        reply: oneshot::Sender<Option<CalledGame>>,
     },
 }
 
@@ -318,6 +325,17 @@ impl Room {
             RoomCmd::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
+            RoomCmd::Calls { user, reply } => {
+                let calls = self.live.open_calls();
+                let called =
+                    (!calls.is_empty() && self.live.may_referee(&user).is_ok()).then(|| {
+                        CalledGame {
+                            game: self.summary(),
+                            calls,
+                        }
+                    });
+                let _ = reply.send(called);
+            }
         }
     }
 
@@ -385,18 +403,20 @@ impl Room {
         action: Action,
         lag_ms: u64,
     ) -> Result<Option<u64>, Refusal> {
-        let color = self
-            .live
-            .color_of(&user.id)
-            .ok_or_else(|| Refusal::new(ErrorCode::Forbidden, "you do not play in this game"))?;
-        let step = self
-            .live
-            .decide(color, &action, self.moment(lag_ms))
-            .inspect_err(|r| {
-                if let Some(reason) = r.reason {
-                    crate::metrics::move_rejected(reason);
-                }
-            })?;
+        let at = self.moment(lag_ms);
+        let step = match &action {
+            Action::Referee(act) => self.live.referee(user, act, at)?,
+            _ => {
+                let color = self.live.color_of(&user.id).ok_or_else(|| {
+                    Refusal::new(ErrorCode::Forbidden, "you do not play in this game")
+                })?;
+                self.live.decide(color, &action, at).inspect_err(|r| {
+                    if let Some(reason) = r.reason {
+                        crate::metrics::move_rejected(reason);
+                    }
+                })?
+            }
+        };
         if step.events.is_empty() {
             return Ok(None);
         }
@@ -470,6 +490,13 @@ impl Room {
         self.broadcast(staged.frames);
         if staged.ended.is_some() {
             (self.ctx.news)(RoomNews::Ended(self.summary()));
+        }
+        if let Some((previous, result)) = staged.rejudged {
+            (self.ctx.news)(RoomNews::ResultChanged {
+                game_id: self.id.clone(),
+                previous,
+                result,
+            });
         }
         Ok(self.live.seq())
     }

@@ -129,6 +129,14 @@ pub enum Append {
         /// Server Unix time in milliseconds when the game ended.
         ended_at_ms: i64,
     },
+    /// Replace a finished game's result (a referee's correction; the original stays in
+    /// the game's events); refused unless the game is finished.
+    Rejudge {
+        /// The finished game.
+        game_id: String,
+        /// The result now in effect, SGF-style.
+        result: String,
+    },
 }
 
 impl Append {
@@ -137,7 +145,9 @@ impl Append {
         match self {
             Append::Create(game) => &game.id,
             Append::Event(event) => &event.game_id,
-            Append::MoveCount { game_id, .. } | Append::Finish { game_id, .. } => game_id,
+            Append::MoveCount { game_id, .. }
+            | Append::Finish { game_id, .. }
+            | Append::Rejudge { game_id, .. } => game_id,
         }
     }
 }

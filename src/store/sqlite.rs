@@ -426,6 +426,20 @@ impl SqliteStore {
                     });
                 }
             }
+            Write::Rejudge { game_id, result } => {
+                let updated = tx
+                    .prepare_cached(
+                        "UPDATE games SET result = ?2 WHERE id = ?1 AND status = 'finished'",
+                    )
+                    .map_err(&db)?
+                    .execute(rusqlite::params![game_id, result])
+                    .map_err(&db)?;
+                if updated == 0 {
+                    return Err(StoreError::UnknownGame {
+                        game_id: game_id.to_owned(),
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -519,6 +533,10 @@ enum Write<'a> {
         result: &'a str,
         ended_at_ms: i64,
     },
+    Rejudge {
+        game_id: &'a str,
+        result: &'a str,
+    },
 }
 
 impl<'a> From<&'a Append> for Write<'a> {
@@ -542,6 +560,7 @@ impl<'a> From<&'a Append> for Write<'a> {
                 result,
                 ended_at_ms: *ended_at_ms,
             },
+            Append::Rejudge { game_id, result } => Write::Rejudge { game_id, result },
         }
     }
 }

@@ -8,6 +8,9 @@
 
 mod apply;
 mod decide;
+mod referee;
+#[cfg(test)]
+mod referee_tests;
 mod snapshot;
 mod stage;
 #[cfg(test)]
@@ -20,6 +23,7 @@ use crate::protocol::{
 use crate::rules::{Color, Game, GameResult, Vertex};
 
 use decide::Draft;
+pub use referee::RefereeAct;
 use stage::{Ended, Play, Scheduled, Scoring, Sealed, Stage};
 
 /// Longest chat line, in characters.
@@ -52,6 +56,18 @@ pub enum Action {
         mv: crate::rules::Move,
     },
     ClaimWin,
+    /// Call the referee with a message.
+    CallReferee(String),
+    /// Anything a referee does; a player asking gets `forbidden`.
+    Referee(RefereeAct),
+}
+
+/// A player's call for the referee, open until a referee acts or the game ends.
+#[derive(Debug, Clone, PartialEq)]
+struct OpenCall {
+    seq: u64,
+    message: String,
+    at: i64,
 }
 
 /// When something happens: the room's monotonic time (for clocks), the wall time (for
@@ -109,6 +125,10 @@ pub struct LiveGame {
     chat: std::collections::VecDeque<ChatLine>,
     nigiri: Option<NigiriProof>,
     online: [bool; 2],
+    /// Referee warnings so far, by [`Color::index`].
+    warnings: [u8; 2],
+    /// Each player's open call for the referee, by [`Color::index`]: at most one each.
+    calls: [Option<OpenCall>; 2],
     /// Whether each player has been here at all (scheduled games' lateness rule).
     ever_present: [bool; 2],
     /// Since when each player has been away.
@@ -186,6 +206,8 @@ impl LiveGame {
             chat: std::collections::VecDeque::new(),
             nigiri: nigiri.clone(),
             online: [false; 2],
+            warnings: [0; 2],
+            calls: [None, None],
             ever_present: [false; 2],
             absent_since: [Some(now); 2],
             forfeit_at,

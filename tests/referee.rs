@@ -1,0 +1,398 @@
+//! The referee through a real server: who may act, each action's events and effects on
+//! clocks, results, the JSON record and the SGF; strict mode; claims.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Client, TestServer, get, play, start_game};
+use serde_json::{Value, json};
+use tengen::protocol::Role;
+
+/// A client logged in as `sub` with `role`.
+async fn login_as(server: &TestServer, sub: &str, role: Role) -> Client {
+    Client::connect(&format!(
+        "{}?token={}",
+        server.url,
+        server.token_as(sub, role)
+    ))
+    .await
+}
+
+/// Black, White, and a 9×9 game between them with `settings` (Black the challenger).
+async fn game(server: &TestServer, settings: Value) -> (Client, Client, String) {
+    let mut black = server.login("black").await;
+    let mut white = server.login("white").await;
+    let mut settings = settings;
+    settings["color"] = json!("black");
+    settings["board_size"] = json!(9);
+    let id = start_game(&mut black, &mut white, settings).await;
+    (black, white, id)
+}
+
+/// Every referee action, for `game_id`.
+fn every_action(game_id: &str) -> Vec<Value> {
+    vec![
+        json!({"type": "warn", "game_id": game_id, "color": "black", "reason": "r"}),
+        json!({"type": "adjust_clock", "game_id": game_id, "color": "black", "delta_ms": 5000, "reason": "r"}),
+        json!({"type": "referee_pause", "game_id": game_id, "reason": "r"}),
+        json!({"type": "referee_resume", "game_id": game_id, "reason": "r"}),
+        json!({"type": "rule", "game_id": game_id, "ruling": "draw", "reason": "r"}),
+        json!({"type": "correct_count", "game_id": game_id, "dead": [], "reason": "r"}),
+        json!({"type": "change_result", "game_id": game_id, "ruling": "annul", "reason": "r"}),
+    ]
+}
+
+/// The `kind` event of move `n`, skipping earlier ones.
+async fn of_move(c: &mut Client, kind: &str, n: u64) -> Value {
+    loop {
+        let m = c.recv_type(kind).await;
+        if m["move_number"] == n {
+            return m;
+        }
+    }
+}
+
+/// The game's last seq, from a fresh snapshot.
+async fn last_seq(c: &mut Client, game_id: &str) -> u64 {
+    c.ok(json!({"type": "leave", "game_id": game_id})).await;
+    c.clear();
+    c.ok(json!({"type": "join", "game_id": game_id})).await;
+    c.recv_type("snapshot").await["seq"].as_u64().expect("seq")
+}
+
+#[tokio::test]
+async fn players_spectators_and_other_referees_are_forbidden_and_nothing_changes() {
+    let server = TestServer::start().await;
+    let clock = json!({"system": "absolute", "main_ms": 600_000});
+    let (mut black, mut white, id) = game(&server, json!({"clock": clock, "referee": "li"})).await;
+    play(&mut black, &id, 1, "E5").await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let mut other = login_as(&server, "wang", Role::Referee).await;
+    let mut admin_player = login_as(&server, "black", Role::Admin).await;
+    let before = last_seq(&mut kibitzer, &id).await;
+    for action in every_action(&id) {
+        for c in [
+            &mut black,
+            &mut white,
+            &mut kibitzer,
+            &mut other,
+            &mut admin_player,
+        ] {
+            c.refused(action.clone(), "forbidden").await;
+        }
+    }
+    assert_eq!(last_seq(&mut kibitzer, &id).await, before);
+    // The assigned referee may act.
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "warn", "game_id": id, "color": "black", "reason": "noise"}))
+        .await;
+    assert_eq!(last_seq(&mut kibitzer, &id).await, before + 1);
+}
+
+#[tokio::test]
+async fn two_warnings_lose_the_game_in_the_record_and_the_sgf() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({"referee": "li"})).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    let warn = json!({"type": "warn", "game_id": id, "color": "white", "reason": "abusive chat"});
+    let ack = li.ok(warn.clone()).await;
+    let warned = white.recv_type("warned").await;
+    assert_eq!(warned["seq"], ack["seq"]);
+    assert_eq!(warned["warnings"], 1);
+    assert_eq!(warned["by"]["id"], "li");
+    assert_eq!(warned["reason"], "abusive chat");
+    li.ok(warn).await;
+    assert_eq!(black.recv_type("warned").await["warnings"], 1);
+    assert_eq!(black.recv_type("warned").await["warnings"], 2);
+    let ended = black.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "B+F");
+    assert_eq!(ended["reason"], "forfeit");
+    let (status, body) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200);
+    let record: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(record["result"], "B+F");
+    let kinds: Vec<&str> = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["type"].as_str())
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "warned").count(), 2);
+    let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert!(sgf.contains("RE[B+F]"), "{sgf}");
+    assert!(
+        sgf.contains("Referee li: warned white (warning 2): abusive chat"),
+        "{sgf}"
+    );
+}
+
+#[tokio::test]
+async fn a_penalty_and_a_bonus_reach_the_clock_and_a_referee_pause_holds_it() {
+    let server = TestServer::start().await;
+    let clock = json!({"system": "absolute", "main_ms": 600_000});
+    let (mut black, mut white, id) = game(&server, json!({"clock": clock})).await;
+    let mut admin = login_as(&server, "root", Role::Admin).await;
+    admin
+        .ok(json!({"type": "adjust_clock", "game_id": id, "color": "white", "delta_ms": 60_000, "reason": "bonus"}))
+        .await;
+    let adjusted = white.recv_type("clock_adjusted").await;
+    assert_eq!(adjusted["clock"]["white"]["main_ms"], 660_000);
+    admin
+        .ok(json!({"type": "adjust_clock", "game_id": id, "color": "white", "delta_ms": -100_000, "reason": "penalty"}))
+        .await;
+    let adjusted = white.recv_type("clock_adjusted").await;
+    assert_eq!(adjusted["clock"]["white"]["main_ms"], 560_000);
+    assert_eq!(adjusted["delta_ms"], -100_000);
+    admin
+        .ok(json!({"type": "referee_pause", "game_id": id, "reason": "break"}))
+        .await;
+    let paused = black.recv_type("referee_paused").await;
+    assert_eq!(paused["clock"]["running"], Value::Null);
+    for msg in [
+        json!({"type": "resume", "game_id": id}),
+        json!({"type": "play", "game_id": id, "move_number": 1, "vertex": "E5"}),
+    ] {
+        black.refused(msg, "wrong_phase").await;
+    }
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = kibitzer.recv_type("snapshot").await;
+    assert_eq!(snapshot["referee_paused"], true);
+    assert_eq!(snapshot["clock"]["white"]["main_ms"], 560_000);
+    admin
+        .ok(json!({"type": "referee_resume", "game_id": id, "reason": "go on"}))
+        .await;
+    let resumed = black.recv_type("referee_resumed").await;
+    assert_eq!(resumed["clock"]["running"], "black");
+    play(&mut black, &id, 1, "E5").await;
+}
+
+/// A 9×9 game that ended by counting with Black's lone E5 agreed dead: W+7.5.
+async fn counted_game(server: &TestServer) -> (Client, Client, String) {
+    let (mut black, mut white, id) = game(server, json!({})).await;
+    play(&mut black, &id, 1, "E5").await;
+    play(&mut white, &id, 2, "pass").await;
+    play(&mut black, &id, 3, "pass").await;
+    white
+        .ok(json!({"type": "mark_dead", "game_id": id, "vertex": "E5"}))
+        .await;
+    white
+        .ok(json!({"type": "accept_score", "game_id": id}))
+        .await;
+    black
+        .ok(json!({"type": "accept_score", "game_id": id}))
+        .await;
+    assert_eq!(white.recv_type("game_ended").await["result"], "W+7.5");
+    (black, white, id)
+}
+
+#[tokio::test]
+async fn a_corrected_count_and_a_changed_result_are_in_effect_with_the_original_kept() {
+    let server = TestServer::start().await;
+    let (mut black, _white, id) = counted_game(&server).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "correct_count", "game_id": id, "dead": [], "reason": "E5 lives"}))
+        .await;
+    let changed = black.recv_type("result_changed").await;
+    assert_eq!(changed["previous"], "W+7.5");
+    // E5 alive: all 81 points are Black's.
+    assert_eq!(changed["result"], "B+73.5");
+    assert_eq!(changed["score"]["dead"], json!([]));
+    let (_, body) = get(&server, &format!("/api/games/{id}")).await;
+    let record: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(record["result"], "B+73.5");
+    let events = record["events"].as_array().unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "game_ended" && e["result"] == "W+7.5")
+    );
+    let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert!(sgf.contains("RE[B+73.5]"), "{sgf}");
+    assert!(sgf.contains("corrected the count"), "{sgf}");
+    assert!(sgf.contains("W+7.5 -> B+73.5"), "{sgf}");
+    // Annulled afterwards, by an admin.
+    let mut root = login_as(&server, "root", Role::Admin).await;
+    root.ok(
+        json!({"type": "change_result", "game_id": id, "ruling": "annul", "reason": "fixed game"}),
+    )
+    .await;
+    let changed = black.recv_type("result_changed").await;
+    assert_eq!(changed["previous"], "B+73.5");
+    assert_eq!(changed["result"], "Void");
+    let (_, body) = get(&server, &format!("/api/games/{id}")).await;
+    let record: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(record["result"], "Void");
+    let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert!(sgf.contains("changed the result: B+73.5 -> Void"), "{sgf}");
+    let mut fresh = server.login("later").await;
+    fresh.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = fresh.recv_type("snapshot").await;
+    assert_eq!(snapshot["result"], "Void");
+    assert_eq!(snapshot["reason"], "void");
+}
+
+#[tokio::test]
+async fn a_replay_ruling_starts_a_linked_game_with_the_same_players() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({"komi": 5.5})).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "rule", "game_id": id, "ruling": "replay", "reason": "wrong board"}))
+        .await;
+    let ruled = black.recv_type("ruled").await;
+    let replay = ruled["replay_game_id"]
+        .as_str()
+        .expect("a replay id")
+        .to_string();
+    assert_ne!(replay, id);
+    let ended = black.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "Void");
+    assert_eq!(ended["reason"], "void");
+    for c in [&mut black, &mut white] {
+        let started = c.recv_type("game_started").await;
+        assert_eq!(started["game_id"], replay.as_str());
+        assert_eq!(started["black"]["id"], "black");
+        assert_eq!(started["white"]["id"], "white");
+        assert_eq!(started["settings"]["komi"], 5.5);
+    }
+    black.ok(json!({"type": "join", "game_id": replay})).await;
+    play(&mut black, &replay, 1, "E5").await;
+    black
+        .refused(
+            json!({"type": "rule", "game_id": replay, "ruling": "draw", "reason": "x"}),
+            "forbidden",
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn strict_mode_makes_an_illegal_move_a_lost_turn() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({"strict_illegal": true})).await;
+    // B B1, W C1, B A2, W B2, B J9, W A1 takes B1: a ko.
+    let script = [
+        (1, "B1"),
+        (2, "C1"),
+        (3, "A2"),
+        (4, "B2"),
+        (5, "J9"),
+        (6, "A1"),
+    ];
+    for (n, v) in script {
+        let c = if n % 2 == 1 { &mut black } else { &mut white };
+        play(c, &id, n, v).await;
+    }
+    // Black retakes at once: the ko costs Black the turn.
+    let ack = black
+        .ok(json!({"type": "play", "game_id": id, "move_number": 7, "vertex": "B1"}))
+        .await;
+    let attempt = white.recv_type("illegal_attempt").await;
+    assert!(
+        attempt["reason"] == "ko" || attempt["reason"] == "superko",
+        "{attempt}"
+    );
+    assert_eq!(attempt["vertex"], "B1");
+    let pass = of_move(&mut white, "move_played", 7).await;
+    assert_eq!(pass["vertex"], "pass");
+    assert_eq!(pass["seq"], ack["seq"]);
+    // White plays on an occupied point: White's turn is lost too, and two passes score.
+    white
+        .ok(json!({"type": "play", "game_id": id, "move_number": 8, "vertex": "A2"}))
+        .await;
+    let attempt = of_move(&mut black, "illegal_attempt", 8).await;
+    assert_eq!(attempt["reason"], "occupied");
+    black.recv_type("scoring_started").await;
+    // Off the board is still only refused.
+    let (mut b2, _w2, id2) = game(&server, json!({"strict_illegal": true})).await;
+    b2.refused(
+        json!({"type": "play", "game_id": id2, "move_number": 1, "vertex": "K9"}),
+        "illegal_move",
+    )
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_claim_is_refused_on_the_claimants_turn_and_accepted_on_the_absent_players() {
+    let server = TestServer::start_with(|c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    let (mut black, mut white, id) = game(&server, json!({"claim_after_ms": 30_000})).await;
+    play(&mut black, &id, 1, "E5").await;
+    black.close().await;
+    loop {
+        let p = white.recv_type("presence").await;
+        if p["color"] == "black" && p["online"] == false {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(60_000)).await;
+    // White to move: Black's absence does not let White claim.
+    let refused = white
+        .refused(json!({"type": "claim_win", "game_id": id}), "forbidden")
+        .await;
+    assert!(refused.get("retry_after_ms").is_none(), "{refused}");
+    // Black to move, away 60 s of the 30 s allowed.
+    play(&mut white, &id, 2, "C3").await;
+    white.ok(json!({"type": "claim_win", "game_id": id})).await;
+    let ended = white.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "W+F");
+    assert_eq!(ended["reason"], "forfeit");
+    // Too early on the absent player's turn: the wait left is in the refusal.
+    let (mut black, mut white, id) = game(&server, json!({"claim_after_ms": 30_000})).await;
+    play(&mut black, &id, 1, "E5").await;
+    play(&mut white, &id, 2, "C3").await;
+    black.close().await;
+    loop {
+        let p = white.recv_type("presence").await;
+        if p["color"] == "black" && p["online"] == false {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(10_000)).await;
+    let refused = white
+        .refused(json!({"type": "claim_win", "game_id": id}), "forbidden")
+        .await;
+    assert_eq!(refused["retry_after_ms"], 20_000);
+    tokio::time::sleep(Duration::from_millis(20_000)).await;
+    white.ok(json!({"type": "claim_win", "game_id": id})).await;
+    assert_eq!(white.recv_type("game_ended").await["result"], "W+F");
+}
+
+#[tokio::test]
+async fn a_players_call_is_listed_for_referees_until_one_acts() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({})).await;
+    let (mut b2, _w2, assigned) = game(&server, json!({"referee": "zhao"})).await;
+    let call = json!({"type": "referee_call", "game_id": id, "message": "dead stones dispute"});
+    black.ok(call.clone()).await;
+    let called = white.recv_type("referee_called").await;
+    assert_eq!(called["color"], "black");
+    assert_eq!(called["message"], "dead stones dispute");
+    black.refused(call, "limit_reached").await;
+    b2.ok(json!({"type": "referee_call", "game_id": assigned, "message": "help"}))
+        .await;
+    white
+        .refused(json!({"type": "list_referee_calls"}), "forbidden")
+        .await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    let list = li.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(list["type"], "referee_calls");
+    // The game assigned to another referee is not li's to see.
+    let games = list["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{list}");
+    assert_eq!(games[0]["game"]["game_id"], id.as_str());
+    assert_eq!(games[0]["game"]["phase"], "play");
+    assert_eq!(games[0]["calls"][0]["from"]["id"], "black");
+    assert_eq!(games[0]["calls"][0]["seq"], called["seq"]);
+    let mut root = login_as(&server, "root", Role::Admin).await;
+    let all = root.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(all["games"].as_array().unwrap().len(), 2, "{all}");
+    li.ok(json!({"type": "warn", "game_id": id, "color": "white", "reason": "answered"}))
+        .await;
+    let list = li.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(list["games"], json!([]));
+}
