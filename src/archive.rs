@@ -261,6 +261,9 @@ fn referee_note(event: &GameEvent) -> Option<String> {
         }
         GameEvent::RefereePaused { by, reason, .. } => (by, "paused the game".into(), reason),
         GameEvent::RefereeResumed { by, reason, .. } => (by, "resumed the game".into(), reason),
+        GameEvent::AdjournmentScheduled { by, reason, .. } => {
+            (by, "adjourned the game".into(), reason)
+        }
         GameEvent::Ruled {
             ruling,
             by,

@@ -396,3 +396,40 @@ async fn a_players_call_is_listed_for_referees_until_one_acts() {
     let list = li.ok(json!({"type": "list_referee_calls"})).await;
     assert_eq!(list["games"], json!([]));
 }
+
+#[tokio::test]
+async fn a_sealed_adjournment_is_opened_by_the_referee() {
+    let server = TestServer::start().await;
+    let clock = json!({"system": "absolute", "main_ms": 600_000});
+    let (mut black, mut white, id) = game(&server, json!({"clock": clock, "referee": "li"})).await;
+    play(&mut black, &id, 1, "E5").await;
+    play(&mut white, &id, 2, "C3").await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    // Adjourned from now on: Black, to move, may only seal.
+    li.ok(json!({"type": "adjourn", "game_id": id, "at": 0, "reason": "end of round"}))
+        .await;
+    let scheduled = white.recv_type("adjournment_scheduled").await;
+    assert_eq!(scheduled["at"], 0);
+    black
+        .refused(
+            json!({"type": "play", "game_id": id, "move_number": 3, "vertex": "G7"}),
+            "wrong_phase",
+        )
+        .await;
+    black
+        .ok(json!({"type": "seal", "game_id": id, "move_number": 3, "vertex": "G7"}))
+        .await;
+    let sealed = white.recv_type("move_sealed").await;
+    assert!(sealed.get("vertex").is_none(), "{sealed}");
+    for c in [&mut black, &mut white] {
+        c.refused(json!({"type": "resume", "game_id": id}), "wrong_phase")
+            .await;
+    }
+    li.ok(json!({"type": "referee_resume", "game_id": id, "reason": "round 2"}))
+        .await;
+    white.recv_type("referee_resumed").await;
+    let opened = of_move(&mut white, "move_played", 3).await;
+    assert_eq!(opened["vertex"], "G7");
+    assert_eq!(opened["sealed"], "G7");
+    play(&mut white, &id, 4, "D4").await;
+}

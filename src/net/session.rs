@@ -428,6 +428,9 @@ impl Session {
                 reason,
             }),
             GameAction::RefereePause { reason } => Action::Referee(RefereeAct::Pause { reason }),
+            GameAction::Adjourn { at, reason } => {
+                Action::Referee(RefereeAct::Adjourn { at, reason })
+            }
             GameAction::RefereeResume { reason } => Action::Referee(RefereeAct::Resume { reason }),
             GameAction::Rule { ruling, reason } => {
                 // The new game's id is drawn first so that the ruling can name it.

@@ -157,6 +157,12 @@ pub enum GameAction {
     RefereeResume {
         reason: String,
     },
+    /// Referee: adjourn the game at `at` (server Unix ms): from then the player to move
+    /// may only seal a move, and the referee opens it with `referee_resume`.
+    Adjourn {
+        at: i64,
+        reason: String,
+    },
     /// Referee: end a game in progress with a ruling.
     Rule {
         ruling: Ruling,

@@ -188,6 +188,13 @@ pub enum GameEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock: Option<ClockView>,
     },
+    /// A referee scheduled an adjournment at `at` (server Unix ms): the player to move
+    /// must seal a move; the referee opens it at resumption (`referee_resumed`).
+    AdjournmentScheduled {
+        at: i64,
+        by: UserInfo,
+        reason: String,
+    },
     /// A referee ended the game with a ruling; `game_ended` follows. For `replay`,
     /// `replay_game_id` is the new game with the same players and settings.
     Ruled {
@@ -252,6 +259,7 @@ impl GameEvent {
                 | GameEvent::ClockAdjusted { .. }
                 | GameEvent::RefereePaused { .. }
                 | GameEvent::RefereeResumed { .. }
+                | GameEvent::AdjournmentScheduled { .. }
                 | GameEvent::Ruled { .. }
                 | GameEvent::ResultChanged { .. }
         )

@@ -124,6 +124,10 @@ pub struct Snapshot {
     /// Clocks stopped by agreement.
     #[serde(default)]
     pub paused: bool,
+    /// A referee's scheduled adjournment (server Unix ms): from then the player to move
+    /// may only seal; a sealed move is opened by the referee.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjourn_at: Option<i64>,
     /// Clocks stopped by a referee (an organiser's break): only a referee resumes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub referee_paused: bool,

@@ -244,9 +244,19 @@ impl LiveGame {
                 self.set_clock(*clock, now)?;
             }
             GameEvent::RefereeResumed { clock, .. } => {
-                self.expect(self.stage == Stage::Play(Play::Halted))?;
+                let sealed = matches!(self.stage, Stage::Play(Play::Adjourned { .. }))
+                    && self.adjourn_at.is_some();
+                self.expect(self.stage == Stage::Play(Play::Halted) || sealed)?;
+                // A sealed move, opened here, follows as its own event.
+                if sealed {
+                    self.adjourn_at = None;
+                }
                 self.stage = Stage::Play(Play::RUNNING);
                 self.set_clock(*clock, now)?;
+            }
+            GameEvent::AdjournmentScheduled { at, .. } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                self.adjourn_at = Some(*at);
             }
             GameEvent::RefereeCalled { color, message, at } => {
                 self.expect(!matches!(self.stage, Stage::Ended(_)))?;

@@ -204,6 +204,12 @@ impl Draft {
 
     fn play(&mut self, who: Color, number: u32, mv: Move) -> Result<(), Refusal> {
         self.running()?;
+        if self.game.adjourn_at.is_some_and(|t| self.at.wall_ms >= t) {
+            return Err(refuse(
+                ErrorCode::WrongPhase,
+                "the referee has adjourned the game: the player to move seals a move",
+            ));
+        }
         self.numbered(number)?;
         if who != self.game.to_move() {
             return Err(refuse(ErrorCode::NotYourTurn, "it is your opponent's move"));
@@ -298,6 +304,12 @@ impl Draft {
                 ));
             }
         };
+        if sealed.is_some() && self.game.adjourn_at.is_some() {
+            return Err(refuse(
+                ErrorCode::WrongPhase,
+                "the referee adjourned this game and opens the sealed move",
+            ));
+        }
         match requested {
             Some(by) if by != who => self.resumption(sealed),
             Some(_) => Ok(()),
@@ -323,15 +335,20 @@ impl Draft {
             Err(flag) => return self.push(time_loss(flag.color)),
         };
         self.push(GameEvent::Resumed { clock })?;
-        if let Some(Sealed { by, mv }) = sealed {
-            let played = if self.game.game.check(by, mv).is_ok() {
-                mv
-            } else {
-                Move::Pass
-            };
-            self.move_played(by, played, Some(mv))?;
+        match sealed {
+            Some(sealed) => self.open_sealed(sealed),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Plays a sealed move, or a pass when the point is occupied or the move illegal.
+    pub(super) fn open_sealed(&mut self, Sealed { by, mv }: Sealed) -> Result<(), Refusal> {
+        let played = if self.game.game.check(by, mv).is_ok() {
+            mv
+        } else {
+            Move::Pass
+        };
+        self.move_played(by, played, Some(mv))
     }
 
     fn seal(&mut self, who: Color, number: u32, mv: Move) -> Result<(), Refusal> {

@@ -127,6 +127,9 @@ pub struct LiveGame {
     online: [bool; 2],
     /// Referee warnings so far, by [`Color::index`].
     warnings: [u8; 2],
+    /// A referee's scheduled adjournment, wall Unix ms, until the referee opens the
+    /// sealed move.
+    adjourn_at: Option<i64>,
     /// Each player's open call for the referee, by [`Color::index`]: at most one each.
     calls: [Option<OpenCall>; 2],
     /// Whether each player has been here at all (scheduled games' lateness rule).
@@ -208,6 +211,7 @@ impl LiveGame {
             online: [false; 2],
             warnings: [0; 2],
             calls: [None, None],
+            adjourn_at: None,
             ever_present: [false; 2],
             absent_since: [Some(now); 2],
             forfeit_at,

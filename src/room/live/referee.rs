@@ -28,6 +28,11 @@ pub enum RefereeAct {
     Pause {
         reason: String,
     },
+    /// At `at`, server Unix ms.
+    Adjourn {
+        at: i64,
+        reason: String,
+    },
     Resume {
         reason: String,
     },
@@ -53,6 +58,7 @@ impl RefereeAct {
             RefereeAct::Warn { reason, .. }
             | RefereeAct::AdjustClock { reason, .. }
             | RefereeAct::Pause { reason }
+            | RefereeAct::Adjourn { reason, .. }
             | RefereeAct::Resume { reason }
             | RefereeAct::Rule { reason, .. }
             | RefereeAct::CorrectCount { reason, .. }
@@ -124,6 +130,7 @@ impl LiveGame {
                 color, delta_ms, ..
             } => draft.adjust_clock(by, *color, *delta_ms, reason)?,
             RefereeAct::Pause { .. } => draft.halt(by, reason)?,
+            RefereeAct::Adjourn { at, .. } => draft.adjourn(by, *at, reason)?,
             RefereeAct::Resume { .. } => draft.unhalt(by, reason)?,
             RefereeAct::Rule {
                 ruling,
@@ -234,7 +241,27 @@ impl Draft {
         }
     }
 
+    fn adjourn(&mut self, by: UserInfo, at: i64, reason: String) -> Result<(), Refusal> {
+        self.running()?;
+        let year = 366 * 24 * 3600 * 1000;
+        if at < 0 || at > self.at.wall_ms.saturating_add(year) {
+            return Err(refuse(
+                ErrorCode::BadRequest,
+                "`at` must be a Unix time in ms within a year",
+            ));
+        }
+        self.push(GameEvent::AdjournmentScheduled { at, by, reason })
+    }
+
     fn unhalt(&mut self, by: UserInfo, reason: String) -> Result<(), Refusal> {
+        if let Stage::Play(Play::Adjourned { sealed, .. }) = self.game.stage
+            && self.game.adjourn_at.is_some()
+        {
+            // The referee opens the sealed move, from stopped clocks.
+            let clock = self.clock_after(|_| Ok(())).ok().flatten();
+            self.push(GameEvent::RefereeResumed { by, reason, clock })?;
+            return self.open_sealed(sealed);
+        }
         if self.game.stage != Stage::Play(Play::Halted) {
             return Err(refuse(
                 ErrorCode::WrongPhase,

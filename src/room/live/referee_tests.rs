@@ -1,6 +1,6 @@
 //! Direct tests of the referee's actions, strict mode and claims on the state machine.
 
-use super::tests::{Table, at, point, snapshot_json, stone, timed, user};
+use super::tests::{Table, WALL, at, point, snapshot_json, stone, timed, user};
 use super::*;
 use crate::protocol::{ErrorCode, Role, Ruling};
 use crate::rules::Move;
@@ -479,4 +479,58 @@ fn a_claim_waits_for_the_absent_players_turn_and_says_how_long_is_left() {
     let step = claim(&t, 61_000).expect("claimed");
     assert_eq!(step.events.len(), 1);
     assert_eq!(decide::claim_wait_ms(&t.game.settings), 60_000);
+}
+
+#[test]
+fn a_scheduled_adjournment_is_sealed_by_the_player_to_move_and_opened_by_the_referee() {
+    let mut t = running(timed());
+    t.play(Color::Black, stone(2, 2), 1_000);
+    let adjourn = RefereeAct::Adjourn {
+        at: WALL + 5_000,
+        reason: "end of the session".into(),
+    };
+    assert_eq!(
+        t.referee(&admin(), adjourn, 2_000),
+        ["adjournment_scheduled"]
+    );
+    // Before the time, play goes on.
+    t.play(Color::White, stone(6, 6), 3_000);
+    let play = Action::Play {
+        move_number: 3,
+        mv: stone(2, 6),
+    };
+    let err = t.game.decide(Color::Black, &play, at(5_000)).err().unwrap();
+    assert_eq!(err.code, ErrorCode::WrongPhase);
+    let seal = Action::Seal {
+        move_number: 3,
+        mv: stone(2, 6),
+    };
+    assert_eq!(t.act(Color::Black, seal, at(6_000)), ["move_sealed"]);
+    // The players cannot open it by agreement.
+    for who in [Color::White, Color::Black] {
+        let err = t.game.decide(who, &Action::Resume, at(7_000)).err();
+        assert_eq!(err.map(|e| e.code), Some(ErrorCode::WrongPhase));
+    }
+    let resume = RefereeAct::Resume {
+        reason: "next session".into(),
+    };
+    assert_eq!(
+        t.referee(&admin(), resume, 90_000_000),
+        ["referee_resumed", "move_played"]
+    );
+    let GameEvent::MovePlayed { vertex, sealed, .. } = &t.log.last().unwrap().0 else {
+        panic!("no move");
+    };
+    assert_eq!((*vertex, *sealed), (stone(2, 6), Some(stone(2, 6))));
+    assert_eq!(t.game.to_move(), Color::White);
+    // Black's time stopped at the seal.
+    assert_eq!(
+        t.game.clock_view(90_000_000).unwrap().black.main_ms,
+        596_000
+    );
+    assert_eq!(
+        t.play(Color::White, stone(4, 4), 90_001_000),
+        ["move_played"]
+    );
+    assert_eq!(t.replayed().seq(), t.game.seq());
 }

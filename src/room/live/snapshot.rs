@@ -73,6 +73,7 @@ impl LiveGame {
             accepted,
             disputes: self.disputes,
             paused: matches!(self.stage, Stage::Play(Play::Paused { .. })),
+            adjourn_at: self.adjourn_at,
             referee_paused: self.stage == Stage::Play(Play::Halted),
             sealed_by,
             pause_requested_by,
