@@ -433,3 +433,126 @@ async fn a_sealed_adjournment_is_opened_by_the_referee() {
     assert_eq!(opened["sealed"], "G7");
     play(&mut white, &id, 4, "D4").await;
 }
+
+#[tokio::test]
+async fn a_blocked_user_cannot_challenge_accept_or_chat_and_the_block_survives_a_restart() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({})).await;
+    white.ok(json!({"type": "block", "user": "black"})).await;
+    black
+        .refused(
+            json!({"type": "chat", "game_id": id, "text": "hi"}),
+            "forbidden",
+        )
+        .await;
+    white
+        .refused(
+            json!({"type": "chat", "game_id": id, "text": "hi"}),
+            "forbidden",
+        )
+        .await;
+    black
+        .refused(
+            json!({"type": "challenge", "opponent": "white", "settings": {"board_size": 9}}),
+            "forbidden",
+        )
+        .await;
+    let seek = white
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    let challenge_id = seek["challenge"]["challenge_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    black
+        .refused(
+            json!({"type": "accept", "challenge_id": challenge_id}),
+            "forbidden",
+        )
+        .await;
+    white
+        .refused(json!({"type": "block", "user": "white"}), "bad_request")
+        .await;
+    // Someone else still plays and chats with both.
+    let mut carol = server.login("carol").await;
+    carol
+        .ok(json!({"type": "accept", "challenge_id": challenge_id}))
+        .await;
+    // Stored: after a restart the block still holds.
+    drop((black, white, carol));
+    let dir = server.stop().await;
+    let server = TestServer::start_in(dir, |_| {}).await;
+    let mut black = server.login("black").await;
+    let _white = server.login("white").await;
+    black
+        .refused(
+            json!({"type": "challenge", "opponent": "white", "settings": {"board_size": 9}}),
+            "forbidden",
+        )
+        .await;
+    let mut white = server.login("white").await;
+    white.ok(json!({"type": "unblock", "user": "black"})).await;
+    black
+        .ok(json!({"type": "challenge", "opponent": "white", "settings": {"board_size": 9}}))
+        .await;
+}
+
+#[tokio::test]
+async fn reports_cite_a_game_and_its_events_and_referees_list_and_close_them() {
+    let server = TestServer::start().await;
+    let (mut black, _white, id) = game(&server, json!({})).await;
+    play(&mut black, &id, 1, "E5").await;
+    let filed = black
+        .ok(json!({"type": "report", "user": "white", "game_id": id, "from_seq": 2, "to_seq": 4, "reason": "insults in chat"}))
+        .await;
+    assert_eq!(filed["type"], "report_filed");
+    let report_id = filed["report_id"].as_u64().unwrap();
+    for (bad, code) in [
+        (json!({"type": "report", "reason": "x"}), "bad_request"),
+        (
+            json!({"type": "report", "user": "white", "reason": " "}),
+            "bad_request",
+        ),
+        (
+            json!({"type": "report", "game_id": id, "from_seq": 3, "to_seq": 99, "reason": "x"}),
+            "bad_request",
+        ),
+        (
+            json!({"type": "report", "game_id": id, "from_seq": 3, "reason": "x"}),
+            "bad_request",
+        ),
+        (
+            json!({"type": "report", "game_id": "nosuchgame", "reason": "x"}),
+            "not_found",
+        ),
+    ] {
+        black.refused(bad, code).await;
+    }
+    black
+        .refused(json!({"type": "list_reports"}), "forbidden")
+        .await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    let list = li.ok(json!({"type": "list_reports"})).await;
+    let reports = list["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 1, "{list}");
+    assert_eq!(reports[0]["report_id"], report_id);
+    assert_eq!(reports[0]["reporter"], "black");
+    assert_eq!(reports[0]["user"], "white");
+    assert_eq!(reports[0]["game_id"], id.as_str());
+    assert_eq!(
+        (
+            reports[0]["from_seq"].as_u64(),
+            reports[0]["to_seq"].as_u64()
+        ),
+        (Some(2), Some(4))
+    );
+    li.ok(json!({"type": "close_report", "report_id": report_id}))
+        .await;
+    li.refused(
+        json!({"type": "close_report", "report_id": report_id}),
+        "not_found",
+    )
+    .await;
+    let list = li.ok(json!({"type": "list_reports"})).await;
+    assert_eq!(list["reports"], json!([]));
+}

@@ -445,6 +445,8 @@ impl BotRunner {
             | ServerMsg::ChallengeCreated { .. }
             | ServerMsg::GameListed { .. }
             | ServerMsg::RefereeCalls { .. }
+            | ServerMsg::ReportFiled { .. }
+            | ServerMsg::Reports { .. }
             | ServerMsg::Kibitz { .. } => {}
         }
         wire

@@ -1,6 +1,7 @@
 //! The lobby: open seeks and direct challenges, who is online, and who watches the lobby.
 //! Small shared maps (DashMap), never game state.
 
+pub mod blocks;
 pub mod create;
 pub mod nigiri;
 
@@ -22,6 +23,8 @@ pub struct Open {
 #[derive(Default)]
 pub struct Lobby {
     challenges: DashMap<String, Open>,
+    /// Who blocks whom ([`Lobby::is_blocked`]).
+    pub blocks: blocks::Blocks,
     watchers: DashMap<u64, Outbox>,
     online: DashMap<String, Vec<Outbox>>,
     /// Bots' standing offers, by bot user id.
@@ -37,6 +40,12 @@ pub fn new_id() -> String {
 }
 
 impl Lobby {
+    /// Whether `a` and `b` must not meet: either has blocked the other. Challenges,
+    /// accepting and players' chat check it; automatch must too.
+    pub fn is_blocked(&self, a: &str, b: &str) -> bool {
+        self.blocks.is_blocked(a, b)
+    }
+
     /// Posts a seek (`to: None`) or a challenge to one user.
     pub fn post(
         &self,
@@ -49,6 +58,14 @@ impl Lobby {
             return Err(Refusal::new(
                 ErrorCode::BadRequest,
                 "you cannot challenge yourself",
+            ));
+        }
+        if let Some(to) = &to
+            && self.is_blocked(&from.id, to)
+        {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                format!("you and `{to}` have blocked each other's challenges"),
             ));
         }
         if let Some(to) = &to
@@ -125,6 +142,11 @@ impl Lobby {
             Some(Refusal::new(
                 ErrorCode::Forbidden,
                 "that challenge is for someone else",
+            ))
+        } else if self.is_blocked(&c.from.id, &accepter.id) {
+            Some(Refusal::new(
+                ErrorCode::Forbidden,
+                "you cannot play this user: one of you has blocked the other",
             ))
         } else {
             None

@@ -3,6 +3,7 @@
 //! wiring is in [`crate::server`].
 
 mod api;
+mod fairplay;
 mod http;
 mod limits;
 mod session;

@@ -11,6 +11,7 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::time::{Instant, MissedTickBehavior};
 
+use super::fairplay;
 use super::limits::{PerUser, RateLimit, UserSlot};
 use crate::fanout::{Inbox, Outbox, encode};
 use crate::hub::Hub;
@@ -345,6 +346,39 @@ impl Session {
                 hub.lobby.withdraw(&challenge_id, &self.user()?, false)?;
                 self.ack(id, None, None);
             }
+            LobbyMsg::Block { user } => {
+                fairplay::block(&hub, &self.user()?, user, true).await?;
+                self.ack(id, None, None);
+            }
+            LobbyMsg::Unblock { user } => {
+                fairplay::block(&hub, &self.user()?, user, false).await?;
+                self.ack(id, None, None);
+            }
+            LobbyMsg::Report {
+                user,
+                game_id,
+                from_seq,
+                to_seq,
+                reason,
+            } => {
+                let filing = fairplay::Filing {
+                    user,
+                    game_id,
+                    from_seq,
+                    to_seq,
+                    reason,
+                };
+                let report_id = fairplay::report(&hub, &self.user()?, filing).await?;
+                self.send(&ServerMsg::ReportFiled { id, report_id });
+            }
+            LobbyMsg::ListReports {} => {
+                let reports = fairplay::open_reports(&hub, &self.user()?).await?;
+                self.send(&ServerMsg::Reports { id, reports });
+            }
+            LobbyMsg::CloseReport { report_id } => {
+                fairplay::close_report(&hub, &self.user()?, report_id).await?;
+                self.ack(id, None, None);
+            }
             LobbyMsg::ListRefereeCalls {} => {
                 let user = self.user()?;
                 if !matches!(user.role, Role::Referee | Role::Admin) {
@@ -381,6 +415,7 @@ impl Session {
             }
             GameAction::Chat { text } => {
                 let user = self.user()?;
+                self.chat_allowed(&user, &game_id).await?;
                 let room = self.room(&game_id).await?;
                 let seq = room
                     .ask(|reply| RoomCmd::Chat { user, text, reply })
@@ -522,6 +557,25 @@ impl Session {
             Some(room) => Ok(room.clone()),
             None => self.hub.room(game_id).await,
         }
+    }
+
+    /// Refuses a player's chat to an opponent when either has blocked the other.
+    async fn chat_allowed(&self, user: &UserInfo, game_id: &str) -> Result<(), Refusal> {
+        let Some(game) = self.hub.summary(game_id).await else {
+            return Ok(());
+        };
+        let opponent = match user.id.as_str() {
+            id if id == game.black.id => &game.white.id,
+            id if id == game.white.id => &game.black.id,
+            _ => return Ok(()),
+        };
+        if self.hub.lobby.is_blocked(&user.id, opponent) {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                "no chat between these players: one has blocked the other",
+            ));
+        }
+        Ok(())
     }
 
     /// Has the game's room rule on `action`; the seq of the last event it caused.

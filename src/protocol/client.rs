@@ -79,6 +79,32 @@ pub enum LobbyMsg {
     },
     /// Referees and admins: the games with open `referee_call`s they may act on.
     ListRefereeCalls {},
+    /// Block a user (by id): neither of you can challenge the other, accept the other's
+    /// seek, or chat to the other in a game.
+    Block {
+        user: String,
+    },
+    Unblock {
+        user: String,
+    },
+    /// Report a user, a game, or both, with the range of the game's events it concerns.
+    Report {
+        #[serde(default)]
+        user: Option<String>,
+        #[serde(default)]
+        game_id: Option<String>,
+        #[serde(default)]
+        from_seq: Option<u64>,
+        #[serde(default)]
+        to_seq: Option<u64>,
+        reason: String,
+    },
+    /// Referees and admins: the open reports, oldest first.
+    ListReports {},
+    /// Referees and admins: close a report that has been dealt with.
+    CloseReport {
+        report_id: u64,
+    },
 }
 
 /// What a client asks of one game (the `game_id` travels beside it).

@@ -18,7 +18,7 @@ pub use client::{
 pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 pub use offer::{BotListing, BotOffer, time_system};
-pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Ruling};
+pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Report, Ruling};
 pub use server::{
     Challenge, ChatLine, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerFrame, ServerMsg,
     Snapshot, decode_server,

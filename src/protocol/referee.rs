@@ -62,3 +62,23 @@ pub struct CalledGame {
     pub game: GameSummary,
     pub calls: Vec<RefereeCall>,
 }
+
+/// A report to the referees, as they see it listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub report_id: u64,
+    /// The reporting user's id.
+    pub reporter: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<String>,
+    /// The first and last event `seq` of the game it concerns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_seq: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_seq: Option<u64>,
+    pub reason: String,
+    /// Server Unix ms.
+    pub at: i64,
+}

@@ -210,6 +210,18 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         games: Vec<GameSummary>,
     },
+    /// The reply to `report`.
+    ReportFiled {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        report_id: u64,
+    },
+    /// The reply to `list_reports`.
+    Reports {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        reports: Vec<super::referee::Report>,
+    },
     /// The reply to `list_referee_calls`.
     RefereeCalls {
         #[serde(default, skip_serializing_if = "Option::is_none")]

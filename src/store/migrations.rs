@@ -43,6 +43,27 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (game_id, seq)
     ) STRICT, WITHOUT ROWID;
     ",
+    // 2: fair play: who blocks whom, and reports to referees.
+    "
+    CREATE TABLE blocks (
+        blocker TEXT NOT NULL,
+        blocked TEXT NOT NULL,
+        at_ms   INTEGER NOT NULL,
+        PRIMARY KEY (blocker, blocked)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE reports (
+        id       INTEGER PRIMARY KEY,
+        reporter TEXT NOT NULL,
+        user     TEXT,
+        game_id  TEXT,
+        from_seq INTEGER,
+        to_seq   INTEGER,
+        reason   TEXT NOT NULL,
+        at_ms    INTEGER NOT NULL,
+        open     INTEGER NOT NULL DEFAULT 1 CHECK (open IN (0, 1))
+    ) STRICT;
+    CREATE INDEX reports_open ON reports (open, reporter, id);
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -12,6 +12,7 @@
 //! a PostgreSQL backend that several nodes can share. [`StoreWriter`] puts many games'
 //! commits into one transaction (one fsync) from an async context.
 
+mod fairplay;
 mod migrations;
 mod sqlite;
 mod writer;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use fairplay::{NewReport, StoredReport};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
@@ -367,4 +369,32 @@ pub trait Store: Send + Sync + 'static {
     /// Proves the store can take a write right now without changing anything, for the
     /// readiness probe: a read-only file, a full lock or a lost connection fails it.
     fn check_writable(&self) -> Result<(), StoreError>;
+
+    // Fair play (store/fairplay.rs): blocks between users and reports to referees,
+    // apart from the game log.
+
+    /// Records that `blocker` blocks `blocked` (`on`), or no longer does; idempotent.
+    fn set_block(
+        &self,
+        blocker: &str,
+        blocked: &str,
+        on: bool,
+        at_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// Every block as `(blocker, blocked)`, to load at start.
+    fn blocks(&self) -> Result<Vec<(String, String)>, StoreError>;
+
+    /// Stores a report; returns its number.
+    fn file_report(&self, report: &NewReport) -> Result<u64, StoreError>;
+
+    /// Open reports, oldest first, at most `limit`; only `reporter`'s when given.
+    fn open_reports(
+        &self,
+        reporter: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<StoredReport>, StoreError>;
+
+    /// Closes an open report; false when there is no open report `id`.
+    fn close_report(&self, id: u64) -> Result<bool, StoreError>;
 }

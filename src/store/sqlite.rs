@@ -11,7 +11,10 @@ use rusqlite::types::{Type, Value};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
 
 use super::migrations;
-use super::{Append, EventRecord, GameQuery, GameRecord, GameStatus, Store, StoreError};
+use super::{
+    Append, EventRecord, GameQuery, GameRecord, GameStatus, NewReport, Store, StoreError,
+    StoredReport,
+};
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.
@@ -278,11 +281,11 @@ impl SqliteStore {
         })
     }
 
-    fn lock(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
+    pub(super) fn lock(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
         self.conn.lock().map_err(|_| StoreError::Poisoned)
     }
 
-    fn db_err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    pub(super) fn db_err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
         |source| StoreError::Sqlite {
             path: self.path.clone(),
             source: Arc::new(source),
@@ -676,6 +679,36 @@ impl Store for SqliteStore {
         tx.execute("UPDATE games SET move_count = move_count WHERE 0", [])
             .map_err(self.db_err())?;
         tx.rollback().map_err(self.db_err())
+    }
+
+    fn set_block(
+        &self,
+        blocker: &str,
+        blocked: &str,
+        on: bool,
+        at_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.sql_set_block(blocker, blocked, on, at_ms)
+    }
+
+    fn blocks(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.sql_blocks()
+    }
+
+    fn file_report(&self, report: &NewReport) -> Result<u64, StoreError> {
+        self.sql_file_report(report)
+    }
+
+    fn open_reports(
+        &self,
+        reporter: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<StoredReport>, StoreError> {
+        self.sql_open_reports(reporter, limit)
+    }
+
+    fn close_report(&self, id: u64) -> Result<bool, StoreError> {
+        self.sql_close_report(id)
     }
 }
 

@@ -268,6 +268,25 @@ mod tests {
         fn check_writable(&self) -> Result<(), StoreError> {
             self.inner.check_writable()
         }
+        fn set_block(&self, a: &str, b: &str, on: bool, at: i64) -> Result<(), StoreError> {
+            self.inner.set_block(a, b, on, at)
+        }
+        fn blocks(&self) -> Result<Vec<(String, String)>, StoreError> {
+            self.inner.blocks()
+        }
+        fn file_report(&self, r: &crate::store::NewReport) -> Result<u64, StoreError> {
+            self.inner.file_report(r)
+        }
+        fn open_reports(
+            &self,
+            reporter: Option<&str>,
+            limit: u32,
+        ) -> Result<Vec<crate::store::StoredReport>, StoreError> {
+            self.inner.open_reports(reporter, limit)
+        }
+        fn close_report(&self, id: u64) -> Result<bool, StoreError> {
+            self.inner.close_report(id)
+        }
     }
 
     struct Gate {
