@@ -81,6 +81,10 @@ pub struct GameSettings {
     /// (Art. 19, 20.1) instead of being only refused.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub strict_illegal: bool,
+    /// Untimed games: a player who has been to move this long, present or not, may be
+    /// claimed against for stalling. Unset: no stalling claims.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stall_after_ms: Option<u64>,
 }
 
 /// The fields of `settings`, in their wire order.
@@ -100,6 +104,7 @@ const FIELDS: &[&str] = &[
     "referee",
     "warnings_to_lose",
     "strict_illegal",
+    "stall_after_ms",
 ];
 
 /// The largest komi either way, in points.
@@ -168,6 +173,7 @@ impl GameSettings {
                 "referee" => s.referee = field(&name, value)?,
                 "warnings_to_lose" => s.warnings_to_lose = field(&name, value)?,
                 "strict_illegal" => s.strict_illegal = field(&name, value)?,
+                "stall_after_ms" => s.stall_after_ms = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -219,6 +225,7 @@ impl Default for GameSettings {
             referee: None,
             warnings_to_lose: DEFAULT_WARNINGS_TO_LOSE,
             strict_illegal: false,
+            stall_after_ms: None,
         }
     }
 }
@@ -265,6 +272,19 @@ impl GameSettings {
                 return Err(bad(format!(
                     "settings.{field} must be from {min} ms to one day"
                 )));
+            }
+        }
+        if let Some(stall) = self.stall_after_ms {
+            if self.clock.is_timed() {
+                return Err(bad(
+                    "settings.stall_after_ms is for untimed games; a clock already ends a stall"
+                        .into(),
+                ));
+            }
+            if !(60_000..=DAY).contains(&stall) {
+                return Err(bad(
+                    "settings.stall_after_ms must be from 60000 ms to one day".into(),
+                ));
             }
         }
         if !(1..=MAX_WARNINGS_TO_LOSE).contains(&self.warnings_to_lose) {

@@ -37,6 +37,17 @@ impl LiveGame {
         {
             self.stage = LiveGame::opening(&self.settings);
         }
+        if matches!(
+            event,
+            GameEvent::MovePlayed { .. }
+                | GameEvent::HandicapPlaced { .. }
+                | GameEvent::GameBegan { .. }
+                | GameEvent::Resumed { .. }
+                | GameEvent::RefereeResumed { .. }
+                | GameEvent::PlayResumed { .. }
+        ) {
+            self.turn_since = now;
+        }
         if event.is_referees() || matches!(event, GameEvent::GameEnded { .. }) {
             // The referee has come (or the game is over): the players' calls are answered.
             self.calls = [None, None];

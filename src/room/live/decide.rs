@@ -399,17 +399,37 @@ impl Draft {
         let away = game.absent_since[i]
             .filter(|_| !game.online[i])
             .map(|since| self.at.now.saturating_sub(since));
-        match away {
-            Some(ms) if ms >= wait => self.push(ended(GameResult::Forfeit { winner: who }, None)),
-            Some(ms) => Err(refuse(
+        // Untimed games with a stalling limit: the turn's length counts, present or not.
+        let stalled = game
+            .settings
+            .stall_after_ms
+            .filter(|_| !game.settings.clock.is_timed())
+            .map(|limit| (self.at.now.saturating_sub(game.turn_since), limit));
+        let forfeit = ended(GameResult::Forfeit { winner: who }, None);
+        match (away, stalled) {
+            (Some(ms), _) if ms >= wait => self.push(forfeit),
+            (_, Some((ms, limit))) if ms >= limit => self.push(forfeit),
+            (Some(ms), stalled) => {
+                let left = stalled.map_or(wait - ms, |(t, limit)| (wait - ms).min(limit - t));
+                Err(refuse(
+                    ErrorCode::Forbidden,
+                    format!(
+                        "your opponent must be away {} s before you can claim the game",
+                        wait.div_ceil(1000)
+                    ),
+                )
+                .retry_after(left))
+            }
+            (None, Some((ms, limit))) => Err(refuse(
                 ErrorCode::Forbidden,
                 format!(
-                    "your opponent must be away {} s before you can claim the game",
-                    wait.div_ceil(1000)
+                    "your opponent has been to move {} s; a stall is claimed after {} s",
+                    ms / 1000,
+                    limit.div_ceil(1000)
                 ),
             )
-            .retry_after(wait - ms)),
-            None => Err(refuse(
+            .retry_after(limit - ms)),
+            (None, None) => Err(refuse(
                 ErrorCode::Forbidden,
                 "your opponent is connected; a game is claimed only from an absent player",
             )),

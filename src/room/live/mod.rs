@@ -134,6 +134,8 @@ pub struct LiveGame {
     calls: [Option<OpenCall>; 2],
     /// Whether each player has been here at all (scheduled games' lateness rule).
     ever_present: [bool; 2],
+    /// When the side to move's turn began (or play last went on), for stalling claims.
+    turn_since: Millis,
     /// Since when each player has been away.
     absent_since: [Option<Millis>; 2],
     /// When absent players of a scheduled game forfeit, until both have come.
@@ -214,6 +216,7 @@ impl LiveGame {
             adjourn_at: None,
             ever_present: [false; 2],
             absent_since: [Some(now); 2],
+            turn_since: now,
             forfeit_at,
             seq: 1,
         })
@@ -350,6 +353,7 @@ impl LiveGame {
     pub fn settle_after_restart(&mut self, now: Millis) -> Vec<Color> {
         self.clock.restore(self.clock.view(now));
         self.absent_since = [Some(now); 2];
+        self.turn_since = now;
         if let Stage::Scheduled(s) = &mut self.stage {
             s.missed = s.begins_at <= now;
         }

@@ -534,3 +534,30 @@ fn a_scheduled_adjournment_is_sealed_by_the_player_to_move_and_opened_by_the_ref
     );
     assert_eq!(t.replayed().seq(), t.game.seq());
 }
+
+#[test]
+fn a_present_player_who_stalls_an_untimed_game_can_be_claimed_against() {
+    let mut t = running(GameSettings {
+        board_size: 9,
+        stall_after_ms: Some(600_000),
+        ..GameSettings::default()
+    });
+    t.play(Color::Black, stone(2, 2), 1_000);
+    t.play(Color::White, stone(6, 6), 2_000);
+    // Black is at the board but does not move.
+    let claim = |t: &Table, now| t.game.decide(Color::White, &Action::ClaimWin, at(now));
+    let err = claim(&t, 302_000).err().unwrap();
+    assert_eq!(err.code, ErrorCode::Forbidden);
+    assert_eq!(err.retry_after_ms, Some(300_000));
+    let step = claim(&t, 602_000).expect("claimed");
+    assert_eq!(
+        step.game.result(),
+        Some(GameResult::Forfeit {
+            winner: Color::White
+        })
+    );
+    // Never on the claimant's own turn.
+    t.play(Color::Black, stone(4, 4), 700_000);
+    let err = claim(&t, 2_000_000).err().unwrap();
+    assert_eq!(err.code, ErrorCode::Forbidden);
+}
