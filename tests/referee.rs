@@ -556,3 +556,62 @@ async fn reports_cite_a_game_and_its_events_and_referees_list_and_close_them() {
     let list = li.ok(json!({"type": "list_reports"})).await;
     assert_eq!(list["reports"], json!([]));
 }
+
+/// The move numbers of the `move_played` events `c` has received so far.
+async fn moves_seen(c: &mut Client) -> Vec<u64> {
+    c.ok(json!({"type": "ping"})).await;
+    c.pending()
+        .iter()
+        .filter(|v| v["type"] == "move_played")
+        .filter_map(|v| v["move_number"].as_u64())
+        .collect()
+}
+
+#[tokio::test]
+async fn tournament_spectators_see_moves_late_while_players_and_the_referee_see_them_at_once() {
+    let server = TestServer::start().await;
+    let settings = json!({"fair_play": "tournament", "spectator_delay_moves": 2});
+    let (mut black, mut white, id) = game(&server, settings).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "join", "game_id": id})).await;
+    assert!(li.recv_type("snapshot").await.is_object());
+    let script = ["E5", "C3", "G7", "C7", "G3"];
+    for (i, v) in script.iter().enumerate() {
+        let n = i as u64 + 1;
+        let mover = if n % 2 == 1 { &mut black } else { &mut white };
+        play(mover, &id, n as u32, v).await;
+        let other = if n % 2 == 1 { &mut white } else { &mut black };
+        assert_eq!(of_move(other, "move_played", n).await["vertex"], *v);
+        assert_eq!(of_move(&mut li, "move_played", n).await["vertex"], *v);
+        // The spectator has seen exactly the moves two behind.
+        let seen = moves_seen(&mut kibitzer).await;
+        assert_eq!(
+            seen,
+            (1..=n.saturating_sub(2)).collect::<Vec<_>>(),
+            "after move {n}"
+        );
+    }
+    assert!(kibitzer.pending().iter().all(|v| v["type"] != "snapshot"));
+    // A spectator who joins now gets the events up to the horizon, not a snapshot.
+    let mut late = server.login("late").await;
+    late.ok(json!({"type": "join", "game_id": id})).await;
+    assert_eq!(moves_seen(&mut late).await, [1, 2, 3]);
+    assert!(late.pending().iter().all(|v| v["type"] != "snapshot"));
+    // The record waits for the end; the players' chat is off.
+    let (status, _) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 403);
+    black
+        .refused(
+            json!({"type": "chat", "game_id": id, "text": "hi"}),
+            "forbidden",
+        )
+        .await;
+    // At the end everything is released.
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    kibitzer.recv_type("game_ended").await;
+    assert_eq!(moves_seen(&mut kibitzer).await, [1, 2, 3, 4, 5]);
+    let (status, _) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200);
+}

@@ -155,6 +155,15 @@ async fn view(hub: &Arc<Hub>, path: GameIdPath) -> Result<GameView, Response> {
     })
     .await?;
     let (row, events) = found.ok_or_else(|| problem(StatusCode::NOT_FOUND, "no such game"))?;
+    let tournament = serde_json::from_str::<crate::protocol::GameSettings>(&row.settings)
+        .is_ok_and(|s| s.fair_play == crate::protocol::FairPlay::Tournament);
+    if tournament && row.status == crate::store::GameStatus::Live {
+        // Its spectators see moves late; the record would show them at once.
+        return Err(problem(
+            StatusCode::FORBIDDEN,
+            "a tournament game's record is published when it ends",
+        ));
+    }
     archive::game_view(&row, &events).ok_or_else(|| {
         problem(
             StatusCode::INTERNAL_SERVER_ERROR,

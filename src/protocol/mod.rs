@@ -23,7 +23,7 @@ pub use server::{
     Challenge, ChatLine, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerFrame, ServerMsg,
     Snapshot, decode_server,
 };
-pub use settings::{ColorChoice, GameSettings, HandicapPlacement};
+pub use settings::{ColorChoice, FairPlay, GameSettings, HandicapPlacement};
 pub use user::{Role, UserInfo};
 
 /// Bumped when a change could break an existing client.

@@ -22,6 +22,18 @@ pub enum HandicapPlacement {
     Free,
 }
 
+/// Who sees a game's moves when (`fair_play`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FairPlay {
+    /// Everyone sees every event at once.
+    #[default]
+    Open,
+    /// Spectators see moves `spectator_delay_moves` late (players and referees at once),
+    /// and the players' chat is off.
+    Tournament,
+}
+
 /// The colour the challenger takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,6 +97,15 @@ pub struct GameSettings {
     /// claimed against for stalling. Unset: no stalling claims.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stall_after_ms: Option<u64>,
+    #[serde(skip_serializing_if = "is_open")]
+    pub fair_play: FairPlay,
+    /// Tournament games: how many of the latest moves spectators do not see yet.
+    #[serde(skip_serializing_if = "is_default_delay")]
+    pub spectator_delay_moves: u8,
+}
+
+fn is_open(f: &FairPlay) -> bool {
+    *f == FairPlay::Open
 }
 
 /// The fields of `settings`, in their wire order.
@@ -105,6 +126,8 @@ const FIELDS: &[&str] = &[
     "warnings_to_lose",
     "strict_illegal",
     "stall_after_ms",
+    "fair_play",
+    "spectator_delay_moves",
 ];
 
 /// The largest komi either way, in points.
@@ -174,6 +197,8 @@ impl GameSettings {
                 "warnings_to_lose" => s.warnings_to_lose = field(&name, value)?,
                 "strict_illegal" => s.strict_illegal = field(&name, value)?,
                 "stall_after_ms" => s.stall_after_ms = field(&name, value)?,
+                "fair_play" => s.fair_play = field(&name, value)?,
+                "spectator_delay_moves" => s.spectator_delay_moves = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -207,6 +232,15 @@ fn is_default_warnings(n: &u8) -> bool {
     *n == DEFAULT_WARNINGS_TO_LOSE
 }
 
+/// Moves spectators of a tournament game are behind unless the settings say otherwise.
+const DEFAULT_SPECTATOR_DELAY: u8 = 3;
+/// The longest spectator delay, in moves (the room's ring of recent events covers it).
+const MAX_SPECTATOR_DELAY: u8 = 20;
+
+fn is_default_delay(n: &u8) -> bool {
+    *n == DEFAULT_SPECTATOR_DELAY
+}
+
 impl Default for GameSettings {
     fn default() -> Self {
         GameSettings {
@@ -226,6 +260,8 @@ impl Default for GameSettings {
             warnings_to_lose: DEFAULT_WARNINGS_TO_LOSE,
             strict_illegal: false,
             stall_after_ms: None,
+            fair_play: FairPlay::Open,
+            spectator_delay_moves: DEFAULT_SPECTATOR_DELAY,
         }
     }
 }
@@ -286,6 +322,11 @@ impl GameSettings {
                     "settings.stall_after_ms must be from 60000 ms to one day".into(),
                 ));
             }
+        }
+        if self.spectator_delay_moves > MAX_SPECTATOR_DELAY {
+            return Err(bad(format!(
+                "settings.spectator_delay_moves must be from 0 to {MAX_SPECTATOR_DELAY}"
+            )));
         }
         if !(1..=MAX_WARNINGS_TO_LOSE).contains(&self.warnings_to_lose) {
             return Err(bad(format!(

@@ -118,6 +118,9 @@ pub struct Room {
     epoch: Instant,
     /// When the clock may next ask a failing store for a commit.
     backoff: Backoff,
+    /// The last seq delayed spectators have been sent (see
+    /// [`LiveGame::spectator_horizon`]).
+    released: u64,
 }
 
 /// A game just created (its first event stored), for [`Room::open`].
@@ -197,7 +200,9 @@ impl Room {
         };
         // Boxed, like the command handler below: a room future holding the game by
         // value (and a copy per async layer) would weigh some 58 KB per live game.
+        let released = live.spectator_horizon();
         let room = Box::new(Room {
+            released,
             id,
             instance,
             ctx,
@@ -346,6 +351,7 @@ impl Room {
         since_seq: Option<u64>,
     ) -> Result<(), Refusal> {
         let color = user.as_ref().and_then(|u| self.live.color_of(&u.id));
+        let delayed = self.live.delays(user.as_ref());
         let conn = outbox.conn();
         let last = self.live.seq();
         match since_seq {
@@ -354,6 +360,29 @@ impl Room {
                     ErrorCode::BadRequest,
                     format!("since_seq {s} is past this game's last event ({last})"),
                 ));
+            }
+            // A delayed spectator gets the events up to the spectators' horizon, never a
+            // snapshot (which would show the position now).
+            since if delayed => {
+                let since = since.unwrap_or(0);
+                let horizon = self.released;
+                if since > horizon {
+                    return Err(Refusal::new(
+                        ErrorCode::BadRequest,
+                        format!(
+                            "since_seq {since} is past what spectators of this tournament game see yet ({horizon})"
+                        ),
+                    ));
+                }
+                let mut missed =
+                    missed_since(&self.recent, &self.ctx.store, &self.id, since).await?;
+                missed.truncate((horizon - since) as usize);
+                if !outbox.push_catch_up(missed) {
+                    return Err(Refusal::new(
+                        ErrorCode::Unavailable,
+                        "your connection is too slow to catch up",
+                    ));
+                }
             }
             Some(s) => {
                 let missed = missed_since(&self.recent, &self.ctx.store, &self.id, s).await?;
@@ -369,7 +398,11 @@ impl Room {
                 outbox.push(encode(&ServerMsg::Snapshot(Box::new(snapshot))));
             }
         }
-        self.crowd.add(Member { outbox, color });
+        self.crowd.add(Member {
+            outbox,
+            color,
+            delayed,
+        });
         if let Some(color) = color {
             self.presence(color).await;
             self.resume_clock_if_idle();
@@ -504,10 +537,33 @@ impl Room {
     /// Sends committed events' frames to everyone here and keeps them for catch-ups.
     fn broadcast(&mut self, frames: Vec<Frame>) {
         for frame in frames {
-            for color in self.crowd.broadcast(&frame, |_| true) {
+            for color in self.crowd.broadcast(&frame, |m| !m.delayed) {
                 tracing::info!(?color, "dropped a slow player connection");
             }
             self.recent.push(frame);
+        }
+        // Delayed spectators get what has moved out of the delay, in order.
+        let horizon = self.live.spectator_horizon();
+        if self.released + 1 < self.recent.first_seq() {
+            // Cannot happen within the delay's bound (20 moves against a ring of 512
+            // events); delayed spectators would then rejoin with since_seq.
+            tracing::warn!(
+                released = self.released,
+                "delayed spectators fell out of the ring"
+            );
+        }
+        if horizon > self.released {
+            let due = (horizon - self.released) as usize;
+            let frames: Vec<Frame> = self
+                .recent
+                .after(self.released)
+                .take(due)
+                .cloned()
+                .collect();
+            for frame in &frames {
+                self.crowd.broadcast(frame, |m| m.delayed);
+            }
+            self.released = horizon;
         }
     }
 }

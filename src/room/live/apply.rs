@@ -98,6 +98,7 @@ impl LiveGame {
                     return Err(format!("{color} {vertex} does not capture what it says"));
                 }
                 self.stage = Stage::Play(Play::RUNNING);
+                self.move_seqs.push(seq);
                 self.lag[color.index()].credit(*lag_credit_ms, *lag_credit_ms);
                 self.set_clock(*clock, now)?;
             }

@@ -188,6 +188,12 @@ impl Draft {
     }
 
     fn chat(&mut self, who: Color, text: &str) -> Result<(), Refusal> {
+        if self.game.settings.fair_play == crate::protocol::FairPlay::Tournament {
+            return Err(refuse(
+                ErrorCode::Forbidden,
+                "the players' chat is off in tournament games",
+            ));
+        }
         let text = text.trim();
         if text.is_empty() || text.chars().count() > MAX_CHAT_CHARS {
             return Err(refuse(

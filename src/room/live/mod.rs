@@ -18,7 +18,8 @@ mod tests;
 
 use crate::clock::{ClockView, GameClock, LagQuota, LagSettings, Millis};
 use crate::protocol::{
-    ChatLine, GameEvent, GameSettings, HandicapPlacement, NigiriProof, Phase, Refusal, UserInfo,
+    ChatLine, FairPlay, GameEvent, GameSettings, HandicapPlacement, NigiriProof, Phase, Refusal,
+    UserInfo,
 };
 use crate::rules::{Color, Game, GameResult, Vertex};
 
@@ -134,6 +135,8 @@ pub struct LiveGame {
     calls: [Option<OpenCall>; 2],
     /// Whether each player has been here at all (scheduled games' lateness rule).
     ever_present: [bool; 2],
+    /// The seq of each move's `move_played`, in order, for the spectators' delay.
+    move_seqs: Vec<u64>,
     /// When the side to move's turn began (or play last went on), for stalling claims.
     turn_since: Millis,
     /// Since when each player has been away.
@@ -217,6 +220,7 @@ impl LiveGame {
             ever_present: [false; 2],
             absent_since: [Some(now); 2],
             turn_since: now,
+            move_seqs: Vec::new(),
             forfeit_at,
             seq: 1,
         })
@@ -370,6 +374,29 @@ impl LiveGame {
             // No clock runs, so nothing is charged and nothing can flag.
             let _ = self.clock.start(self.game.to_move(), now);
         }
+    }
+
+    /// The last seq spectators may see now: in a tournament game, everything before the
+    /// latest `spectator_delay_moves` moves until the game ends; otherwise every event.
+    pub fn spectator_horizon(&self) -> u64 {
+        let delay = match self.settings.fair_play {
+            FairPlay::Tournament => usize::from(self.settings.spectator_delay_moves),
+            FairPlay::Open => 0,
+        };
+        if delay == 0 || matches!(self.stage, Stage::Ended(_)) {
+            return self.seq;
+        }
+        let first_hidden = self.move_seqs.len().saturating_sub(delay);
+        self.move_seqs
+            .get(first_hidden)
+            .map_or(self.seq, |&seq| seq - 1)
+    }
+
+    /// Whether `user` watches this game with the spectators' delay: a tournament
+    /// game's spectator who may not referee it.
+    pub fn delays(&self, user: Option<&UserInfo>) -> bool {
+        self.settings.fair_play == FairPlay::Tournament
+            && user.is_none_or(|u| self.color_of(&u.id).is_none() && self.may_referee(u).is_err())
     }
 
     /// Both clocks at `now`, for timed games.
