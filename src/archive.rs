@@ -28,6 +28,29 @@ pub struct GameView {
     pub moves: Vec<MoveView>,
     /// Every event as clients saw it (sealed points removed).
     pub events: Vec<EventFrame>,
+    /// The spectators' chat, once the game is over (kept from the players until then).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kibitz: Vec<KibitzLine>,
+}
+
+/// A spectators' chat line in a finished game's record.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KibitzLine {
+    pub from: String,
+    pub name: String,
+    pub text: String,
+    pub at: i64,
+}
+
+impl From<crate::store::KibitzRecord> for KibitzLine {
+    fn from(k: crate::store::KibitzRecord) -> KibitzLine {
+        KibitzLine {
+            from: k.user_id,
+            name: k.name,
+            text: k.text,
+            at: k.at_ms,
+        }
+    }
 }
 
 /// A move of the record with the mover's clock after it.
@@ -126,6 +149,7 @@ pub fn game_view(row: &GameRecord, events: &[EventRecord]) -> Option<GameView> {
         handicap_stones: handicap,
         moves,
         events: frames,
+        kibitz: Vec::new(),
     })
 }
 

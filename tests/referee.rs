@@ -615,3 +615,70 @@ async fn tournament_spectators_see_moves_late_while_players_and_the_referee_see_
     let (status, _) = get(&server, &format!("/api/games/{id}")).await;
     assert_eq!(status, 200);
 }
+
+/// The `kibitz` lines of `id`'s JSON record (none when the record has no `kibitz`).
+async fn archived_kibitz(server: &TestServer, id: &str) -> Value {
+    let (status, body) = get(server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let record: Value = serde_json::from_str(&body).expect("JSON");
+    record.get("kibitz").cloned().unwrap_or(json!([]))
+}
+
+#[tokio::test]
+async fn spectators_chat_is_kept_from_the_players_and_archived_once_the_game_ends() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({})).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let mut other = server.login("other").await;
+    other.ok(json!({"type": "join", "game_id": id})).await;
+    let said = kibitzer
+        .ok(json!({"type": "chat", "game_id": id, "text": "white should resign"}))
+        .await;
+    assert!(said.get("seq").is_none(), "{said}");
+    assert_eq!(
+        other.recv_type("kibitz").await["text"],
+        "white should resign"
+    );
+    play(&mut black, &id, 1, "E5").await;
+    // The players never hear it, and the record does not show it while they play.
+    for p in [&mut black, &mut white] {
+        p.ok(json!({"type": "ping"})).await;
+        assert!(p.pending().iter().all(|v| v["type"] != "kibitz"));
+    }
+    assert_eq!(archived_kibitz(&server, &id).await, json!([]));
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    let kept = archived_kibitz(&server, &id).await;
+    assert_eq!(kept.as_array().map(Vec::len), Some(1), "{kept}");
+    assert_eq!(kept[0]["from"], "kibitzer");
+    assert_eq!(kept[0]["text"], "white should resign");
+    assert!(kept[0]["at"].as_i64().is_some_and(|at| at > 0));
+    for p in [&mut black, &mut white] {
+        p.ok(json!({"type": "ping"})).await;
+        assert!(p.pending().iter().all(|v| v["type"] != "kibitz"));
+    }
+    // It survives a restart: it is in the store, not in the room.
+    drop((black, white, kibitzer, other));
+    let server = TestServer::start_in(server.stop().await, |_| {}).await;
+    assert_eq!(archived_kibitz(&server, &id).await, kept);
+}
+
+#[tokio::test]
+async fn a_tournament_games_spectators_chat_is_published_with_its_record_at_the_end() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({"fair_play": "tournament"})).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    kibitzer
+        .ok(json!({"type": "chat", "game_id": id, "text": "B should play tengen"}))
+        .await;
+    play(&mut black, &id, 1, "E5").await;
+    let (status, body) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(!body.contains("tengen"), "{body}");
+    black.ok(json!({"type": "ping"})).await;
+    assert!(black.pending().iter().all(|v| v["type"] != "kibitz"));
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    let kept = archived_kibitz(&server, &id).await;
+    assert_eq!(kept[0]["text"], "B should play tengen", "{kept}");
+}

@@ -21,7 +21,7 @@ use crate::protocol::{
     CalledGame, ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
 };
 use crate::rules::Color;
-use crate::store::EventRecord;
+use crate::store::{Append, EventRecord, KibitzRecord};
 use crate::time::wall_ms;
 
 /// Commands a room's queue holds at most; senders wait when it is full.
@@ -323,7 +323,7 @@ impl Room {
                 let result = if self.live.color_of(&user.id).is_some() {
                     self.act(&user, Action::Chat(text), 0).await
                 } else {
-                    self.kibitz(user, text).map(|()| None)
+                    self.kibitz(user, text).await.map(|()| None)
                 };
                 let _ = reply.send(result);
             }
@@ -456,7 +456,9 @@ impl Room {
         self.commit(step).await.map(Some)
     }
 
-    fn kibitz(&mut self, user: UserInfo, text: String) -> Result<(), Refusal> {
+    /// Spectators' chat: kept in the store as evidence (before anyone hears it, like
+    /// the players'), then sent to the spectators only.
+    async fn kibitz(&mut self, user: UserInfo, text: String) -> Result<(), Refusal> {
         let text = text.trim().to_string();
         if text.is_empty() || text.chars().count() > super::live::MAX_CHAT_CHARS {
             return Err(Refusal::new(
@@ -467,11 +469,25 @@ impl Room {
                 ),
             ));
         }
-        let frame = encode(&ServerMsg::Kibitz {
+        let line = KibitzRecord {
             game_id: self.id.to_string(),
-            from: user,
+            at_ms: wall_ms(),
+            user_id: user.id.clone(),
+            name: user.name.clone(),
             text,
-            at: wall_ms(),
+        };
+        // Through the group commit like the game's events, so a busy chat shares
+        // their fsyncs instead of adding its own.
+        self.ctx
+            .writer
+            .commit(vec![Append::Kibitz(line.clone())])
+            .await
+            .map_err(|e| unavailable(&e))?;
+        let frame = encode(&ServerMsg::Kibitz {
+            game_id: line.game_id,
+            from: user,
+            text: line.text,
+            at: line.at_ms,
         });
         self.crowd.broadcast(&frame, |m| m.color.is_none());
         Ok(())

@@ -20,6 +20,16 @@ pub struct NewReport {
     pub at_ms: i64,
 }
 
+/// A spectators' chat line, kept as evidence (written with [`super::Append::Kibitz`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KibitzRecord {
+    pub game_id: String,
+    pub at_ms: i64,
+    pub user_id: String,
+    pub name: String,
+    pub text: String,
+}
+
 /// A stored report with its number.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredReport {
@@ -111,6 +121,29 @@ impl SqliteStore {
                         reason: row.get(6)?,
                         at_ms: row.get(7)?,
                     },
+                })
+            })
+            .map_err(&db)?;
+        rows.collect::<Result<_, _>>().map_err(&db)
+    }
+
+    pub(super) fn sql_kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError> {
+        let conn = self.lock()?;
+        let db = self.db_err();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT game_id, at_ms, user_id, name, text FROM kibitz
+                 WHERE game_id = ?1 ORDER BY at_ms, rowid",
+            )
+            .map_err(&db)?;
+        let rows = stmt
+            .query_map([game_id], |row| {
+                Ok(KibitzRecord {
+                    game_id: row.get(0)?,
+                    at_ms: row.get(1)?,
+                    user_id: row.get(2)?,
+                    name: row.get(3)?,
+                    text: row.get(4)?,
                 })
             })
             .map_err(&db)?;

@@ -63,6 +63,14 @@ const MIGRATIONS: &[&str] = &[
         open     INTEGER NOT NULL DEFAULT 1 CHECK (open IN (0, 1))
     ) STRICT;
     CREATE INDEX reports_open ON reports (open, reporter, id);
+    CREATE TABLE kibitz (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        at_ms   INTEGER NOT NULL,
+        user_id TEXT NOT NULL,
+        name    TEXT NOT NULL,
+        text    TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX kibitz_by_game ON kibitz (game_id, at_ms);
     ",
 ];
 

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use fairplay::{NewReport, StoredReport};
+pub use fairplay::{KibitzRecord, NewReport, StoredReport};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
@@ -139,6 +139,9 @@ pub enum Append {
         /// The result now in effect, SGF-style.
         result: String,
     },
+    /// Keep a spectators' chat line: evidence for referees, not an event of the game
+    /// (the players must not see it while they play).
+    Kibitz(KibitzRecord),
 }
 
 impl Append {
@@ -147,6 +150,7 @@ impl Append {
         match self {
             Append::Create(game) => &game.id,
             Append::Event(event) => &event.game_id,
+            Append::Kibitz(line) => &line.game_id,
             Append::MoveCount { game_id, .. }
             | Append::Finish { game_id, .. }
             | Append::Rejudge { game_id, .. } => game_id,
@@ -397,4 +401,7 @@ pub trait Store: Send + Sync + 'static {
 
     /// Closes an open report; false when there is no open report `id`.
     fn close_report(&self, id: u64) -> Result<bool, StoreError>;
+
+    /// A game's spectators' chat (kept with [`Append::Kibitz`]), oldest first.
+    fn kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError>;
 }

@@ -12,8 +12,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, Trans
 
 use super::migrations;
 use super::{
-    Append, EventRecord, GameQuery, GameRecord, GameStatus, NewReport, Store, StoreError,
-    StoredReport,
+    Append, EventRecord, GameQuery, GameRecord, GameStatus, KibitzRecord, NewReport, Store,
+    StoreError, StoredReport,
 };
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
@@ -443,6 +443,27 @@ impl SqliteStore {
                     });
                 }
             }
+            Write::Kibitz(line) => {
+                let inserted = tx
+                    .prepare_cached(
+                        "INSERT INTO kibitz (game_id, at_ms, user_id, name, text)
+                         SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM games WHERE id = ?1)",
+                    )
+                    .map_err(&db)?
+                    .execute(rusqlite::params![
+                        line.game_id,
+                        line.at_ms,
+                        line.user_id,
+                        line.name,
+                        line.text
+                    ])
+                    .map_err(&db)?;
+                if inserted == 0 {
+                    return Err(StoreError::UnknownGame {
+                        game_id: line.game_id.clone(),
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -540,6 +561,7 @@ enum Write<'a> {
         game_id: &'a str,
         result: &'a str,
     },
+    Kibitz(&'a KibitzRecord),
 }
 
 impl<'a> From<&'a Append> for Write<'a> {
@@ -564,6 +586,7 @@ impl<'a> From<&'a Append> for Write<'a> {
                 ended_at_ms: *ended_at_ms,
             },
             Append::Rejudge { game_id, result } => Write::Rejudge { game_id, result },
+            Append::Kibitz(line) => Write::Kibitz(line),
         }
     }
 }
@@ -709,6 +732,10 @@ impl Store for SqliteStore {
 
     fn close_report(&self, id: u64) -> Result<bool, StoreError> {
         self.sql_close_report(id)
+    }
+
+    fn kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError> {
+        self.sql_kibitz(game_id)
     }
 }
 
@@ -893,6 +920,33 @@ mod tests {
         assert_eq!(done.result.as_deref(), Some("W+R"));
     }
 
+    fn kibitz(game_id: &str, at_ms: i64) -> KibitzRecord {
+        KibitzRecord {
+            game_id: game_id.to_owned(),
+            at_ms,
+            user_id: "kibitzer".to_owned(),
+            name: "Kibitzer".to_owned(),
+            text: format!("line at {at_ms}"),
+        }
+    }
+
+    #[test]
+    fn spectators_chat_is_kept_per_game_oldest_first() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        store.create_game(&game("h", 1, "a", "b")).expect("create");
+        let lines = [kibitz("g", 20), kibitz("h", 5), kibitz("g", 10)];
+        store
+            .append(&lines.map(Append::Kibitz))
+            .expect("kept in one batch");
+        drop(store);
+        let store = open(&path);
+        let kept = store.kibitz("g").expect("read");
+        assert_eq!(kept, [kibitz("g", 10), kibitz("g", 20)]);
+        assert_eq!(store.kibitz("none").expect("read"), []);
+    }
+
     #[test]
     fn requests_about_unknown_or_taken_games_are_refused() {
         let (_dir, path) = temp_db();
@@ -919,6 +973,7 @@ mod tests {
                 result: "0".to_owned(),
                 ended_at_ms: 1,
             },
+            Append::Kibitz(kibitz("x", 1)),
         ];
         for item in unknown {
             let err = store.append(std::slice::from_ref(&item));

@@ -287,6 +287,9 @@ mod tests {
         fn close_report(&self, id: u64) -> Result<bool, StoreError> {
             self.inner.close_report(id)
         }
+        fn kibitz(&self, game_id: &str) -> Result<Vec<crate::store::KibitzRecord>, StoreError> {
+            self.inner.kibitz(game_id)
+        }
     }
 
     struct Gate {
