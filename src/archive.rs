@@ -77,11 +77,19 @@ pub struct ListedGame {
     pub result: Option<String>,
     pub created_at: i64,
     pub move_count: u32,
+    /// From the stored settings, for clients that filter by size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_size: Option<u8>,
 }
 
 impl From<GameRecord> for ListedGame {
     fn from(g: GameRecord) -> ListedGame {
+        let board_size = serde_json::from_str::<serde_json::Value>(&g.settings)
+            .ok()
+            .and_then(|s| s["board_size"].as_u64())
+            .and_then(|n| u8::try_from(n).ok());
         ListedGame {
+            board_size,
             game_id: g.id,
             black: g.black,
             white: g.white,

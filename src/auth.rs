@@ -61,10 +61,45 @@ pub enum AuthError {
 /// exactly, and a token refused for a second of skew would be a puzzle for its holder.
 pub const LEEWAY_SECS: u64 = 60;
 
-/// Checks tokens.
+/// Who signed a token, which decides what its `sub` may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signer {
+    /// This server, with its HS256 secret (the account routes, `tengen token`, the dev
+    /// login).
+    Local,
+    /// The external identity service's key (RS256 or EdDSA).
+    External,
+}
+
+/// Checks tokens: the server's own HS256 tokens always, and with `auth.algorithm` RS256
+/// or EdDSA also the identity service's, each with its own key and pinned algorithm, so
+/// local accounts and an identity service's users can connect at once.
 pub struct Verifier {
+    local: Check,
+    external: Option<Check>,
+}
+
+/// One key with the checks that go with it.
+struct Check {
     key: DecodingKey,
     validation: Validation,
+}
+
+impl Check {
+    fn new(algorithm: Algorithm, key: DecodingKey, claims_of: Option<&AuthConfig>) -> Check {
+        let mut validation = Validation::new(algorithm);
+        validation.leeway = LEEWAY_SECS;
+        validation.validate_nbf = true;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        match claims_of.and_then(|c| c.audience.as_ref()) {
+            Some(aud) => validation.set_audience(&[aud]),
+            None => validation.validate_aud = false,
+        }
+        if let Some(iss) = claims_of.and_then(|c| c.issuer.as_ref()) {
+            validation.set_issuer(&[iss]);
+        }
+        Check { key, validation }
+    }
 }
 
 /// Reads the HS256 secret: the configured one, or the one in `data_dir/jwt-secret`,
@@ -108,15 +143,13 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
 
 impl Verifier {
     pub fn new(config: &AuthConfig, data_dir: &Path) -> Result<Verifier, AuthError> {
-        let (algorithm, key) = match config.algorithm {
-            JwtAlgorithm::HS256 => {
-                let secret = load_or_create_secret(config, data_dir)?;
-                let key = DecodingKey::from_secret(&secret).map_err(|source| AuthError::Key {
-                    what: "secret",
-                    source,
-                })?;
-                (Algorithm::HS256, key)
-            }
+        let secret = load_or_create_secret(config, data_dir)?;
+        let local_key = DecodingKey::from_secret(&secret).map_err(|source| AuthError::Key {
+            what: "secret",
+            source,
+        })?;
+        let external = match config.algorithm {
+            JwtAlgorithm::HS256 => None,
             alg @ (JwtAlgorithm::RS256 | JwtAlgorithm::EdDSA) => {
                 let path = config
                     .public_key_file
@@ -131,32 +164,63 @@ impl Verifier {
                 } else {
                     DecodingKey::from_ed_pem(&pem).map(|k| (Algorithm::EdDSA, k))
                 };
-                key.map_err(|source| AuthError::Key {
+                let (algorithm, key) = key.map_err(|source| AuthError::Key {
                     what: "public key",
                     source,
-                })?
+                })?;
+                Some(Check::new(algorithm, key, Some(config)))
             }
         };
-        let mut validation = Validation::new(algorithm);
-        validation.leeway = LEEWAY_SECS;
-        validation.validate_nbf = true;
-        validation.set_required_spec_claims(&["exp", "sub"]);
-        match &config.audience {
-            Some(aud) => validation.set_audience(&[aud]),
-            None => validation.validate_aud = false,
-        }
-        if let Some(iss) = &config.issuer {
-            validation.set_issuer(&[iss]);
-        }
-        Ok(Verifier { key, validation })
+        // `iss` and `aud` are the identity service's when there is one; with HS256 alone
+        // they apply to the server's own tokens, which carry them ([`local_claims`]).
+        let local_claims = external.is_none().then_some(config);
+        Ok(Verifier {
+            local: Check::new(Algorithm::HS256, local_key, local_claims),
+            external,
+        })
     }
 
     /// The user a token names, or why it is refused (a sentence for the client).
     pub fn verify(&self, token: &str) -> Result<UserInfo, String> {
-        let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
-            .map_err(|e| refusal_text(e.kind()))?;
-        user_of(data.claims)
+        self.verify_signed(token).map(|(user, _)| user)
     }
+
+    /// The user a token names and who signed it. The header's algorithm picks the key,
+    /// and each key accepts only its own algorithm.
+    pub fn verify_signed(&self, token: &str) -> Result<(UserInfo, Signer), String> {
+        let header = jsonwebtoken::decode_header(token).map_err(|e| refusal_text(e.kind()))?;
+        let (check, signer) = match (&self.external, header.alg) {
+            (_, Algorithm::HS256) => (&self.local, Signer::Local),
+            (Some(external), alg) if external.validation.algorithms.contains(&alg) => {
+                (external, Signer::External)
+            }
+            _ => {
+                return Err(refusal_text(
+                    &jsonwebtoken::errors::ErrorKind::InvalidAlgorithm,
+                ));
+            }
+        };
+        let data = jsonwebtoken::decode::<Claims>(token, &check.key, &check.validation)
+            .map_err(|e| refusal_text(e.kind()))?;
+        Ok((user_of(data.claims)?, signer))
+    }
+}
+
+/// Claims for a token this server signs for `sub`: with `iss` and `aud` as configured
+/// when HS256 is the only algorithm (the verifier then checks them on every token).
+pub fn local_claims(
+    config: &AuthConfig,
+    sub: &str,
+    name: Option<&str>,
+    role: Role,
+    ttl_secs: u64,
+) -> Claims {
+    let mut claims = claims_for(sub, name, role, ttl_secs);
+    if config.algorithm == JwtAlgorithm::HS256 {
+        claims.iss = config.issuer.clone();
+        claims.aud = config.audience.clone();
+    }
+    claims
 }
 
 /// The user the claims name, or why they name none (a sentence for the client). The

@@ -74,6 +74,35 @@ pub struct AuthConfig {
     /// loopback address" ([`Config::dev_login`]), and `true` with any other address is
     /// refused.
     pub dev_login: Option<bool>,
+    /// Who may create an account over HTTP (`POST /api/auth/register`).
+    pub registration: Registration,
+    /// Whether `POST /api/auth/guest` hands out guest identities.
+    pub guests: bool,
+    /// Lifetime of an access token from the account routes, in seconds.
+    pub access_ttl_secs: u64,
+    /// Lifetime of a refresh token (each rotation starts it anew), in days.
+    pub refresh_ttl_days: u64,
+    /// New identities (accounts and guests) one client address may create per hour.
+    pub registrations_per_hour: u32,
+    /// The URL people reach this server at; `https://…` marks the refresh cookie
+    /// `Secure`.
+    pub public_url: Option<String>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client address; from any other
+    /// peer the header is ignored, since a client can write anything in it.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+}
+
+/// Who may register an account over HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Registration {
+    /// Anyone (limited per address per hour).
+    #[default]
+    Open,
+    /// Only with an invite code from `tengen user invite`.
+    Invite,
+    /// Nobody; operators add accounts with `tengen user add`.
+    Closed,
 }
 
 impl Default for AuthConfig {
@@ -86,6 +115,13 @@ impl Default for AuthConfig {
             audience: None,
             anonymous_spectators: true,
             dev_login: None,
+            registration: Registration::Open,
+            guests: true,
+            access_ttl_secs: 15 * 60,
+            refresh_ttl_days: 30,
+            registrations_per_hour: 20,
+            public_url: None,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -443,8 +479,29 @@ impl Config {
                 ),
             );
         }
-        // Real accounts (passwords, an identity service's users) must refuse
-        // `auth.dev_login` here when they come: it names any user without a password.
+        if !(60..=86_400).contains(&a.access_ttl_secs) {
+            return invalid(
+                "auth.access_ttl_secs",
+                "must be from 60 to 86400: an access token cannot be taken back before it expires",
+            );
+        }
+        if !(1..=365).contains(&a.refresh_ttl_days) {
+            return invalid("auth.refresh_ttl_days", "must be from 1 to 365");
+        }
+        if a.registrations_per_hour == 0 {
+            return invalid(
+                "auth.registrations_per_hour",
+                "must be at least 1; set auth.registration = \"closed\" to stop registrations",
+            );
+        }
+        if let Some(url) = &a.public_url
+            && !(url.starts_with("https://") || url.starts_with("http://"))
+        {
+            return invalid(
+                "auth.public_url",
+                format!("must start with https:// or http://, not {url:?}"),
+            );
+        }
         let l = &self.limits;
         let at_least_one = [
             ("limits.max_message_bytes", l.max_message_bytes as u64),
@@ -523,6 +580,7 @@ impl Config {
             ("auth.issuer", self.auth.issuer.is_none()),
             ("auth.audience", self.auth.audience.is_none()),
             ("auth.dev_login", self.auth.dev_login.is_none()),
+            ("auth.public_url", self.auth.public_url.is_none()),
         ]
         .into_iter()
         .filter_map(|(key, unset)| unset.then_some(key))

@@ -12,11 +12,24 @@ use dashmap::mapref::entry::Entry;
 use crate::auth::Verifier;
 use crate::config::Config;
 use crate::fanout::{Outbox, encode};
-use crate::lobby::{Lobby, create};
-use crate::protocol::{CalledGame, ErrorCode, GameSummary, Refusal, ServerMsg, UserInfo};
+use crate::lobby::automatch::{BotSeat, Seeker, Wish};
+use crate::lobby::{self, Lobby, Open, create, nigiri};
+use crate::protocol::{
+    CalledGame, Challenge, ColorChoice, ErrorCode, GameSettings, GameSummary, Refusal, ServerMsg,
+    UserInfo,
+};
 use crate::room::{Gone, Prepared, Room, RoomCmd, RoomContext, RoomHandle, RoomNews};
 use crate::rules::GameResult;
+use crate::standings::{self, Standings};
 use crate::store::{Store, StoreError, StoreWriter};
+
+/// A game just started, for [`Hub::announce`].
+struct GameStarted {
+    game_id: String,
+    black: UserInfo,
+    white: UserInfo,
+    settings: GameSettings,
+}
 
 pub struct Hub {
     pub(crate) config: Config,
@@ -29,6 +42,8 @@ pub struct Hub {
     rooms_ctx: RoomContext,
     /// Live games per user id, for `max_games_per_user`.
     live_games: DashMap<String, usize>,
+    /// The rating task, told of every game that ends.
+    standings: Standings,
     next_conn: AtomicU64,
     /// Open WebSocket connections.
     pub(crate) connections: std::sync::atomic::AtomicUsize,
@@ -60,6 +75,7 @@ impl Hub {
                 verifier,
                 lobby: Lobby::default(),
                 rooms: DashMap::new(),
+                standings: Standings::spawn(store.clone()),
                 store,
                 rooms_ctx,
                 live_games: DashMap::new(),
@@ -68,6 +84,23 @@ impl Hub {
                 shutdown: tokio::sync::watch::Sender::new(false),
             }
         })
+        .with_automatch_rounds()
+    }
+
+    /// Runs an automatch round every [`ROUND_EVERY`](lobby::automatch::ROUND_EVERY) for as
+    /// long as the hub lives, so waiting windows widen and bots get their turn.
+    fn with_automatch_rounds(self: Arc<Hub>) -> Arc<Hub> {
+        let hub = Arc::downgrade(&self);
+        tokio::spawn(async move {
+            let mut rounds = tokio::time::interval(lobby::automatch::ROUND_EVERY);
+            rounds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                rounds.tick().await;
+                let Some(hub) = hub.upgrade() else { return };
+                hub.automatch_round().await;
+            }
+        });
+        self
     }
 
     /// A number for a new connection, unique in this process.
@@ -129,39 +162,64 @@ impl Hub {
         seed: Option<&str>,
     ) -> Result<String, Refusal> {
         let open = self.lobby.take(challenge_id, accepter)?;
-        let players = [accepter, &open.challenge.from];
-        if let Err(refusal) = self.reserve_slots(players) {
-            self.lobby.put_back(open);
-            return Err(refusal);
-        }
-        let ctx = &self.rooms_ctx;
-        let game =
-            match create::create(&ctx.writer, ctx.lag, &open, accepter, seed.unwrap_or("")).await {
-                Ok(game) => game,
-                Err(refusal) => {
-                    players.iter().for_each(|u| self.release_slot(&u.id));
-                    self.lobby.put_back(open);
-                    return Err(refusal);
-                }
-            };
+        let started = match self.open_game(&open, accepter, seed.unwrap_or("")).await {
+            Ok(started) => started,
+            Err(refusal) => {
+                self.lobby.put_back(open);
+                return Err(refusal);
+            }
+        };
         self.lobby.removed(&open.challenge, "accepted");
-        Ok(self.open_game(game).await)
+        Ok(self.announce(started).await)
     }
 
-    /// Registers and starts the room of a game just stored, and tells both players and
-    /// the lobby. Returns its id.
-    async fn open_game(&self, game: crate::room::NewGame) -> String {
-        let (game_id, black, white, settings) = (
-            game.id.clone(),
-            game.live.black.clone(),
-            game.live.white.clone(),
-            game.live.settings.clone(),
-        );
+    /// Starts the game `open` describes with `accepter`: takes a game slot of each
+    /// player's, creates and stores the game, and registers and starts its room. Nobody
+    /// is told yet ([`Hub::announce`]); on a refusal nothing changed.
+    async fn open_game(
+        &self,
+        open: &Open,
+        accepter: &UserInfo,
+        seed: &str,
+    ) -> Result<GameStarted, Refusal> {
+        let players = [accepter, &open.challenge.from];
+        self.reserve_slots(players)?;
+        let ctx = &self.rooms_ctx;
+        let game = match create::create(&ctx.writer, ctx.lag, open, accepter, seed).await {
+            Ok(game) => game,
+            Err(refusal) => {
+                players.iter().for_each(|u| self.release_slot(&u.id));
+                return Err(refusal);
+            }
+        };
+        let started = GameStarted {
+            game_id: game.id.clone(),
+            black: game.live.black.clone(),
+            white: game.live.white.clone(),
+            settings: open.challenge.settings.clone(),
+        };
+        self.open_room(game);
+        Ok(started)
+    }
+
+    /// Registers and starts the room of a game just stored (its players' slots taken).
+    fn open_room(&self, game: crate::room::NewGame) {
         let prepared = Room::open(self.rooms_ctx.clone(), game);
         self.rooms
             .insert(prepared.handle().game_id.clone(), prepared.handle().clone());
         crate::metrics::live_games(1);
         prepared.start();
+    }
+
+    /// Tells both players (`game_started`) and the lobby (`game_listed`) of a game
+    /// [`Hub::open_game`] started; returns its id.
+    async fn announce(&self, game: GameStarted) -> String {
+        let GameStarted {
+            game_id,
+            black,
+            white,
+            settings,
+        } = game;
         let started = encode(&ServerMsg::GameStarted {
             game_id: game_id.clone(),
             black: black.clone(),
@@ -232,7 +290,118 @@ impl Hub {
                 return Err(refusal);
             }
         };
-        Ok(self.open_game(game).await)
+        let started = GameStarted {
+            game_id: game.id.clone(),
+            black: game.live.black.clone(),
+            white: game.live.white.clone(),
+            settings,
+        };
+        self.open_room(game);
+        Ok(self.announce(started).await)
+    }
+
+    /// Puts `user` in the automatch queue, replacing a request of theirs still waiting;
+    /// [`Hub::automatch_round`] pairs them.
+    pub async fn automatch(&self, user: &UserInfo, wish: Wish) -> Result<(), Refusal> {
+        lobby::check_rated(wish.rated, [user, user])?;
+        let max = self.config.limits.max_games_per_user;
+        if !self.has_free_slot(&user.id) {
+            return Err(Refusal::new(
+                ErrorCode::LimitReached,
+                format!("you already play {max} live games"),
+            ));
+        }
+        let store = self.store.clone();
+        let id = user.id.clone();
+        let rating = tokio::task::spawn_blocking(move || standings::overall_rating(&*store, &id))
+            .await
+            .map_err(|e| Refusal::new(ErrorCode::Unavailable, e.to_string()))?
+            .map_err(|e| {
+                Refusal::new(
+                    ErrorCode::Unavailable,
+                    format!("your rating could not be read: {e}"),
+                )
+            })?;
+        self.lobby.automatch.put(Seeker {
+            user: user.clone(),
+            rating,
+            wish,
+            since: tokio::time::Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// One automatch round: pairs who can be paired now and starts their games. A game
+    /// that cannot be started (the store failing) puts its players back in the queue.
+    pub async fn automatch_round(&self) {
+        if self.lobby.automatch.is_empty() {
+            return;
+        }
+        let bots = self.bot_seats().await;
+        let made = self
+            .lobby
+            .automatch
+            .round(tokio::time::Instant::now(), &bots, |id| {
+                self.has_free_slot(id)
+            });
+        for (pairing, seekers) in made {
+            let (secret, commitment) = match pairing.settings.color {
+                ColorChoice::Nigiri => {
+                    let (secret, commitment) = nigiri::commit();
+                    (Some(secret), Some(commitment))
+                }
+                _ => (None, None),
+            };
+            let open = Open {
+                challenge: Challenge {
+                    challenge_id: lobby::new_id(),
+                    from: pairing.first,
+                    to: Some(pairing.second.id.clone()),
+                    settings: pairing.settings,
+                    created_at: crate::time::wall_ms(),
+                    nigiri_commitment: commitment,
+                },
+                secret,
+            };
+            match self
+                .open_game(&open, &pairing.second, &lobby::new_id())
+                .await
+            {
+                Ok(started) => {
+                    self.announce(started).await;
+                }
+                Err(refusal) => {
+                    tracing::warn!(%refusal, "an automatch game could not start; its players wait on");
+                    self.lobby.automatch.put_back(seekers);
+                }
+            }
+        }
+    }
+
+    /// The bots online with standing offers, with their overall ratings (a bot whose
+    /// rating cannot be read now is left out of this round).
+    async fn bot_seats(&self) -> Vec<BotSeat> {
+        let listings = self.lobby.bots();
+        if listings.is_empty() {
+            return Vec::new();
+        }
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || {
+            listings
+                .into_iter()
+                .filter_map(|listing| {
+                    let rating = standings::overall_rating(&*store, &listing.user.id).ok()?;
+                    Some(BotSeat { listing, rating })
+                })
+                .collect()
+        })
+        .await
+        .unwrap_or_default()
+    }
+
+    fn has_free_slot(&self, user: &str) -> bool {
+        let max = self.config.limits.max_games_per_user;
+        self.live_games.get(user).is_none_or(|n| *n < max)
     }
 
     /// What a room tells the registry.
@@ -242,6 +411,7 @@ impl Hub {
                 self.release_slot(&summary.black.id);
                 self.release_slot(&summary.white.id);
                 crate::metrics::live_games(-1);
+                self.standings.game_ended(&summary.game_id);
                 self.lobby
                     .announce(&encode(&ServerMsg::GameListed { game: summary }));
             }

@@ -5,11 +5,13 @@
 //! crosses the wire, [`room`] runs one actor task per game, [`clock`] and [`rules`] are the
 //! pure cores the room consults, and [`store`] is the durable event log.
 
+pub mod accounts;
 pub mod archive;
 pub mod auth;
 pub mod bot;
 pub mod clock;
 pub mod config;
+pub mod estimate;
 pub mod fanout;
 pub mod hub;
 pub mod load;
@@ -21,5 +23,6 @@ pub mod rating;
 pub mod room;
 pub mod rules;
 pub mod server;
+pub mod standings;
 pub mod store;
 pub mod time;

@@ -381,6 +381,7 @@ fn the_example_file_is_exactly_the_defaults() {
         "issuer",
         "audience",
         "dev_login",
+        "public_url",
     ] {
         assert!(
             text.contains(&format!("\n# {optional} = ")),
@@ -613,5 +614,51 @@ fn tengen_token_refuses_to_sign_what_the_server_would_refuse() {
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn account_settings_are_read_and_checked() {
+    let config = Config::load(
+        None,
+        env(&[
+            ("TENGEN_AUTH__REGISTRATION", "invite"),
+            ("TENGEN_AUTH__PUBLIC_URL", "https://go.example"),
+            ("TENGEN_AUTH__TRUSTED_PROXIES", "[\"10.0.0.1\", \"::1\"]"),
+        ]),
+    )
+    .expect("load");
+    assert_eq!(
+        config.auth.registration,
+        tengen::config::Registration::Invite
+    );
+    assert_eq!(config.auth.trusted_proxies.len(), 2);
+    assert_eq!(config.auth.access_ttl_secs, 900, "15 minutes by default");
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__REGISTRATION", "sometimes")])),
+        &["TENGEN_AUTH__REGISTRATION"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__ACCESS_TTL_SECS", "5")])),
+        &["auth.access_ttl_secs", "60"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__REFRESH_TTL_DAYS", "0")])),
+        &["auth.refresh_ttl_days"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__REGISTRATIONS_PER_HOUR", "0")])),
+        &["auth.registrations_per_hour", "closed"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_AUTH__PUBLIC_URL", "go.example")])),
+        &["auth.public_url", "https://"],
+    );
+    refused(
+        Config::load(
+            None,
+            env(&[("TENGEN_AUTH__TRUSTED_PROXIES", "[\"a proxy\"]")]),
+        ),
+        &["TENGEN_AUTH__TRUSTED_PROXIES"],
     );
 }

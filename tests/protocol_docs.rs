@@ -23,10 +23,11 @@ use tengen::archive::{GameView, KibitzLine, ListedGame, MoveView};
 use tengen::clock::{LagSettings, TimeControl};
 use tengen::protocol::{
     ClientMsg, ColorChoice, ErrorCode, GameAction, GameEvent, HandicapPlacement, LobbyMsg, Phase,
-    Role, ServerFrame, ServerMsg, decode, decode_server,
+    Role, ServerFrame, ServerMsg, Speed, decode, decode_server,
 };
 use tengen::room::Moment;
 use tengen::rules::{Color, GameResult, IllegalMove, KoRule, Ruleset, Vertex};
+use tengen::standings::view::{Leaderboard, Profile};
 
 /// The files a client author is promised; each must exist and hold examples.
 const REQUIRED_FILES: &[&str] = &[
@@ -38,6 +39,7 @@ const REQUIRED_FILES: &[&str] = &[
     "clocks.md",
     "bots.md",
     "errors.md",
+    "ratings.md",
 ];
 
 /// Fewer examples than this means the docs were emptied or not found.
@@ -549,6 +551,7 @@ fn every_settings_value_is_named_in_the_text() {
         wire_names::<ColorChoice>(json!(PROBE)),
         wire_names::<HandicapPlacement>(json!(PROBE)),
         wire_names::<Color>(json!(PROBE)),
+        wire_names::<Speed>(json!(PROBE)),
     ];
     for name in names.iter().flatten() {
         if !text.contains(&format!("`{name}`")) {
@@ -642,7 +645,7 @@ fn links_between_the_docs_resolve() {
     }
 }
 
-/// The plain ```json blocks of a file (the archive's HTTP bodies), with their lines.
+/// The plain ```json blocks of a file (the HTTP bodies), with their lines.
 fn plain_json_blocks(text: &str) -> Vec<(usize, Value)> {
     let mut blocks = Vec::new();
     let mut open: Option<(usize, String)> = None;
@@ -779,6 +782,38 @@ fn the_archive_examples_are_records_the_server_could_have_written() {
             let record: GameView = round_trip(&at, value);
             replay(&at, &record);
             records += 1;
+        } else if value.get("review_id").is_some() || value.get("sgf").is_some() {
+            // Reviews: what POST takes and answers, and what GET answers.
+            let keys: Vec<&str> = value
+                .as_object()
+                .map(|o| o.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            let known = [
+                "review_id",
+                "url",
+                "owner",
+                "created_at",
+                "game_id",
+                "move_number",
+                "sgf",
+            ];
+            assert!(
+                keys.iter().all(|k| known.contains(k)),
+                "{at}: a review body with unknown fields: {value}"
+            );
+            if let Some(sgf) = value.get("sgf") {
+                let sgf = sgf.as_str().expect("sgf is text");
+                assert_eq!(
+                    tengen::rules::sgf::parse(sgf).map(|g| g.len()),
+                    Ok(1),
+                    "{at}: a review's SGF is one game"
+                );
+            }
+            if let Some(id) = value.get("review_id") {
+                assert!(id.is_string(), "{at}");
+            }
+        } else if value.get("estimate").is_some() {
+            round_trip::<tengen::estimate::Estimate>(&at, value);
         } else if value.get("move_number").is_some() {
             round_trip::<MoveView>(&at, value);
         } else if value.get("text").is_some() {
@@ -796,4 +831,81 @@ fn the_archive_examples_are_records_the_server_could_have_written() {
         lists > 0 && records > 0 && errors > 0,
         "archive.md lost its examples"
     );
+}
+
+#[test]
+fn the_ratings_examples_are_what_the_server_writes() {
+    let text = &doc_files()["ratings.md"];
+    let (mut profiles, mut boards, mut errors) = (0, 0, 0);
+    for (line, value) in plain_json_blocks(text) {
+        let at = format!("ratings.md:{line}");
+        if value.get("history").is_some() {
+            round_trip::<Profile>(&at, &value);
+            profiles += 1;
+        } else if value.get("players").is_some() {
+            round_trip::<Leaderboard>(&at, &value);
+            boards += 1;
+        } else {
+            assert!(
+                value["error"].is_string(),
+                "{at}: not a ratings body: {value}"
+            );
+            assert_eq!(value.as_object().map(|o| o.len()), Some(1), "{at}");
+            errors += 1;
+        }
+    }
+    assert!(
+        profiles > 0 && boards > 0 && errors > 0,
+        "ratings.md lost its examples"
+    );
+}
+
+#[test]
+fn the_account_examples_are_bodies_the_server_reads_and_writes() {
+    use tengen::accounts::wire::{
+        AuthCode, AuthProblem, LoginRequest, PasswordRequest, RegisterRequest, SessionBody,
+    };
+    let text = &doc_files()["accounts.md"];
+    let mut codes = BTreeSet::new();
+    let (mut requests, mut sessions) = (0, 0);
+    for (line, value) in plain_json_blocks(text) {
+        let at = format!("accounts.md:{line}");
+        if value.get("access_token").is_some() {
+            round_trip::<SessionBody>(&at, &value);
+            sessions += 1;
+        } else if value.get("code").is_some() {
+            let problem: AuthProblem = round_trip(&at, &value);
+            assert_eq!(
+                problem.retry_after.is_some(),
+                problem.code == AuthCode::RateLimited,
+                "{at}: retry_after goes with rate_limited only"
+            );
+            codes.insert(value["code"].as_str().unwrap_or_default().to_string());
+        } else if value.get("old").is_some() {
+            round_trip::<PasswordRequest>(&at, &value);
+            requests += 1;
+        } else if value.get("display_name").is_some() || value.get("invite").is_some() {
+            round_trip::<RegisterRequest>(&at, &value);
+            requests += 1;
+        } else {
+            round_trip::<LoginRequest>(&at, &value);
+            requests += 1;
+        }
+    }
+    assert!(
+        requests >= 3 && sessions >= 2,
+        "accounts.md lost its examples"
+    );
+    let all = wire_names::<AuthCode>(json!(PROBE));
+    assert_eq!(
+        missing(&all, &codes),
+        Vec::<String>::new(),
+        "account error codes without an example in accounts.md"
+    );
+    for code in &all {
+        assert!(
+            text.contains(&format!("| `{code}` |")),
+            "accounts.md's table lacks `{code}`"
+        );
+    }
 }

@@ -1,8 +1,10 @@
 //! The web client: how the server serves it and its local dev login (plain HTTP), and the
-//! client itself in a real browser: `tests/browser/game.mjs` (Playwright's
-//! `playwright-core` driving Debian's headless Chromium), in which two players log in with
-//! the dev login and play a 9x9 game to an agreed count while a logged-out spectator
-//! watches. Screenshots go to `target/browser-artifacts/`.
+//! client itself in a real browser (Playwright's `playwright-core` driving Debian's
+//! headless Chromium): `tests/browser/game.mjs`, in which two players log in with the dev
+//! login and play a 9x9 game to an agreed count while a logged-out spectator watches, and
+//! `tests/browser/client.mjs`, the client on a phone and a wide screen (lobby, review,
+//! archive, offline clocks, move confirmation, the spoken count; see
+//! tests/browser/README.md). Screenshots go to `target/browser-artifacts/`.
 
 mod common;
 
@@ -10,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{Client, TestServer};
+use common::{Client, TestServer, play, start_game};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 /// Chromium from Debian's package; `CHROMIUM` points elsewhere.
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -44,8 +46,20 @@ fn install_playwright(dir: &Path) {
     assert!(status.success(), "`npm ci` in {} failed", dir.display());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_game_is_played_watched_and_counted_in_the_browser() {
+/// One Chromium at a time: the machine is small, and both scenarios share `npm ci`.
+static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The line a scenario prints to have the server restarted; it is answered on the
+/// scenario's stdin with `restarted` once the server is back on the same address.
+const RESTART: &str = "@restart";
+/// How long a restarted server stays down: long enough that a page still counting
+/// through the downtime would show less time than the server holds.
+const DOWNTIME: Duration = Duration::from_secs(3);
+
+/// Runs `tests/browser/<script>` against a fresh server (restarted when it asks); it
+/// must pass and leave `shots` among the artifacts.
+async fn browser_scenario(script: &str, shots: &[&str]) {
+    let _one = BROWSER.lock().await;
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| CHROMIUM.to_string());
     assert!(
         Path::new(&chromium).exists(),
@@ -56,22 +70,43 @@ async fn a_game_is_played_watched_and_counted_in_the_browser() {
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
     std::fs::create_dir_all(&artifacts).expect("artifacts dir");
 
-    let server = TestServer::start().await;
-    let url = server.http("/");
+    let mut server = Some(TestServer::start().await);
+    let url = server.as_ref().expect("started").http("/");
     let started = Instant::now();
     let mut node = tokio::process::Command::new("node");
-    node.arg(dir.join("game.mjs"))
+    node.arg(dir.join(script))
         .arg(&url)
         .env("CHROMIUM", &chromium)
         .env("TENGEN_ARTIFACTS", &artifacts)
+        .env("TENGEN_RESTART", "1")
         .current_dir(&dir)
-        .stdout(Stdio::inherit())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
     let mut child = node
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run `node` (is Node.js installed?): {e}"));
-    let status = match tokio::time::timeout(LIMIT, child.wait()).await {
+    let mut answers = child.stdin.take().expect("piped stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let run = async {
+        while let Some(line) = lines.next_line().await.expect("the scenario's output") {
+            if line != RESTART {
+                println!("{line}");
+                continue;
+            }
+            let old = server.take().expect("running");
+            let addr = old.server.as_ref().expect("running").addr();
+            let data = old.stop().await;
+            tokio::time::sleep(DOWNTIME).await;
+            server = Some(TestServer::start_in(data, |c| c.listen = addr).await);
+            println!("(the server restarted on {addr})");
+            answers.write_all(b"restarted\n").await.expect("answer");
+            answers.flush().await.expect("answer");
+        }
+        child.wait().await
+    };
+    let status = match tokio::time::timeout(LIMIT, run).await {
         Ok(status) => status.expect("node runs"),
         Err(_) => {
             let _ = child.kill().await;
@@ -80,15 +115,43 @@ async fn a_game_is_played_watched_and_counted_in_the_browser() {
     };
     assert!(
         status.success(),
-        "the browser test failed ({status}) after {:.1?}; screenshots in {}",
+        "the browser test {script} failed ({status}) after {:.1?}; screenshots in {}",
         started.elapsed(),
         artifacts.display()
     );
-    assert!(
-        artifacts.join("final-board.png").exists(),
-        "the final board's screenshot is missing"
-    );
-    server.stop().await;
+    for shot in shots {
+        assert!(
+            artifacts.join(shot).exists(),
+            "the screenshot {shot} is missing"
+        );
+    }
+    server.expect("running").stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_is_played_watched_and_counted_in_the_browser() {
+    browser_scenario("game.mjs", &["final-board.png"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_works_on_phones_and_wide_screens_with_review_archive_analysis_and_sound() {
+    browser_scenario(
+        "client.mjs",
+        &[
+            "lobby-wide.png",
+            "lobby-phone.png",
+            "game-wide.png",
+            "game-phone.png",
+            "game-phone-landscape.png",
+            "review-wide.png",
+            "review-phone.png",
+            "archive-wide.png",
+            "archive-phone.png",
+            "analysis-wide.png",
+            "analysis-phone.png",
+        ],
+    )
+    .await;
 }
 
 /// A plain HTTP/1.1 exchange: status, lower-cased headers, body.
@@ -214,5 +277,155 @@ async fn the_dev_login_can_be_turned_off() {
     )
     .await;
     assert_eq!(status, 403, "{body}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_score_estimate_counts_the_live_position_with_every_stone_alive() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let settings = serde_json::json!({"board_size": 9, "color": "black", "komi": 7.5});
+    let id = start_game(&mut alice, &mut bob, settings).await;
+    for (n, vertex) in ["E5", "A1", "A2", "J9", "B1"].into_iter().enumerate() {
+        let mover = if n % 2 == 0 { &mut alice } else { &mut bob };
+        play(mover, &id, n as u32 + 1, vertex).await;
+    }
+    let (status, _, body) = http(
+        &server,
+        "GET",
+        &format!("/api/games/{id}/estimate"),
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let e: Value = serde_json::from_str(&body).unwrap();
+    // B1 took A1: Black has 3 stones and A1, White 1 stone; the 76 shared points split.
+    assert_eq!(e["move_number"], 5);
+    assert_eq!(e["black"], 42.0);
+    assert_eq!(e["white"], 39.0);
+    assert_eq!(e["komi"], 7.5);
+    assert_eq!(e["result"], "W+4.5");
+    assert_eq!(e["estimate"], true);
+
+    let (status, _, body) = http(&server, "GET", "/api/games/nosuchgame/estimate", &[], "").await;
+    assert_eq!(status, 404, "{body}");
+    assert!(serde_json::from_str::<Value>(&body).unwrap()["error"].is_string());
+    alice
+        .ok(serde_json::json!({"type": "resign", "game_id": id}))
+        .await;
+    let (status, _, body) = http(
+        &server,
+        "GET",
+        &format!("/api/games/{id}/estimate"),
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("is over (W+R)"), "{body}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_score_estimate_counts_handicap_stones_and_their_compensation() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let settings =
+        serde_json::json!({"board_size": 9, "color": "black", "handicap": 2, "komi": 0.5});
+    let id = start_game(&mut alice, &mut bob, settings).await;
+    play(&mut bob, &id, 1, "E5").await;
+    let (status, _, body) = http(
+        &server,
+        "GET",
+        &format!("/api/games/{id}/estimate"),
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let e: Value = serde_json::from_str(&body).unwrap();
+    // Two black stones, one white, 78 shared points; Chinese counting gives White back
+    // one point per handicap stone (docs/RULES.md §6).
+    assert_eq!(e["move_number"], 1);
+    assert_eq!(e["black"], 41.0);
+    assert_eq!(e["white"], 40.0);
+    assert_eq!(e["result"], "W+1.5");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_archive_list_tells_each_game_s_board_size() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let settings = serde_json::json!({"board_size": 13, "color": "black"});
+    let id = start_game(&mut alice, &mut bob, settings).await;
+    let (status, _, body) = http(&server, "GET", "/api/games?player=alice", &[], "").await;
+    assert_eq!(status, 200, "{body}");
+    let list: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(list["games"][0]["game_id"], id.as_str());
+    assert_eq!(list["games"][0]["board_size"], 13);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_review_is_saved_by_a_logged_in_user_and_opened_by_anyone() {
+    let server = TestServer::start().await;
+    let json = ("Content-Type", "application/json");
+    let sgf = "(;FF[4]GM[1]SZ[9];B[ee];W[cc](;B[gg])(;B[gc]))";
+    let body = serde_json::json!({"sgf": sgf}).to_string();
+
+    let (status, _, reply) = http(&server, "POST", "/api/reviews", &[json], &body).await;
+    assert_eq!(status, 401, "no token: {reply}");
+    let bearer = format!("Bearer {}", server.token("alice"));
+    let auth = ("Authorization", bearer.as_str());
+    let bad = [
+        (r#"{"sgf": "(;FF[4]SZ[9];B[ee]"}"#, 400),
+        (r#"{"sgf": "(;SZ[9])(;SZ[9])"}"#, 400),
+        (r#"{"sgf": "(;SZ[9])", "colour": "x"}"#, 400),
+        (
+            r#"{"sgf": "(;SZ[9])", "game_id": "nosuchgame", "move_number": 3}"#,
+            404,
+        ),
+        ("nope", 400),
+    ];
+    for (bad, code) in bad {
+        let (status, _, reply) = http(&server, "POST", "/api/reviews", &[json, auth], bad).await;
+        assert_eq!(status, code, "{bad}: {reply}");
+        assert!(serde_json::from_str::<Value>(&reply).unwrap()["error"].is_string());
+    }
+    let huge = serde_json::json!({"sgf": format!("(;C[{}])", "x".repeat(70_000))}).to_string();
+    let (status, _, _) = http(&server, "POST", "/api/reviews", &[json, auth], &huge).await;
+    assert_eq!(status, 413);
+
+    let (status, _, reply) = http(&server, "POST", "/api/reviews", &[json, auth], &body).await;
+    assert_eq!(status, 201, "{reply}");
+    let created: Value = serde_json::from_str(&reply).unwrap();
+    let id = created["review_id"].as_str().expect("an id");
+    assert_eq!(created["url"], format!("/#/analysis?review={id}"));
+
+    let (status, _, reply) = http(&server, "GET", &format!("/api/reviews/{id}"), &[], "").await;
+    assert_eq!(status, 200, "{reply}");
+    let review: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(review["review_id"], id);
+    assert_eq!(review["owner"], "alice");
+    assert_eq!(review["sgf"], sgf);
+    assert!(review.get("game_id").is_none());
+    let (status, headers, reply) =
+        http(&server, "GET", &format!("/api/reviews/{id}/sgf"), &[], "").await;
+    assert_eq!(status, 200);
+    assert!(header(&headers, "content-type").starts_with("application/x-go-sgf"));
+    assert_eq!(reply, sgf);
+    let (status, _, _) = http(&server, "GET", "/api/reviews/nosuchreview", &[], "").await;
+    assert_eq!(status, 404);
+
+    // Stored: a restarted server still has it.
+    let data = server.stop().await;
+    let server = TestServer::start_in(data, |_| {}).await;
+    let (status, _, reply) = http(&server, "GET", &format!("/api/reviews/{id}"), &[], "").await;
+    assert_eq!(status, 200, "{reply}");
     server.stop().await;
 }

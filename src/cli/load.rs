@@ -75,6 +75,11 @@ pub struct Args {
     /// report the most deliveries per second any step served with p99 under 50 ms.
     #[arg(long, value_name = "MS,MS,…", value_delimiter = ',')]
     pub intervals: Vec<u64>,
+    /// Register this many accounts before play, and have them all log in at once a
+    /// third into it (tengen only; the server must allow as many registrations per hour:
+    /// `--set auth.registrations_per_hour=...`).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub login_storm: u32,
     /// Internal: run as a worker process of a load run (plan on standard input).
     #[arg(long, hide = true)]
     pub worker: bool,
@@ -97,6 +102,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         Protocol::Tengen
     };
+    if args.login_storm > 0 && protocol == Protocol::Baseline {
+        bail!("--login-storm needs a tengen server, not --baseline");
+    }
     let secret = match protocol {
         Protocol::Baseline => None,
         Protocol::Tengen => Some(read_secret(&args)?),
@@ -118,6 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         seed: args
             .seed
             .unwrap_or_else(|| tengen::time::wall_ms() as u64 ^ u64::from(std::process::id())),
+        login_storm: args.login_storm,
     };
     let exe = std::env::current_exe().context("finding this program to start workers")?;
     let worker_exe = exe.clone();
@@ -152,6 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     url: baseline.url.clone(),
                     server_pid: Some(baseline.pid),
                     secret: None,
+                    login_storm: 0,
                     move_interval_ms: ms,
                     ..opts.clone()
                 };

@@ -4,9 +4,11 @@ pub mod bot;
 pub mod config;
 mod config_args;
 pub mod load;
+pub mod ratings;
 pub mod rules;
 pub mod serve;
 pub mod token;
+pub mod user;
 
 use std::process::ExitCode;
 
@@ -35,6 +37,12 @@ pub enum Command {
     /// Drive games against a server on this machine and measure latency, throughput and
     /// memory; or run the baseline fan-out server they are compared with.
     Load(Box<load::Args>),
+    /// Manage ratings: `rebuild` replays every rated result and rewrites the ratings.
+    Ratings(ratings::Args),
+    /// Manage accounts on the data directory: add, disable, enable, set-role,
+    /// reset-password, list, invite.
+    #[command(subcommand)]
+    User(user::Args),
 }
 
 /// Runs the chosen subcommand and returns the process exit status.
@@ -46,5 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(args) => config::run(args),
         Command::Rules(args) => rules::run(args),
         Command::Load(args) => load::run(*args),
+        Command::Ratings(args) => ratings::run(args),
+        Command::User(args) => user::run(args),
     }
 }

@@ -28,7 +28,7 @@ pub struct Args {
     pub config: ConfigArgs,
 }
 
-fn parse_role(s: &str) -> Result<Role, String> {
+pub fn parse_role(s: &str) -> Result<Role, String> {
     serde_json::from_value(serde_json::Value::String(s.to_string()))
         .map_err(|_| format!("`{s}` is not a role: use player, bot, referee or admin"))
 }

@@ -45,6 +45,8 @@ pub struct Options {
     pub settle_secs: u64,
     pub setup_concurrency: usize,
     pub seed: u64,
+    /// Accounts that all log in at once a third into the play (0: no storm).
+    pub login_storm: u32,
 }
 
 /// Why a run could not start or finish.
@@ -354,6 +356,10 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
             .map_err(|_| LoadError::Worker("setup took too long".into()))??;
         setups.push(ready);
     }
+    let storm_names = super::storm::usernames(&run_id, opts.login_storm);
+    if !storm_names.is_empty() {
+        super::storm::prepare(server, &storm_names).await?;
+    }
     tokio::time::sleep(Duration::from_secs(opts.settle_secs)).await;
     let idle = pid.and_then(procfs::sample);
 
@@ -377,6 +383,13 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
             procfs::sample(pid).or(last)
+        })
+    });
+    let storm = (!storm_names.is_empty()).then(|| {
+        let start = Duration::from_secs(opts.duration_secs) / 3;
+        tokio::spawn(async move {
+            tokio::time::sleep(start).await;
+            super::storm::run(server, &storm_names).await
         })
     });
     let done_limit = Duration::from_secs(opts.duration_secs + 60);
@@ -435,7 +448,11 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
         workers: workers as usize,
         sources: sources.len(),
     };
-    Ok(Report::merge(shape, &setups, &reports, server_use))
+    let mut report = Report::merge(shape, &setups, &reports, server_use);
+    if let Some(storm) = storm {
+        report.login_storm = storm.await.ok();
+    }
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod play;
 pub mod procfs;
 mod report;
 mod shard;
+pub mod storm;
 pub mod wire;
 
 use std::net::{IpAddr, SocketAddr};

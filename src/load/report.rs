@@ -64,6 +64,9 @@ pub struct Report {
     pub server: Option<ServerUse>,
     /// CPU seconds the load tool itself used (all its processes).
     pub client_cpu_secs: f64,
+    /// The logins of `--login-storm`, when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login_storm: Option<super::storm::StormReport>,
 }
 
 /// What the whole run asked for, to label the report.
@@ -151,6 +154,7 @@ impl Report {
             exhausted_games: exhausted,
             server,
             client_cpu_secs: (client_cpu_secs * 100.0).round() / 100.0,
+            login_storm: None,
         }
     }
 }
@@ -223,6 +227,13 @@ impl fmt::Display for Report {
                 s.cpu_secs,
                 s.cores_busy,
                 s.threads
+            )?;
+        }
+        if let Some(s) = &self.login_storm {
+            writeln!(
+                f,
+                "  logins      {} at once during play: {} ok, {} failed in {} s ({}/s)",
+                s.logins, s.ok, s.failed, s.secs, s.logins_per_sec
             )?;
         }
         write!(f, "  load tool   CPU {:.1} s", self.client_cpu_secs)

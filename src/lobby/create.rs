@@ -124,13 +124,16 @@ pub async fn start(
         ended_at_ms: None,
         move_count: 0,
     };
-    writer
-        .commit(vec![
-            Append::Create(record),
-            Append::Event(event_record(&id, 1, "game_created", &frame, now)),
-        ])
-        .await
-        .map_err(|e| unavailable(&e))?;
+    let mut batch = vec![
+        Append::Create(record),
+        Append::Event(event_record(&id, 1, "game_created", &frame, now)),
+    ];
+    if live.settings.rated {
+        batch.push(Append::Rated {
+            game_id: id.clone(),
+        });
+    }
+    writer.commit(batch).await.map_err(|e| unavailable(&e))?;
     Ok(NewGame {
         id,
         live,

@@ -1,6 +1,7 @@
 //! The lobby: open seeks and direct challenges, who is online, and who watches the lobby.
 //! Small shared maps (DashMap), never game state.
 
+pub mod automatch;
 pub mod blocks;
 pub mod create;
 pub mod nigiri;
@@ -29,6 +30,8 @@ pub struct Lobby {
     online: DashMap<String, Vec<Outbox>>,
     /// Bots' standing offers, by bot user id.
     offers: DashMap<String, BotListing>,
+    /// Players waiting for an automatch.
+    pub automatch: automatch::Queue,
 }
 
 /// A short random id (base 36).
@@ -37,6 +40,23 @@ pub fn new_id() -> String {
     (0..10)
         .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
         .collect()
+}
+
+/// Refuses a rated game with a player who may not play rated games (a guest).
+pub fn check_rated(rated: bool, players: [&UserInfo; 2]) -> Result<(), Refusal> {
+    if !rated {
+        return Ok(());
+    }
+    match players.iter().find(|u| !u.role.may_play_rated()) {
+        None => Ok(()),
+        Some(guest) => Err(Refusal::new(
+            ErrorCode::RatedNotAllowed,
+            format!(
+                "{} is a guest, and guests play unrated games only",
+                guest.name
+            ),
+        )),
+    }
 }
 
 impl Lobby {
@@ -54,6 +74,7 @@ impl Lobby {
         settings: GameSettings,
         max_per_user: usize,
     ) -> Result<Challenge, Refusal> {
+        check_rated(settings.rated, [from, from])?;
         if to.as_deref() == Some(from.id.as_str()) {
             return Err(Refusal::new(
                 ErrorCode::BadRequest,
@@ -149,7 +170,7 @@ impl Lobby {
                 "you cannot play this user: one of you has blocked the other",
             ))
         } else {
-            None
+            check_rated(c.settings.rated, [&c.from, accepter]).err()
         };
         if let Some(r) = refusal {
             self.challenges.insert(id.to_string(), open);
@@ -240,6 +261,7 @@ impl Lobby {
         if gone {
             self.online.remove_if(&user.id, |_, l| l.is_empty());
             self.offers.remove(&user.id);
+            self.automatch.cancel(&user.id);
             let mine: Vec<String> = self
                 .challenges
                 .iter()

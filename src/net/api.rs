@@ -20,6 +20,10 @@ pub fn routes() -> Router<Arc<Hub>> {
         .route("/api/games", get(list))
         .route("/api/games/{id}", get(one))
         .route("/api/games/{id}/sgf", get(sgf))
+        .route("/api/games/{id}/estimate", get(super::estimate::handler))
+        .route("/api/reviews", axum::routing::post(super::reviews::create))
+        .route("/api/reviews/{id}", get(super::reviews::one))
+        .route("/api/reviews/{id}/sgf", get(super::reviews::sgf))
 }
 
 /// The query of `GET /api/games`, read by hand rather than by the framework's extractor,
@@ -88,12 +92,12 @@ impl ListQuery {
     }
 }
 
-fn problem(status: StatusCode, message: impl Into<String>) -> Response {
+pub(super) fn problem(status: StatusCode, message: impl Into<String>) -> Response {
     let body = serde_json::json!({"error": message.into()});
     (status, Json(body)).into_response()
 }
 
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
 ) -> Result<T, Response> {
     match tokio::task::spawn_blocking(f).await {
@@ -135,9 +139,9 @@ async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, Stri
 
 /// A game id from the URL, taken with the framework's refusal in hand, so that a path
 /// that does not decode (`/api/games/%FF`) is a JSON 400 like every archive error.
-type GameIdPath = Result<Path<String>, PathRejection>;
+pub(super) type GameIdPath = Result<Path<String>, PathRejection>;
 
-async fn view(hub: &Arc<Hub>, path: GameIdPath) -> Result<GameView, Response> {
+pub(super) async fn view(hub: &Arc<Hub>, path: GameIdPath) -> Result<GameView, Response> {
     let Path(id) = path.map_err(|e| {
         problem(
             StatusCode::BAD_REQUEST,

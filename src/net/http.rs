@@ -15,7 +15,7 @@ use super::limits::PerUser;
 use super::session;
 use crate::fanout::encode;
 use crate::hub::Hub;
-use crate::protocol::{ErrorCode, Refusal, ServerMsg};
+use crate::protocol::{Refusal, ServerMsg};
 
 /// Close code for a connection whose token was refused.
 const UNAUTHORIZED: u16 = 4001;
@@ -31,7 +31,9 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .merge(super::api::routes())
+        .merge(super::ratings::routes())
         .merge(super::web::routes(&hub))
+        .merge(super::auth::routes(&hub))
         .layer(Extension(Arc::new(PerUser::default())))
         .with_state(hub)
 }
@@ -41,7 +43,7 @@ struct WsQuery {
     token: Option<String>,
 }
 
-fn bearer(headers: &HeaderMap) -> Option<String> {
+pub(super) fn bearer(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     value.strip_prefix("Bearer ").map(|t| t.trim().to_string())
 }
@@ -72,10 +74,9 @@ async fn websocket(
     let login = match query.token.or_else(|| bearer(&headers)) {
         None => None,
         Some(token) => {
-            let user = match hub.verifier.verify(&token) {
+            let user = match crate::accounts::admit(hub.store(), &hub.verifier, &token).await {
                 Ok(user) => user,
-                Err(message) => {
-                    let refusal = Refusal::new(ErrorCode::Unauthorized, message);
+                Err(refusal) => {
                     let close = (UNAUTHORIZED, "unauthorized");
                     return upgrade.on_upgrade(move |socket| refuse(socket, refusal, close));
                 }

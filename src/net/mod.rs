@@ -3,9 +3,13 @@
 //! wiring is in [`crate::server`].
 
 mod api;
+mod auth;
+mod estimate;
 mod fairplay;
 mod http;
 mod limits;
+mod ratings;
+mod reviews;
 mod session;
 mod web;
 

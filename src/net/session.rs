@@ -15,6 +15,7 @@ use super::fairplay;
 use super::limits::{PerUser, RateLimit, UserSlot};
 use crate::fanout::{Inbox, Outbox, encode};
 use crate::hub::Hub;
+use crate::lobby::automatch::Wish;
 use crate::protocol::{
     ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
     RequestId, Role, Ruling, ServerMsg, UserInfo, decode, request_id,
@@ -267,10 +268,7 @@ impl Session {
         let hub = self.hub.clone();
         match msg {
             LobbyMsg::Auth { token } => {
-                let user = hub
-                    .verifier
-                    .verify(&token)
-                    .map_err(|m| Refusal::new(ErrorCode::Unauthorized, m))?;
+                let user = crate::accounts::admit(hub.store(), &hub.verifier, &token).await?;
                 if let Some(current) = &self.user {
                     if current.id != user.id {
                         return Err(Refusal::new(
@@ -391,6 +389,28 @@ impl Session {
                     id,
                     games: hub.referee_calls(&user).await,
                 });
+            }
+            LobbyMsg::Automatch {
+                sizes,
+                speeds,
+                rated,
+                handicap,
+            } => {
+                let user = self.user()?;
+                let wish = Wish::new(sizes, speeds, rated, handicap)
+                    .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
+                hub.automatch(&user, wish).await?;
+                self.ack(id, None, None);
+                hub.automatch_round().await;
+            }
+            LobbyMsg::AutomatchCancel {} => {
+                if !hub.lobby.automatch.cancel(&self.user()?.id) {
+                    return Err(Refusal::new(
+                        ErrorCode::NotFound,
+                        "you are not waiting for an automatch",
+                    ));
+                }
+                self.ack(id, None, None);
             }
         }
         Ok(())

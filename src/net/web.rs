@@ -15,6 +15,7 @@ use axum::routing::get;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::accounts::username::{GUEST_PREFIX, Username};
 use crate::auth::{claims_for, display_name, load_or_create_secret, sign};
 use crate::config::JwtAlgorithm;
 use crate::hub::Hub;
@@ -55,6 +56,18 @@ static ASSETS: &[Asset] = &[
     asset!("/js/count.js", "js/count.js", JS),
     asset!("/js/coords.js", "js/coords.js", JS),
     asset!("/js/ui.js", "js/ui.js", JS),
+    asset!("/js/replay.js", "js/replay.js", JS),
+    asset!("/js/archive.js", "js/archive.js", JS),
+    asset!("/js/prefs.js", "js/prefs.js", JS),
+    asset!("/js/sound.js", "js/sound.js", JS),
+    asset!("/js/analysis.js", "js/analysis.js", JS),
+    asset!("/js/sgf.js", "js/sgf.js", JS),
+    asset!("/js/account.js", "js/account.js", JS),
+    asset!("/js/automatch.js", "js/automatch.js", JS),
+    asset!("/js/ratings.js", "js/ratings.js", JS),
+    asset!("/js/profile.js", "js/profile.js", JS),
+    asset!("/js/leaderboard.js", "js/leaderboard.js", JS),
+    asset!("/js/plot.js", "js/plot.js", JS),
 ];
 
 /// The page may load only its own files and talk only to its own server.
@@ -188,6 +201,9 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
     if let Err(why) = check_name(name) {
         return problem(StatusCode::BAD_REQUEST, why);
     }
+    if let Err(response) = unclaimed(&dev.hub, name).await {
+        return response;
+    }
     let auth = &dev.hub.config.auth;
     let mut claims = claims_for(name, None, Role::Player, DEV_TOKEN_TTL_SECS);
     claims.iss = auth.issuer.clone();
@@ -207,6 +223,38 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
                 .into_response()
         }
         Err(e) => problem(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+/// Refuses a dev-login name that is, or folds to, the id of a stored user (a registered
+/// account, a guest, an identity service's user) or that looks like a guest's: the dev
+/// login asks no password, so it must never speak for someone who has one.
+async fn unclaimed(hub: &Arc<Hub>, name: &str) -> Result<(), Response> {
+    if name.to_lowercase().starts_with(GUEST_PREFIX) {
+        return Err(problem(
+            StatusCode::CONFLICT,
+            "names starting with `guest` are for guests; choose another",
+        ));
+    }
+    let mut ids = vec![name.to_string()];
+    if let Ok(canonical) = Username::canonical(name) {
+        ids.push(canonical.into_string());
+    }
+    let store = hub.store().clone();
+    let found = tokio::task::spawn_blocking(move || {
+        ids.iter()
+            .map(|id| store.user(id).map(|row| row.is_some()))
+            .collect::<Result<Vec<bool>, _>>()
+    })
+    .await;
+    match found {
+        Ok(Ok(found)) if found.contains(&true) => Err(problem(
+            StatusCode::CONFLICT,
+            format!("{name:?} is an account on this server; log in with its password"),
+        )),
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(problem(StatusCode::SERVICE_UNAVAILABLE, e.to_string())),
+        Err(e) => Err(problem(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
     }
 }
 

@@ -9,6 +9,7 @@ use super::names;
 use super::offer::BotOffer;
 use super::referee::Ruling;
 use super::settings::GameSettings;
+use super::speed::Speed;
 use crate::rules::{Color, Move, Vertex};
 
 /// The client's request id, echoed in the reply: any string or number it likes.
@@ -77,6 +78,21 @@ pub enum LobbyMsg {
     Cancel {
         challenge_id: String,
     },
+    /// Wait to be paired with the player closest in rating who wants a game of the same
+    /// kind (one request per user: a new one replaces the waiting one).
+    Automatch {
+        /// Board sizes you accept: 9, 13 and/or 19.
+        sizes: Vec<u8>,
+        /// Speed classes you accept.
+        speeds: Vec<Speed>,
+        #[serde(default)]
+        rated: bool,
+        /// Whether a handicap from the rank difference is acceptable.
+        #[serde(default)]
+        handicap: bool,
+    },
+    /// Stop waiting for an automatch.
+    AutomatchCancel {},
     /// Referees and admins: the games with open `referee_call`s they may act on.
     ListRefereeCalls {},
     /// Block a user (by id): neither of you can challenge the other, accept the other's

@@ -33,6 +33,9 @@ pub enum ErrorCode {
     LimitReached,
     /// The server cannot take the request now (store failure, shutting down).
     Unavailable,
+    /// A rated game (seek, challenge, accept, automatch) with a player who may not play
+    /// rated games: guests play unrated games only.
+    RatedNotAllowed,
 }
 
 impl ErrorCode {

@@ -10,6 +10,7 @@ mod offer;
 mod referee;
 mod server;
 mod settings;
+mod speed;
 mod user;
 
 pub use client::{
@@ -24,6 +25,7 @@ pub use server::{
     Snapshot, decode_server,
 };
 pub use settings::{ColorChoice, FairPlay, GameSettings, HandicapPlacement};
+pub use speed::Speed;
 pub use user::{Role, UserInfo};
 
 /// Bumped when a change could break an existing client.

@@ -82,6 +82,10 @@ pub struct GameSettings {
     /// How long the dead-stone phase may last (see client-protocol/scoring.md for what
     /// happens then).
     pub scoring_ms: u64,
+    /// Whether the result changes the players' ratings (docs/RATINGS.md). Written only
+    /// when true, so unrated settings read as they always did.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// The user id of the referee assigned to this game (tournament games), who may act
     /// on it beside any admin (client-protocol/referee.md).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,6 +126,7 @@ const FIELDS: &[&str] = &[
     "forfeit_after_ms",
     "claim_after_ms",
     "scoring_ms",
+    "rated",
     "referee",
     "warnings_to_lose",
     "strict_illegal",
@@ -193,6 +198,7 @@ impl GameSettings {
                 "forfeit_after_ms" => s.forfeit_after_ms = field(&name, value)?,
                 "claim_after_ms" => s.claim_after_ms = field(&name, value)?,
                 "scoring_ms" => s.scoring_ms = field(&name, value)?,
+                "rated" => s.rated = field(&name, value)?,
                 "referee" => s.referee = field(&name, value)?,
                 "warnings_to_lose" => s.warnings_to_lose = field(&name, value)?,
                 "strict_illegal" => s.strict_illegal = field(&name, value)?,
@@ -256,6 +262,7 @@ impl Default for GameSettings {
             forfeit_after_ms: default_forfeit_after(),
             claim_after_ms: default_claim_after(),
             scoring_ms: default_scoring(),
+            rated: false,
             referee: None,
             warnings_to_lose: DEFAULT_WARNINGS_TO_LOSE,
             strict_illegal: false,

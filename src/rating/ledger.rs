@@ -51,6 +51,19 @@ impl Pool {
         }
     }
 
+    /// Every pool, overall first, in the order standings are kept.
+    pub const ALL: [Pool; 4] = [Pool::Overall, Pool::Nine, Pool::Thirteen, Pool::Nineteen];
+
+    /// The stored and shown name: `overall`, `9x9`, `13x13`, `19x19`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pool::Overall => "overall",
+            Pool::Nine => "9x9",
+            Pool::Thirteen => "13x13",
+            Pool::Nineteen => "19x19",
+        }
+    }
+
     fn index(self) -> usize {
         self as usize
     }
@@ -62,6 +75,9 @@ pub struct Standing {
     /// The rating after the player's last game, before any growth for time away since.
     pub rating: Rating,
     pub games: u32,
+    /// Games won and lost; the rest of `games` were drawn.
+    pub won: u32,
+    pub lost: u32,
     pub last_game_ms: Option<u64>,
 }
 
@@ -69,6 +85,8 @@ impl Standing {
     const NEW: Standing = Standing {
         rating: Rating::NEW,
         games: 0,
+        won: 0,
+        lost: 0,
         last_game_ms: None,
     };
 
@@ -84,10 +102,13 @@ impl Standing {
         }
     }
 
-    fn after(&self, rating: Rating, at_ms: u64) -> Standing {
+    /// The standing after a game scored `score` (1 won, ½ drawn, 0 lost).
+    fn after(&self, rating: Rating, at_ms: u64, score: f64) -> Standing {
         Standing {
             rating,
             games: self.games + 1,
+            won: self.won + u32::from(score == 1.0),
+            lost: self.lost + u32::from(score == 0.0),
             last_game_ms: Some(at_ms),
         }
     }
@@ -191,8 +212,8 @@ impl Ledger {
                 black: (b.rating, b_after),
                 white: (w.rating, w_after),
             });
-            *b = b.after(b_after, at);
-            *w = w.after(w_after, at);
+            *b = b.after(b_after, at, black_score);
+            *w = w.after(w_after, at, 1.0 - black_score);
         }
         self.players.insert(result.black.clone(), black);
         self.players.insert(result.white.clone(), white);
@@ -259,6 +280,8 @@ mod tests {
         assert!((ann.rating - 1500.0 + bob.rating - 1500.0).abs() < 1e-9);
         assert_eq!(ann.deviation, bob.deviation);
         assert_eq!(ledger.standing("ann", Pool::Overall).games, 1);
+        assert_eq!(ledger.standing("ann", Pool::Overall).won, 1);
+        assert_eq!(ledger.standing("bob", Pool::Overall).lost, 1);
     }
 
     #[test]

@@ -43,7 +43,86 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (game_id, seq)
     ) STRICT, WITHOUT ROWID;
     ",
-    // 2: fair play: who blocks whom, and reports to referees.
+    // 2: ratings (docs/RATINGS.md): which games are rated and in what order their
+    // ratings were applied, the change each made, and every player's current standings.
+    "
+    CREATE TABLE rated_games (
+        game_id TEXT PRIMARY KEY NOT NULL REFERENCES games (id),
+        applied INTEGER UNIQUE CHECK (applied >= 1)
+    ) STRICT;
+    CREATE TABLE rating_changes (
+        game_id           TEXT NOT NULL REFERENCES games (id),
+        pool              TEXT NOT NULL,
+        color             TEXT NOT NULL CHECK (color IN ('black', 'white')),
+        player            TEXT NOT NULL,
+        opponent          TEXT NOT NULL,
+        at_ms             INTEGER NOT NULL,
+        rating_before     REAL NOT NULL,
+        deviation_before  REAL NOT NULL,
+        volatility_before REAL NOT NULL,
+        rating            REAL NOT NULL,
+        deviation         REAL NOT NULL,
+        volatility        REAL NOT NULL,
+        PRIMARY KEY (game_id, pool, color)
+    ) STRICT;
+    CREATE INDEX rating_changes_by_player ON rating_changes (player, at_ms);
+    CREATE TABLE ratings (
+        player       TEXT NOT NULL,
+        pool         TEXT NOT NULL,
+        rating       REAL NOT NULL,
+        deviation    REAL NOT NULL,
+        volatility   REAL NOT NULL,
+        games        INTEGER NOT NULL CHECK (games >= 0),
+        won          INTEGER NOT NULL CHECK (won >= 0),
+        lost         INTEGER NOT NULL CHECK (lost >= 0),
+        last_game_ms INTEGER,
+        PRIMARY KEY (player, pool)
+    ) STRICT;
+    CREATE INDEX ratings_by_pool ON ratings (pool, rating DESC, player);
+    ",
+    // 3: accounts: users, refresh tokens and invites (hashes only for both).
+    "
+    CREATE TABLE users (
+        id            TEXT PRIMARY KEY NOT NULL,
+        origin        TEXT NOT NULL CHECK (origin IN ('local', 'external', 'guest')),
+        display_name  TEXT NOT NULL,
+        role          TEXT NOT NULL,
+        password_hash TEXT,
+        disabled      INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+        created_at_ms INTEGER NOT NULL
+    ) STRICT;
+    CREATE TABLE refresh_tokens (
+        hash          TEXT PRIMARY KEY NOT NULL,
+        family        TEXT NOT NULL,
+        user_id       TEXT NOT NULL REFERENCES users (id),
+        issued_at_ms  INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        state         TEXT NOT NULL CHECK (state IN ('live', 'used', 'revoked'))
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX refresh_by_family ON refresh_tokens (family);
+    CREATE INDEX refresh_by_user ON refresh_tokens (user_id, state, issued_at_ms);
+    CREATE INDEX refresh_by_expiry ON refresh_tokens (expires_at_ms);
+    CREATE TABLE invites (
+        hash          TEXT PRIMARY KEY NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        used_by       TEXT REFERENCES users (id)
+    ) STRICT, WITHOUT ROWID;
+    ",
+    // 4: reviews, saved analysis boards (a tree of moves as SGF) to share by link.
+    "
+    CREATE TABLE reviews (
+        id            TEXT PRIMARY KEY NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        owner         TEXT NOT NULL,
+        game_id       TEXT,
+        move_number   INTEGER CHECK (move_number >= 0),
+        sgf           TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX reviews_by_owner ON reviews (owner);
+    ",
+    // 5: fair play: who blocks whom, reports to referees, and spectators' chat kept as
+    // evidence.
     "
     CREATE TABLE blocks (
         blocker TEXT NOT NULL,

@@ -12,8 +12,10 @@
 //! a PostgreSQL backend that several nodes can share. [`StoreWriter`] puts many games'
 //! commits into one transaction (one fsync) from an async context.
 
+mod accounts;
 mod fairplay;
 mod migrations;
+mod ratings;
 mod sqlite;
 mod writer;
 
@@ -23,7 +25,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use accounts::{
+    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, UserChange, UserRecord,
+};
 pub use fairplay::{KibitzRecord, NewReport, StoredReport};
+pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
@@ -142,6 +148,12 @@ pub enum Append {
     /// Keep a spectators' chat line: evidence for referees, not an event of the game
     /// (the players must not see it while they play).
     Kibitz(KibitzRecord),
+    /// Mark a game rated, in the batch that creates it: once it is finished its result
+    /// is owed to the ratings ([`Store::rated_games`]).
+    Rated {
+        /// The game, created earlier in the batch or before.
+        game_id: String,
+    },
 }
 
 impl Append {
@@ -153,7 +165,8 @@ impl Append {
             Append::Kibitz(line) => &line.game_id,
             Append::MoveCount { game_id, .. }
             | Append::Finish { game_id, .. }
-            | Append::Rejudge { game_id, .. } => game_id,
+            | Append::Rejudge { game_id, .. }
+            | Append::Rated { game_id } => game_id,
         }
     }
 }
@@ -318,6 +331,21 @@ pub enum StoreError {
     /// written.
     #[error("The store writer has stopped, so the commit was not written.")]
     WriterStopped,
+    /// [`AccountStore::create_user`] for an id that is already taken.
+    #[error("User {id} already exists.")]
+    DuplicateUser {
+        /// The id asked for.
+        id: String,
+    },
+    /// A change to a user the store does not have.
+    #[error("User {id} does not exist.")]
+    UnknownUser {
+        /// The id asked for.
+        id: String,
+    },
+    /// An invite that does not exist, is used up, or has expired.
+    #[error("The invite code is unknown, used or expired.")]
+    InvalidInvite,
 }
 
 impl StoreError {
@@ -331,16 +359,36 @@ impl StoreError {
                 | StoreError::UnknownGame { .. }
                 | StoreError::SeqOutOfOrder { .. }
                 | StoreError::AlreadyFinished { .. }
+                | StoreError::DuplicateUser { .. }
+                | StoreError::UnknownUser { .. }
+                | StoreError::InvalidInvite
         )
     }
+}
+
+/// A saved analysis board (a review): a tree of moves as SGF, from a position of a game
+/// or from a loaded file, kept so that its link can be shared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewRecord {
+    pub id: String,
+    /// Server Unix time in milliseconds when it was saved.
+    pub created_at_ms: i64,
+    /// The user id that saved it.
+    pub owner: String,
+    /// The game it starts from, if any.
+    pub game_id: Option<String>,
+    /// The move of that game it starts after.
+    pub move_number: Option<u32>,
+    pub sgf: String,
 }
 
 /// The durable event log, as the room and the HTTP handlers see it.
 ///
 /// Synchronous on purpose: SQLite is a blocking library, and a PostgreSQL backend can
 /// implement it with a blocking client too. Async callers go through [`StoreWriter`] for
-/// writes (which batches them) and `spawn_blocking` for reads.
-pub trait Store: Send + Sync + 'static {
+/// writes (which batches them) and `spawn_blocking` for reads. The account half is the
+/// supertrait [`AccountStore`].
+pub trait Store: AccountStore + Send + Sync + 'static {
     /// Creates a game; [`StoreError::DuplicateGame`] if its id is taken.
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
 
@@ -404,4 +452,41 @@ pub trait Store: Send + Sync + 'static {
 
     /// A game's spectators' chat (kept with [`Append::Kibitz`]), oldest first.
     fn kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError>;
+    // Ratings (docs/RATINGS.md). The store keeps what the rating service derived from
+    // results; it never computes a rating itself.
+
+    /// Every rated game's row: those already applied in their order of application, then
+    /// the finished ones not yet applied, by when they ended (then id).
+    fn rated_games(&self) -> Result<RatedGames, StoreError>;
+
+    /// Records one rated game as applied next: its place in the order, the changes it
+    /// made, and the standings after it, in one transaction. Refused with
+    /// [`StoreError::UnknownGame`] unless the game is rated and not yet applied.
+    fn record_rating(&self, record: &RatingRecord) -> Result<(), StoreError>;
+
+    /// Replaces every applied game, change and standing with `records` applied in order
+    /// (a rebuild), in one transaction.
+    fn replace_ratings(&self, records: &[RatingRecord]) -> Result<(), StoreError>;
+
+    /// A player's standings, one per pool played (in [`RatingRow::pool`] order).
+    fn player_ratings(&self, player: &str) -> Result<Vec<RatingRow>, StoreError>;
+
+    /// A player's latest rating changes, at most `limit`, oldest first.
+    fn rating_history(&self, player: &str, limit: u32) -> Result<Vec<RatingChangeRow>, StoreError>;
+
+    /// A pool's standings, highest rating first (then player id), at most `limit`.
+    fn leaderboard(&self, pool: &str, limit: u32) -> Result<Vec<RatingRow>, StoreError>;
+
+    /// The name to show for a player: their account's display name, else the name they
+    /// had in their latest game; None for an id that is neither.
+    fn player_name(&self, player: &str) -> Result<Option<String>, StoreError>;
+
+    /// Saves a review under its (fresh) id.
+    fn save_review(&self, review: &ReviewRecord) -> Result<(), StoreError>;
+
+    /// One review, if it exists.
+    fn review(&self, id: &str) -> Result<Option<ReviewRecord>, StoreError>;
+
+    /// How many reviews `owner` has saved (each user's are bounded).
+    fn count_reviews(&self, owner: &str) -> Result<u64, StoreError>;
 }

@@ -194,7 +194,10 @@ fn commit_group(store: &dyn Store, items: &[Append], mut waiters: Vec<Waiter>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{EventRecord, GameRecord, GameStatus, SqliteStore, SyncMode};
+    use crate::store::{
+        AccountStore, EventRecord, GameRecord, GameStatus, NewInvite, NewRefresh, Rotation,
+        Sighting, SqliteStore, SyncMode, UserChange, UserRecord,
+    };
     use std::sync::Mutex;
     use std::time::Duration;
     use tempfile::TempDir;
@@ -289,6 +292,88 @@ mod tests {
         }
         fn kibitz(&self, game_id: &str) -> Result<Vec<crate::store::KibitzRecord>, StoreError> {
             self.inner.kibitz(game_id)
+        }
+        fn rated_games(&self) -> Result<crate::store::RatedGames, StoreError> {
+            self.inner.rated_games()
+        }
+        fn record_rating(&self, record: &crate::store::RatingRecord) -> Result<(), StoreError> {
+            self.inner.record_rating(record)
+        }
+        fn replace_ratings(
+            &self,
+            records: &[crate::store::RatingRecord],
+        ) -> Result<(), StoreError> {
+            self.inner.replace_ratings(records)
+        }
+        fn player_ratings(&self, player: &str) -> Result<Vec<crate::store::RatingRow>, StoreError> {
+            self.inner.player_ratings(player)
+        }
+        fn rating_history(
+            &self,
+            player: &str,
+            limit: u32,
+        ) -> Result<Vec<crate::store::RatingChangeRow>, StoreError> {
+            self.inner.rating_history(player, limit)
+        }
+        fn leaderboard(
+            &self,
+            pool: &str,
+            limit: u32,
+        ) -> Result<Vec<crate::store::RatingRow>, StoreError> {
+            self.inner.leaderboard(pool, limit)
+        }
+        fn player_name(&self, player: &str) -> Result<Option<String>, StoreError> {
+            self.inner.player_name(player)
+        }
+        fn save_review(&self, review: &crate::store::ReviewRecord) -> Result<(), StoreError> {
+            self.inner.save_review(review)
+        }
+        fn review(&self, id: &str) -> Result<Option<crate::store::ReviewRecord>, StoreError> {
+            self.inner.review(id)
+        }
+        fn count_reviews(&self, owner: &str) -> Result<u64, StoreError> {
+            self.inner.count_reviews(owner)
+        }
+    }
+
+    /// Accounts pass straight through: these tests are about game commits.
+    impl AccountStore for GatedStore {
+        fn create_user(
+            &self,
+            user: &UserRecord,
+            invite: Option<&str>,
+            now_ms: i64,
+        ) -> Result<(), StoreError> {
+            self.inner.create_user(user, invite, now_ms)
+        }
+        fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError> {
+            self.inner.user(id)
+        }
+        fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
+            self.inner.users(after, limit)
+        }
+        fn update_user(&self, id: &str, change: &UserChange) -> Result<(), StoreError> {
+            self.inner.update_user(id, change)
+        }
+        fn sight_external(&self, id: &str, name: &str, now: i64) -> Result<Sighting, StoreError> {
+            self.inner.sight_external(id, name, now)
+        }
+        fn start_refresh_family(
+            &self,
+            user_id: &str,
+            token: &NewRefresh,
+            max: usize,
+        ) -> Result<(), StoreError> {
+            self.inner.start_refresh_family(user_id, token, max)
+        }
+        fn rotate_refresh(&self, old: &str, new: &NewRefresh) -> Result<Rotation, StoreError> {
+            self.inner.rotate_refresh(old, new)
+        }
+        fn revoke_refresh_family(&self, hash: &str) -> Result<(), StoreError> {
+            self.inner.revoke_refresh_family(hash)
+        }
+        fn create_invite(&self, invite: &NewInvite) -> Result<(), StoreError> {
+            self.inner.create_invite(invite)
         }
     }
 

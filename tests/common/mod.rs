@@ -361,3 +361,81 @@ fn dechunk(mut body: &str) -> String {
     }
     out
 }
+
+/// A plain HTTP/1.1 GET of a JSON body: the status and the body read as JSON.
+pub async fn get_json(server: &TestServer, path: &str) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = frozen(TcpStream::connect(addr)).await.expect("connects");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    frozen(s.write_all(req.as_bytes())).await.expect("sends");
+    let mut raw = Vec::new();
+    frozen(s.read_to_end(&mut raw)).await.expect("reads");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, mut body) = text.split_once("\r\n\r\n").expect("a head");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let mut json = String::new();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        while let Some((size, rest)) = body.split_once("\r\n") {
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            json.push_str(&rest[..n]);
+            body = &rest[n + 2..];
+        }
+    } else {
+        json.push_str(body);
+    }
+    (status, serde_json::from_str(&json).expect("a JSON body"))
+}
+
+/// Writes finished rated games straight into the data directory's store, as if the
+/// server had stopped after each ended and before it was rated:
+/// `(game_id, black, white, result, board_size)`, ending 1 s apart.
+pub fn seed_rated_games(dir: &std::path::Path, games: &[(&str, &str, &str, &str, u8)]) {
+    use tengen::protocol::GameSettings;
+    use tengen::store::{Append, GameRecord, GameStatus, SqliteStore, Store, SyncMode};
+    let store = SqliteStore::open(&dir.join(tengen::server::DB_FILE), SyncMode::Full)
+        .expect("the store opens");
+    for (i, &(id, black, white, result, board_size)) in games.iter().enumerate() {
+        let settings = GameSettings {
+            board_size,
+            rated: true,
+            ..GameSettings::default()
+        };
+        let at = 1_000 * (i as i64 + 1);
+        let game = GameRecord {
+            id: id.into(),
+            created_at_ms: at,
+            settings: serde_json::to_string(&settings).expect("settings"),
+            black: black.into(),
+            white: white.into(),
+            black_name: black.into(),
+            white_name: white.into(),
+            status: GameStatus::Live,
+            result: None,
+            ended_at_ms: None,
+            move_count: 0,
+        };
+        store
+            .append(&[
+                Append::Create(game),
+                Append::Rated { game_id: id.into() },
+                Append::Finish {
+                    game_id: id.into(),
+                    result: result.into(),
+                    ended_at_ms: at + 500,
+                },
+            ])
+            .expect("written");
+    }
+    store.close().expect("closed");
+}

@@ -1,10 +1,19 @@
-// The page: the header with login and connection state, the login dialog (a pasted
-// token, or the labelled local dev login when the server allows it), and the two views,
-// chosen by the address: `#/` the lobby, `#/game/<id>` a game.
+// The page: the header with login and connection state, the banner shown while the
+// server is out of reach, the login dialog (a pasted token, or the labelled local dev
+// login when the server allows it), and the views, chosen by the address: `#/` the lobby,
+// `#/game/<id>` a game, `#/archive` the finished games, `#/analysis?…` an analysis board,
+// `#/user/<id>` a profile, `#/leaderboard` the ratings. Without the dev login the dialog
+// offers accounts instead.
 
+import { AccountForms, Session } from './account.js';
+import { AnalysisView } from './analysis.js';
+import { ArchiveView } from './archive.js';
+import { Automatch } from './automatch.js';
 import { Connection } from './connection.js';
 import { GameView } from './game.js';
+import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
+import { ProfileView } from './profile.js';
 import { el, fill, showError, toast } from './ui.js';
 
 const TOKEN_KEY = 'tengen.token';
@@ -12,16 +21,21 @@ const TOKEN_KEY = 'tengen.token';
 class App {
   constructor() {
     this.conn = new Connection();
+    this.session = new Session(this.conn);
+    this.automatch = new Automatch(this.conn);
     this.view = null;
     this.viewUser = null;
     this.main = document.getElementById('view');
     this.account = document.getElementById('account');
     this.status = document.getElementById('conn-status');
+    this.banner = document.getElementById('offline-banner');
     this.dialog = document.getElementById('login');
     this.conn.addEventListener('ready', () => this.ready());
     this.conn.addEventListener('status', (e) => this.showStatus(e.detail));
     this.conn.addEventListener('server-error', (e) => showError(e.detail));
     this.conn.addEventListener('token-refused', () => {
+      // An account's access token expired while we were away: the cookie renews it.
+      if (this.session.active) { this.session.refused(); return; }
       localStorage.removeItem(TOKEN_KEY);
       toast('Your token was refused; you are watching as a guest. Log in again to play.', 'error');
     });
@@ -30,13 +44,20 @@ class App {
     this.setUpLogin();
     this.drawAccount();
     this.route();
-    this.conn.open(localStorage.getItem(TOKEN_KEY));
+    const stored = localStorage.getItem(TOKEN_KEY);
+    if (stored || !this.session.resume()) this.conn.open(stored);
   }
 
   route() {
     if (this.view) this.view.unmount();
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
-    this.view = m ? new GameView(this.conn, m[1]) : new LobbyView(this.conn, this);
+    const user = /^#\/user\/([^/]+)$/.exec(location.hash);
+    if (m) this.view = new GameView(this.conn, m[1]);
+    else if (user) this.view = new ProfileView(this.conn, decodeURIComponent(user[1]));
+    else if (location.hash === '#/leaderboard') this.view = new LeaderboardView(this.conn);
+    else if (location.hash === '#/archive') this.view = new ArchiveView(this.conn);
+    else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(this.conn, new URLSearchParams(location.hash.split('?')[1] || ''));
+    else this.view = new LobbyView(this.conn, this);
     this.viewUser = this.conn.user ? this.conn.user.id : null;
     this.view.mount(this.main);
   }
@@ -57,7 +78,11 @@ class App {
       const target = `#/game/${msg.game_id}`;
       if (location.hash !== target) location.hash = target;
     } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id) {
-      toast(`${msg.challenge.from.name} challenges you: see the lobby`, 'info');
+      // Tapping the notice brings the challenge into view, wherever it is.
+      toast(`${msg.challenge.from.name} challenges you: tap to see it`, 'info', '', () => {
+        if (location.hash !== '#/' && location.hash !== '') location.hash = '#/';
+        requestAnimationFrame(() => document.getElementById('seeks')?.scrollIntoView({ block: 'start' }));
+      });
     } else if (msg.type === 'closing') {
       toast('The server is restarting; reconnecting…', 'info');
     }
@@ -72,16 +97,27 @@ class App {
     }[status] || status;
     this.status.dataset.status = status;
     this.status.textContent = text;
+    // Offline is said in a banner too: the header's status is too small on a phone.
+    if (status === 'online') this.banner.hidden = true;
+    else if (status === 'offline' || status === 'closing') {
+      this.banner.textContent = status === 'closing'
+        ? 'The server is restarting: clocks are stopped on this page until it is back.'
+        : `Offline: clocks are stopped on this page until the server is back (retrying in ${seconds}s).`;
+      this.banner.hidden = false;
+    }
   }
 
   drawAccount() {
     const user = this.conn.user;
     if (user) {
       fill(this.account,
+        el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
+        el('a', { href: `#/user/${encodeURIComponent(user.id)}`, class: 'nav', 'data-testid': 'nav-profile' }, 'Profile'),
         el('span', { class: 'whoami', 'data-testid': 'whoami', title: `user id ${user.id}` }, user.name),
         el('button', { type: 'button', class: 'quiet', 'data-testid': 'logout', onclick: () => this.logout() }, 'Log out'));
     } else {
       fill(this.account,
+        el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
         el('span', { class: 'muted', 'data-testid': 'guest' }, 'guest'),
         el('button', { type: 'button', 'data-testid': 'login-open', onclick: () => this.showLogin() }, 'Log in'));
     }
@@ -101,11 +137,17 @@ class App {
     } catch {
       box.hidden = true;
     }
+    this.accountForms.element.hidden = !box.hidden;
   }
 
   setUpLogin() {
     const tokenForm = document.getElementById('token-form');
     const devForm = document.getElementById('dev-form');
+    this.accountForms = new AccountForms(this.session, () => {
+      localStorage.removeItem(TOKEN_KEY);
+      this.dialog.close();
+    });
+    tokenForm.before(this.accountForms.element);
     document.getElementById('login-cancel').addEventListener('click', () => this.dialog.close());
     tokenForm.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -141,6 +183,7 @@ class App {
 
   logout() {
     localStorage.removeItem(TOKEN_KEY);
+    if (this.session.active) { this.session.logout(); return; }
     this.conn.user = null;
     this.conn.open(null);
   }

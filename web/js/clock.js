@@ -7,8 +7,9 @@ import { formatMs } from './ui.js';
 /**
  * What one side's clock shows `elapsed` ms after `view` (that side's part of a clock
  * view), under the time control `tc` (the game's `settings.clock`).
- * Returns `{main, extra, low}`: the big time, a line about periods or blocks, and
- * whether time is short.
+ * Returns `{main, extra, low, period}`: the big time, a line about periods or blocks,
+ * whether time is short, and the ms left in a running byo-yomi period or per-move time
+ * (null otherwise; the spoken count follows it).
  */
 export function showClock(tc, view, elapsed) {
   const e = Math.max(0, elapsed);
@@ -17,37 +18,37 @@ export function showClock(tc, view, elapsed) {
     case 'fischer': {
       const left = view.main_ms - e;
       const extra = tc.system === 'fischer' ? `+${formatMs(tc.increment_ms)} a move` : 'sudden death';
-      return { main: formatMs(left), extra, low: left < 30000 };
+      return { main: formatMs(left), extra, low: left < 30000, period: null };
     }
     case 'byoyomi': {
       const P = tc.period_ms;
       if (e < view.main_ms) {
         const left = view.main_ms - e;
-        return { main: formatMs(left), extra: periodsText(view.periods_left, P), low: false };
+        return { main: formatMs(left), extra: periodsText(view.periods_left, P), low: false, period: null };
       }
       const over = e - view.main_ms;
       if (over < view.period_ms) {
         const left = view.period_ms - over;
-        return { main: formatMs(left), extra: byoyomiText(view.periods_left, P), low: view.periods_left <= 1 || left < 10000 };
+        return { main: formatMs(left), extra: byoyomiText(view.periods_left, P), low: view.periods_left <= 1 || left < 10000, period: left };
       }
       const past = over - view.period_ms;
       const used = 1 + Math.floor(past / P);
-      if (used >= view.periods_left) return { main: formatMs(0), extra: 'no periods left', low: true };
+      if (used >= view.periods_left) return { main: formatMs(0), extra: 'no periods left', low: true, period: null };
       const left = P - (past % P);
-      return { main: formatMs(left), extra: byoyomiText(view.periods_left - used, P), low: view.periods_left - used <= 1 || left < 10000 };
+      return { main: formatMs(left), extra: byoyomiText(view.periods_left - used, P), low: view.periods_left - used <= 1 || left < 10000, period: left };
     }
     case 'canadian': {
       if (e < view.main_ms) {
-        return { main: formatMs(view.main_ms - e), extra: `then ${tc.moves} moves / ${formatMs(tc.block_ms)}`, low: false };
+        return { main: formatMs(view.main_ms - e), extra: `then ${tc.moves} moves / ${formatMs(tc.block_ms)}`, low: false, period: null };
       }
       const inBlock = view.period_ms || tc.block_ms;
       const moves = view.moves_left || tc.moves;
       const left = inBlock - (e - view.main_ms);
-      return { main: formatMs(left), extra: `${moves} moves in this block`, low: left < 30000 };
+      return { main: formatMs(left), extra: `${moves} moves in this block`, low: left < 30000, period: null };
     }
     case 'simple': {
       const left = view.period_ms - e;
-      return { main: formatMs(left), extra: 'per move', low: left < 10000 };
+      return { main: formatMs(left), extra: 'per move', low: left < 10000, period: Math.max(0, left) };
     }
     default:
       return null;

@@ -1,7 +1,9 @@
 // The one WebSocket to the server: requests with ids matched to their replies, every
 // other frame handed to whoever listens, the offset between our clock and the server's,
 // and reconnection with backoff when the socket closes (views rejoin their games with
-// `since_seq` on the next `welcome`).
+// a snapshot on the next `welcome`). The token is never put in the socket's URL, where
+// browsers print it in their error logs: it goes in an `auth` message, the first frame
+// after `welcome`, and the connection counts as ready once it is answered.
 
 /** A request the server refused: `code` is the stable error code, `message` a sentence. */
 export class ServerError extends Error {
@@ -12,9 +14,6 @@ export class ServerError extends Error {
     this.gameId = frame.game_id;
   }
 }
-
-/** Close codes after which reconnecting with the same token is pointless. */
-const TOKEN_REFUSED = 4001;
 
 export class Connection extends EventTarget {
   constructor() {
@@ -55,20 +54,14 @@ export class Connection extends EventTarget {
 
   connect() {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    let url = `${scheme}//${location.host}/ws`;
-    if (this.token) url += `?token=${encodeURIComponent(this.token)}`;
-    const ws = new WebSocket(url);
+    const ws = new WebSocket(`${scheme}//${location.host}/ws`);
     this.socket = ws;
     this.setStatus('connecting');
     ws.onmessage = (e) => this.receive(e.data);
-    ws.onclose = (e) => {
+    ws.onclose = () => {
       if (this.socket !== ws) return;
       this.socket = null;
       this.lost('the connection to the server was lost');
-      if (e.code === TOKEN_REFUSED) {
-        this.token = null;
-        this.dispatch('token-refused', {});
-      }
       this.retry();
     };
   }
@@ -104,14 +97,11 @@ export class Connection extends EventTarget {
       return;
     }
     if (msg.type === 'welcome') {
-      this.user = msg.user || null;
       this.welcomes += 1;
       this.offset = msg.server_time - Date.now();
-      this.ready = true;
       this.attempt = 0;
-      this.setStatus('online');
-      this.dispatch('ready', { user: this.user });
-      this.syncClock();
+      if (this.token) this.authenticate(this.token);
+      else this.becomeReady(null);
       return;
     }
     if (msg.type === 'closing') this.setStatus('closing');
@@ -128,6 +118,33 @@ export class Connection extends EventTarget {
       return;
     }
     this.dispatch('message', msg);
+  }
+
+  /** Logs the fresh connection in with `auth`; a refused token leaves it anonymous. */
+  authenticate(token) {
+    const id = this.nextId++;
+    this.pending.set(id, {
+      resolve: (reply) => this.becomeReady(reply.user),
+      reject: (err) => {
+        if (!err.code) return;
+        if (err.code === 'unauthorized') {
+          this.token = null;
+          this.dispatch('token-refused', {});
+        } else {
+          this.dispatch('server-error', { code: err.code, message: err.message });
+        }
+        this.becomeReady(null);
+      },
+    });
+    this.socket.send(JSON.stringify({ type: 'auth', id, token }));
+  }
+
+  becomeReady(user) {
+    this.user = user || null;
+    this.ready = true;
+    this.setStatus('online');
+    this.dispatch('ready', { user: this.user });
+    this.syncClock();
   }
 
   /** Sends a request; resolves with its reply, rejects with a ServerError or Error. */

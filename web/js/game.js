@@ -1,14 +1,21 @@
-// One game, played or watched: builds its state from the `snapshot`, applies every
-// numbered event in `seq` order, rejoins with `since_seq` after a reconnect (or when a
-// gap shows), and draws the board, clocks, captures, actions, the count and both chats.
+// One game, played, watched or reviewed: builds its state from the `snapshot`, applies
+// every numbered event in `seq` order, takes a fresh snapshot (and with it the server's
+// clock) after a reconnect, and draws the board, clocks, captures, actions, the count,
+// the move list for review and both chats. The side panel is a set of fixed slots
+// updated in place, so an event never wipes a half-typed chat line or the focus.
 
+import { analysisLink } from './analysis.js';
 import { chainAt, parseVertex, vertexName } from './coords.js';
 import { countScore } from './count.js';
 import { showClock } from './clock.js';
 import { Goban } from './goban.js';
-import { colourName, describeSettings, el, fill, other, resultText, showError, toast } from './ui.js';
+import { prefs } from './prefs.js';
+import { Replay } from './replay.js';
+import { ByoyomiCount, stoneSound } from './sound.js';
+import { chineseText, colourName, describeSettings, el, fill, formatMs, icon, other, resultText, showError, toast } from './ui.js';
 
 const STONE = { black: 'X', white: 'O' };
+const TITLE_MARK = '● ';
 
 export class GameView {
   constructor(conn, gameId) {
@@ -20,40 +27,64 @@ export class GameView {
     this.selected = new Set();
     this.chat = [];
     this.kibitz = [];
+    /** The move shown in review (a number of moves), or null for the live position. */
+    this.cursor = null;
+    /** The point a first tap chose, waiting for the confirming second tap. */
+    this.pending = null;
+    /** When the page lost the server (Date.now()): clocks stand still until a snapshot. */
+    this.frozenAt = null;
+    this.estimate = null;
+    this.count = new ByoyomiCount();
     this.onMessage = (e) => this.frame(e.detail);
     this.onReady = () => this.join();
+    this.onStatus = (e) => this.connection(e.detail.status);
+    this.onKey = (e) => this.key(e);
   }
 
   mount(container) {
     this.root = el('section', { class: 'game', 'data-testid': 'game', 'data-game-id': this.id });
     this.boardArea = el('div', { class: 'board-area' });
-    this.panel = el('aside', { class: 'panel' });
+    this.slots = {};
+    for (const name of ['players', 'status', 'result', 'estimate', 'actions', 'review', 'chat', 'options', 'meta']) {
+      this.slots[name] = el('div', { class: `slot slot-${name}` });
+    }
+    this.panel = el('aside', { class: 'panel' }, Object.values(this.slots));
     this.root.append(this.boardArea, this.panel);
     fill(container, this.root);
     this.boardArea.append(el('p', { class: 'muted loading' }, 'Loading the game…'));
     this.conn.addEventListener('message', this.onMessage);
     this.conn.addEventListener('ready', this.onReady);
+    this.conn.addEventListener('status', this.onStatus);
+    document.addEventListener('keydown', this.onKey);
     this.ticker = setInterval(() => this.tick(), 100);
     if (this.conn.ready) this.join();
+    else this.connection(this.conn.status);
   }
 
   unmount() {
     clearInterval(this.ticker);
     this.conn.removeEventListener('message', this.onMessage);
     this.conn.removeEventListener('ready', this.onReady);
+    this.conn.removeEventListener('status', this.onStatus);
+    document.removeEventListener('keydown', this.onKey);
     if (this.conn.ready) this.conn.request({ type: 'leave', game_id: this.id }).catch((err) => err.code && showError(err));
   }
 
-  /** Joins: a snapshot the first time, the missed events after a reconnect. */
+  /** Joins with a snapshot: the first time, and after every reconnect, for its clock. */
   async join() {
-    const msg = { type: 'join', game_id: this.id };
-    if (this.s) msg.since_seq = this.s.seq;
     try {
-      await this.conn.request(msg);
+      await this.conn.request({ type: 'join', game_id: this.id });
     } catch (err) {
       showError(err);
       if (!this.s) fill(this.boardArea, el('p', { class: 'muted' }, `This game cannot be shown: ${err.message}`), el('p', {}, el('a', { href: '#/' }, 'Back to the lobby')));
     }
+  }
+
+  /** Offline, the clocks stop and grey out: the page cannot know what the server counts. */
+  connection(status) {
+    if (status === 'online') return;
+    this.frozenAt ??= Date.now();
+    this.root.classList.add('offline');
   }
 
   frame(msg) {
@@ -72,13 +103,15 @@ export class GameView {
     }
     this.apply(msg);
     this.s.seq = msg.seq;
-    this.draw();
+    if (msg.type === 'chat') this.drawChat();
+    else this.draw();
   }
 
   load(snap) {
     // The players' latest chat lines come with the snapshot, in the shape of chat events.
     this.chat = (snap.chat || []).map((line) => ({ type: 'chat', ...line }));
     const size = snap.settings.board_size;
+    const old = this.s;
     const s = {
       seq: snap.seq,
       settings: snap.settings,
@@ -87,6 +120,7 @@ export class GameView {
       white: snap.white,
       phase: snap.phase,
       board: snap.board.map((row) => Array.from(row)),
+      handicap: snap.handicap_stones || [],
       moves: snap.moves.slice(),
       prisoners: { ...snap.prisoners },
       toMove: snap.to_move,
@@ -106,16 +140,28 @@ export class GameView {
       nigiri: snap.nigiri || null,
       you: snap.you || null,
       last: null,
+      // Since when each player is away, as far as this page knows (for `claim_win`).
+      away: {
+        black: snap.black.online ? null : (old?.away.black ?? Date.now()),
+        white: snap.white.online ? null : (old?.away.white ?? Date.now()),
+      },
     };
     const lastMove = s.moves[s.moves.length - 1];
     if (lastMove) s.last = parseVertex(lastMove.vertex, size);
     this.s = s;
+    this.replay = new Replay(size, s.handicap);
+    if (this.cursor !== null && this.cursor >= s.moves.length) this.cursor = null;
+    this.frozenAt = null;
+    this.root.classList.remove('offline');
     this.setDead(snap.score ? snap.score.dead : snap.dead);
     if (!this.goban || this.goban.size !== size) {
-      this.goban = new Goban(size, (x, y, v) => this.click(x, y, v));
-      fill(this.boardArea, this.goban.root);
+      this.goban = new Goban(size, (x, y) => this.click(x, y));
+      fill(this.boardArea, this.goban.root, this.navBar());
     }
-    document.title = `${snap.black.user.name} vs ${snap.white.user.name} · tengen`;
+    this.title = `${snap.black.user.name} vs ${snap.white.user.name} · tengen`;
+    // The snapshot's chat replaces what the logs show; the chat form (and a draft in it)
+    // stays.
+    for (const log of [this.chatLog, this.kibitzLog]) log?.replaceChildren();
     if (s.nigiri) this.verifyNigiri();
     this.draw();
   }
@@ -144,12 +190,15 @@ export class GameView {
             if (q) s.board[q.y][q.x] = '.';
           }
           s.prisoners[ev.color] += ev.captures.length;
+          stoneSound();
         }
         s.last = p;
         s.moves.push({ color: ev.color, vertex: ev.vertex });
         s.toMove = other(ev.color);
         s.pauseBy = null;
         if (ev.sealed) s.sealedBy = null;
+        this.pending = null;
+        this.estimate = null;
         this.clockFrom(ev.clock, ev.at);
         if (ev.vertex === 'pass' && s.you && ev.color !== s.you) toast(`${this.nameOf(ev.color)} passed`, 'info');
         break;
@@ -159,9 +208,12 @@ export class GameView {
           const p = parseVertex(v, s.size);
           if (p) s.board[p.y][p.x] = 'X';
         }
+        s.handicap = ev.vertices;
+        this.replay = new Replay(s.size, s.handicap);
         this.selected.clear();
         s.phase = 'play';
         s.toMove = 'white';
+        this.clockFrom(ev.clock);
         break;
       case 'game_began':
         s.phase = s.settings.handicap >= 2 && s.settings.handicap_placement === 'free' ? 'handicap' : 'play';
@@ -229,6 +281,15 @@ export class GameView {
         break;
       case 'presence':
         s[ev.color].online = ev.online;
+        s.away[ev.color] = ev.online ? null : Date.now();
+        // A clock that waits for its player (the game's first, or after a restart) starts
+        // when that player arrives (client-protocol/clocks.md#when-clocks-run); the
+        // event carries no clock, so it starts from now.
+        if (ev.online && s.clock && s.clock.running === null && !s.clock.paused && !s.paused && !s.sealedBy
+            && ['play', 'handicap'].includes(s.phase) && s.toMove === ev.color) {
+          s.clock = { ...s.clock, running: ev.color };
+          s.clockAt = Date.now();
+        }
         break;
       default:
         // An event this client does not know yet still counts for `seq`.
@@ -264,14 +325,26 @@ export class GameView {
   async click(x, y) {
     const s = this.s;
     if (!s || this.busy || !s.you) return;
+    if (this.cursor !== null) {
+      toast('You are reviewing an earlier move: back to the live position to play.', 'info');
+      return;
+    }
     const key = `${x},${y}`;
     const stone = s.board[y][x];
     const vertex = vertexName(x, y, s.size);
     if (s.phase === 'play') {
-      if (s.toMove !== s.you || s.paused || s.sealedBy || stone !== '.') return;
+      if (!this.myTurn() || stone !== '.') return;
+      // On touch screens (or when chosen) the first tap only shows where the stone goes.
+      if (prefs.get('confirm') && this.pending !== vertex) {
+        this.pending = vertex;
+        this.draw();
+        return;
+      }
+      this.pending = null;
       this.busy = true;
       await this.send({ type: 'play', move_number: s.moves.length + 1, vertex });
       this.busy = false;
+      this.draw();
     } else if (s.phase === 'scoring') {
       if (stone === '.') return;
       this.busy = true;
@@ -289,6 +362,34 @@ export class GameView {
     return s.phase === 'play' && s.you === s.toMove && !s.paused && !s.sealedBy;
   }
 
+  /** Review keys: ← → a move, Home/End the start and the live position. */
+  key(e) {
+    if (!this.s || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.target.closest && e.target.closest('input, textarea, select')) return;
+    const n = this.s.moves.length;
+    const at = this.cursor ?? n;
+    const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: n }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    this.show(to);
+  }
+
+  /** Shows the position after `k` moves; the last one is the live position. */
+  show(k) {
+    const n = this.s.moves.length;
+    const to = Math.max(0, Math.min(n, k));
+    this.cursor = to === n ? null : to;
+    this.pending = null;
+    this.draw();
+  }
+
+  /** The position the board shows: live, or an earlier one in review. */
+  position() {
+    const s = this.s;
+    if (this.cursor === null) return { board: s.board, prisoners: s.prisoners, last: s.last, live: true };
+    return { ...this.replay.at(s.moves, this.cursor), live: false };
+  }
+
   draw() {
     const s = this.s;
     if (!s) return;
@@ -296,31 +397,41 @@ export class GameView {
     this.root.dataset.seq = s.seq;
     this.root.dataset.moves = s.moves.length;
     this.root.dataset.role = s.you || 'spectator';
+    this.root.dataset.view = this.cursor === null ? 'live' : String(this.cursor);
+    const pos = this.position();
     let owner = null;
     let count = null;
-    if (s.phase === 'scoring' || (s.phase === 'ended' && s.score)) {
+    if (pos.live && (s.phase === 'scoring' || (s.phase === 'ended' && s.score))) {
       count = countScore(s.board, s.dead, s.settings, s.prisoners);
       owner = count.owner;
+    } else if (pos.live && this.estimate) {
+      // The server counted every stone alive; its territory is the same flood fill.
+      owner = countScore(s.board, new Set(), s.settings, s.prisoners).owner;
     }
     this.goban.render({
-      board: s.board,
-      last: s.phase === 'ended' && s.score ? null : s.last,
-      dead: s.dead,
+      board: pos.board,
+      last: pos.live && s.phase === 'ended' && s.score ? null : pos.last,
+      dead: pos.live ? s.dead : new Set(),
       owner,
       selected: this.selected,
-      shadow: this.myTurn() ? s.you : null,
+      shadow: pos.live && this.myTurn() ? s.you : null,
+      pending: this.pending,
     });
-    fill(this.panel,
-      el('div', { class: 'players' }, this.playerCard('black'), this.playerCard('white')),
-      this.statusLine(),
-      this.resultBox(count),
-      this.actions(),
-      this.chatBox(),
-      this.meta());
+    document.title = (this.myTurn() ? TITLE_MARK + 'Your move · ' : '') + this.title;
+    fill(this.slots.players, el('div', { class: 'players' }, this.playerCard('black', pos), this.playerCard('white', pos)));
+    fill(this.slots.status, this.statusLine());
+    fill(this.slots.result, this.resultBox(count));
+    fill(this.slots.estimate, this.estimateBox());
+    fill(this.slots.actions, this.actions());
+    fill(this.slots.review, this.moveList());
+    this.drawNav();
+    this.chatBox();
+    if (!this.slots.options.firstChild) fill(this.slots.options, this.options());
+    fill(this.slots.meta, this.meta());
     this.tick();
   }
 
-  playerCard(colour) {
+  playerCard(colour, pos) {
     const s = this.s;
     const seat = s[colour];
     const active = s.phase === 'play' && s.toMove === colour && !s.paused && !s.sealedBy;
@@ -329,10 +440,10 @@ export class GameView {
         el('span', { class: `stone-icon stone-icon-${colour}`, 'aria-hidden': 'true' }),
         el('span', { class: 'player-name', title: seat.user.id }, seat.user.name),
         s.you === colour ? el('span', { class: 'badge' }, 'you') : null,
-        el('span', { class: `online ${seat.online ? 'is-online' : ''}`, title: seat.online ? 'online' : 'away' })),
+        el('span', { class: `online ${seat.online ? 'is-online' : ''}`, 'data-testid': `online-${colour}`, title: seat.online ? 'online' : 'away' })),
       s.clock ? el('div', { class: 'clock', 'data-testid': `clock-${colour}` },
         el('span', { class: 'clock-main' }), el('span', { class: 'clock-extra' })) : el('div', { class: 'clock untimed' }, 'untimed'),
-      el('div', { class: 'captures', 'data-testid': `captures-${colour}` }, `Captures: ${s.prisoners[colour]}`));
+      el('div', { class: 'captures', 'data-testid': `captures-${colour}` }, `Captures: ${pos.prisoners[colour]}`));
   }
 
   statusLine() {
@@ -353,8 +464,9 @@ export class GameView {
       text = this.myTurn() ? 'Your move' : `${colourName(s.toMove)} to move`;
       if (s.pauseBy) text += ` · ${this.nameOf(s.pauseBy)} asks to pause`;
     }
+    const pending = this.pending ? el('div', { class: 'small', 'data-testid': 'confirm-hint' }, `Tap ${this.pending} again to play there.`) : null;
     return el('div', { class: 'status', 'data-testid': 'status' },
-      el('strong', {}, text), el('span', { class: 'muted' }, ` ${moveNo}${lastText}`),
+      el('strong', {}, text), el('span', { class: 'muted' }, ` ${moveNo}${lastText}`), pending,
       s.you ? null : el('div', { class: 'muted small', 'data-testid': 'watching' }, 'You are watching this game.'));
   }
 
@@ -364,7 +476,7 @@ export class GameView {
       const sc = s.score;
       return el('div', { class: 'result', 'data-testid': 'result', 'data-result': s.result },
         el('div', { class: 'result-main' }, s.result),
-        el('div', {}, resultText(s.result, sc)),
+        el('div', {}, resultText(s.result, sc), chineseText(s.result, sc)),
         sc ? el('div', { class: 'muted small' }, `Black ${sc.black} · White ${sc.white} · komi ${sc.komi}${sc.dead.length ? ` · dead: ${sc.dead.join(' ')}` : ''}`) : null);
     }
     if (s.phase !== 'scoring') return null;
@@ -375,6 +487,31 @@ export class GameView {
       el('div', { class: 'small' }, marked.length ? `Marked dead: ${marked.join(' ')}` : 'No stones marked dead.'),
       el('div', { class: 'small muted', 'data-testid': 'accepted' }, acc),
       s.disputes > 0 ? el('div', { class: 'small warn' }, 'A count was disputed before: if the marks are rejected again, every stone counts as alive.') : null);
+  }
+
+  /** The server's area count of the live position, asked for by the player. */
+  async requestEstimate() {
+    try {
+      const res = await fetch(`/api/games/${encodeURIComponent(this.id)}/estimate`, { cache: 'no-store' });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.error || `the server answered ${res.status}`);
+      this.estimate = body;
+      this.draw();
+    } catch (err) {
+      showError(new Error(`No estimate: ${err.message}`));
+    }
+  }
+
+  estimateBox() {
+    const s = this.s;
+    if (s.phase !== 'play') return null;
+    const e = this.estimate;
+    const ask = el('button', { type: 'button', class: 'quiet', 'data-testid': 'estimate-ask', onclick: () => this.requestEstimate() }, e ? 'Estimate again' : 'Estimate score');
+    if (!e) return el('div', { class: 'estimate' }, ask);
+    return el('div', { class: 'estimate', 'data-testid': 'estimate', 'data-result': e.result },
+      el('div', {}, el('strong', {}, `Estimate: ${e.result}`), el('span', { class: 'muted' }, ` after move ${e.move_number}`)),
+      el('div', { class: 'small muted' }, `An area count of the board as it stands, every stone alive (Black ${e.black} · White ${e.white} · komi ${e.komi}). Not a result.`),
+      el('div', {}, ask, el('button', { type: 'button', class: 'quiet', onclick: () => { this.estimate = null; this.draw(); } }, 'Hide')));
   }
 
   actions() {
@@ -393,7 +530,7 @@ export class GameView {
         const label = s.pauseBy && s.pauseBy !== me ? 'Agree to pause' : s.pauseBy === me ? 'Pause requested' : 'Pause';
         buttons.push(b(label, 'pause', () => this.send({ type: 'pause' }), { disabled: s.pauseBy === me }));
       }
-      if (!s[other(me)].online) buttons.push(b('Claim win', 'claim-win', () => this.send({ type: 'claim_win' }), { title: 'Your opponent is away; the server says when a claim is allowed.' }));
+      if (!s[other(me)].online) buttons.push(b('Claim win', 'claim-win', () => this.send({ type: 'claim_win' }), { disabled: true }));
     }
     if (s.phase === 'handicap' && me === 'black') {
       const n = s.settings.handicap;
@@ -425,26 +562,88 @@ export class GameView {
     return el('div', { class: 'actions' }, buttons);
   }
 
+  /** The claim button counts down to the moment the server will allow a claim. */
+  tickClaim() {
+    const button = this.slots.actions.querySelector('[data-testid="claim-win"]');
+    if (!button) return;
+    const since = this.s.away[other(this.s.you)];
+    const wait = since === null ? 0 : this.s.settings.claim_after_ms - (Date.now() - since);
+    button.disabled = wait > 0;
+    button.textContent = wait > 0 ? `Claim win in ${formatMs(Math.ceil(wait / 1000) * 1000)}` : 'Claim win';
+    button.title = wait > 0 ? 'Your opponent is away; you may claim the game once they have been away long enough.' : 'Your opponent is away: claim the game.';
+  }
+
+  /** Back and forward under the board. */
+  navBar() {
+    const b = (name, testid, title, to) => el('button', { type: 'button', class: 'nav', 'data-testid': testid, title, onclick: () => this.show(to()) }, icon(name, title));
+    const at = () => this.cursor ?? this.s.moves.length;
+    this.live = el('span', { class: 'nav-live' }, 'Live');
+    this.nav = el('div', { class: 'nav-bar', 'data-testid': 'review-nav' },
+      b('first', 'review-start', 'First position (Home)', () => 0),
+      b('back', 'review-back', 'Back a move (←)', () => at() - 1),
+      el('span', { class: 'nav-at', 'data-testid': 'review-at' }),
+      b('forward', 'review-forward', 'Forward a move (→)', () => at() + 1),
+      b('last', 'review-live', 'The live position (End)', () => this.s.moves.length),
+      el('button', { type: 'button', 'data-testid': 'analyze', title: 'Try variations from this position on a private board', onclick: () => {
+        location.hash = analysisLink(this.s.size, this.s.handicap, this.s.moves.slice(0, this.cursor ?? this.s.moves.length), this.id);
+      } }, 'Analyze'));
+    this.nav.querySelector('[data-testid="review-live"]').append(this.live);
+    return this.nav;
+  }
+
+  drawNav() {
+    if (!this.nav) return;
+    const n = this.s.moves.length;
+    const at = this.cursor ?? n;
+    const live = this.s.phase !== 'ended';
+    this.nav.querySelector('[data-testid="review-at"]').textContent = this.cursor === null
+      ? (live ? `Move ${n} · live` : `Move ${n} · end`) : `Move ${at} of ${n}`;
+    this.live.hidden = !(this.cursor !== null && live);
+    this.nav.classList.toggle('reviewing', this.cursor !== null);
+  }
+
+  moveList() {
+    const s = this.s;
+    if (!s.moves.length) return null;
+    const at = this.cursor ?? s.moves.length;
+    const items = s.moves.map((m, i) => el('li', {},
+      el('button', {
+        type: 'button', class: `move${i + 1 === at ? ' current' : ''}`, 'data-testid': 'move', 'data-move': i + 1,
+        onclick: () => this.show(i + 1),
+      }, `${i + 1}. ${m.color === 'black' ? 'B' : 'W'} ${m.vertex}`)));
+    const list = el('ol', { class: 'move-list', 'data-testid': 'move-list' }, items);
+    // The current move in view inside the list, without scrolling the page.
+    requestAnimationFrame(() => {
+      const current = list.querySelector('.current');
+      if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2;
+    });
+    return el('details', { class: 'review', open: true }, el('summary', {}, 'Moves'), list);
+  }
+
+  /** The chat is built once per role and phase; events only add lines to its logs. */
   chatBox() {
     const s = this.s;
+    const canTalk = !!s.you && s.phase !== 'ended';
+    const key = `${s.you}|${canTalk}|${!!this.conn.user}`;
+    if (key === this.chatKey) return this.drawChat();
+    this.chatKey = key;
     this.chatLog = el('ul', { class: 'chat-log', 'data-testid': 'chat-log' });
-    const canTalk = s.you && s.phase !== 'ended';
     const players = el('div', { class: 'chat' },
       el('h3', {}, 'Players’ chat'),
       this.chatLog,
       canTalk ? this.chatForm('chat', 'Say something to your opponent') : null);
     if (s.you) {
       this.kibitzLog = null;
-      this.drawChat();
-      return players;
+      fill(this.slots.chat, players);
+    } else {
+      this.kibitzLog = el('ul', { class: 'chat-log', 'data-testid': 'kibitz-log' });
+      const spectators = el('div', { class: 'chat' },
+        el('h3', {}, 'Spectators’ chat'),
+        this.kibitzLog,
+        this.conn.user ? this.chatForm('kibitz', 'Talk with other spectators (players do not see this)') : el('p', { class: 'muted small' }, 'Log in to talk with other spectators.'));
+      fill(this.slots.chat, el('div', { class: 'chats' }, players, spectators));
     }
-    this.kibitzLog = el('ul', { class: 'chat-log', 'data-testid': 'kibitz-log' });
-    const spectators = el('div', { class: 'chat' },
-      el('h3', {}, 'Spectators’ chat'),
-      this.kibitzLog,
-      this.conn.user ? this.chatForm('kibitz', 'Talk with other spectators (players do not see this)') : el('p', { class: 'muted small' }, 'Log in to talk with other spectators.'));
     this.drawChat();
-    return el('div', { class: 'chats' }, players, spectators);
   }
 
   chatForm(testid, placeholder) {
@@ -462,14 +661,22 @@ export class GameView {
 
   drawChat() {
     const line = (m) => el('li', {}, el('b', {}, m.from.name), ' ', m.text);
-    if (this.chatLog) {
-      fill(this.chatLog, this.chat.map(line));
-      this.chatLog.scrollTop = this.chatLog.scrollHeight;
+    for (const [log, lines] of [[this.chatLog, this.chat], [this.kibitzLog, this.kibitz]]) {
+      if (!log || log.childElementCount === lines.length) continue;
+      fill(log, lines.map(line));
+      log.scrollTop = log.scrollHeight;
     }
-    if (this.kibitzLog) {
-      fill(this.kibitzLog, this.kibitz.map(line));
-      this.kibitzLog.scrollTop = this.kibitzLog.scrollHeight;
-    }
+  }
+
+  options() {
+    const check = (name, label) => el('label', { class: 'option' },
+      el('input', { type: 'checkbox', 'data-testid': `pref-${name}`, checked: prefs.get(name), onchange: (e) => prefs.set(name, e.target.checked) }), ` ${label}`);
+    const count = el('select', { 'data-testid': 'pref-count', 'aria-label': 'Spoken byo-yomi count', onchange: (e) => prefs.set('count', e.target.value) },
+      [['off', 'off'], ['en', 'in English'], ['zh', 'in Chinese']].map(([v, t]) => el('option', { value: v, selected: prefs.get('count') === v }, t)));
+    return el('details', { class: 'options small' }, el('summary', {}, 'Options'),
+      check('sound', 'Stone sound'),
+      check('confirm', 'Confirm each move with a second tap'),
+      el('label', { class: 'option' }, 'Count my byo-yomi seconds aloud: ', count));
   }
 
   meta() {
@@ -479,6 +686,7 @@ export class GameView {
       s.nigiri ? el('div', { 'data-testid': 'nigiri' }, this.nigiriText || 'Colours drawn by nigiri.') : null,
       el('div', { class: 'links' },
         el('a', { href: `/api/games/${encodeURIComponent(this.id)}/sgf`, download: `${this.id}.sgf`, 'data-testid': 'sgf' }, 'Download SGF'),
+        el('a', { href: '#/archive' }, 'Archive'),
         el('a', { href: '#/' }, 'Back to the lobby')));
   }
 
@@ -501,21 +709,29 @@ export class GameView {
     this.draw();
   }
 
-  /** Redraws the clocks only (ten times a second). */
+  /** Redraws the clocks (ten times a second), the claim countdown and the spoken count. */
   tick() {
     const s = this.s;
-    if (!s || !s.clock || !this.panel) return;
-    const now = s.clockStopped ?? Date.now();
+    if (!s || !this.panel) return;
+    if (s.you && s.phase === 'play') this.tickClaim();
+    if (!s.clock) return;
+    const now = s.clockStopped ?? this.frozenAt ?? Date.now();
+    const ended = s.phase === 'ended';
+    const onTime = ended && /^[BW]\+T$/.test(s.result || '') ? (s.result[0] === 'B' ? 'white' : 'black') : null;
     for (const colour of ['black', 'white']) {
       const box = this.panel.querySelector(`[data-testid="clock-${colour}"]`);
       if (!box) continue;
-      const running = s.clock.running === colour && !s.clock.paused;
-      const shown = showClock(s.settings.clock, s.clock[colour], running ? now - s.clockAt : 0);
+      const running = !ended && s.clock.running === colour && !s.clock.paused;
+      const shown = colour === onTime
+        ? { main: formatMs(0), extra: 'out of time', low: true, period: null }
+        : showClock(s.settings.clock, s.clock[colour], running ? now - s.clockAt : 0);
       if (!shown) continue;
       box.querySelector('.clock-main').textContent = shown.main;
       box.querySelector('.clock-extra').textContent = shown.extra;
-      box.classList.toggle('running', running && s.clockStopped === null);
-      box.classList.toggle('low', shown.low && running);
+      const ticking = running && s.clockStopped === null && this.frozenAt === null;
+      box.classList.toggle('running', ticking);
+      box.classList.toggle('low', shown.low && (running || colour === onTime));
+      if (colour === s.you) this.count.update(ticking ? shown.period : null);
     }
   }
 }

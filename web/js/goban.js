@@ -2,6 +2,8 @@
 // last-move marker, dead-stone marks, the count's territory and the hover shadow drawn
 // on every change. One unit is the distance between two lines, so the picture scales to
 // any width. Every point carries `data-vertex` (its GTP name) for clicks and tests.
+// The board takes the keyboard focus: the arrow keys move a cursor over the points and
+// Enter or Space plays there, as a click would.
 
 import { LETTERS, starPoints, vertexName } from './coords.js';
 import { svg } from './ui.js';
@@ -19,8 +21,9 @@ export class Goban {
     this.root = svg('svg', {
       class: 'goban',
       viewBox: `${-MARGIN} ${-MARGIN} ${span} ${span}`,
-      role: 'img',
-      'aria-label': `${size}×${size} board`,
+      role: 'application',
+      tabindex: 0,
+      'aria-label': `${size}×${size} board: arrow keys move, Enter plays`,
       'data-testid': 'goban',
       'data-size': size,
     });
@@ -29,6 +32,25 @@ export class Goban {
     this.stones = svg('g', { class: 'stones' });
     this.marks = svg('g', { class: 'marks' });
     this.hover = svg('circle', { class: 'hover-stone', r: 0.47, cx: -10, cy: -10, visibility: 'hidden' });
+    this.pendingStone = svg('circle', { class: 'pending-stone', r: 0.47, cx: -10, cy: -10, visibility: 'hidden', 'data-testid': 'pending-stone' });
+    this.cursor = svg('rect', { class: 'key-cursor', x: -10, y: -10, width: 0.9, height: 0.9, rx: 0.12, visibility: 'hidden', 'data-testid': 'key-cursor' });
+    this.cx = Math.floor(size / 2);
+    this.cy = Math.floor(size / 2);
+    // The board takes the arrow keys only when the keyboard brought the focus (Tab, or a
+    // script); after a click or a tap they stay with the page (review).
+    this.keys = false;
+    this.pointer = false;
+    this.root.addEventListener('pointerdown', () => { this.pointer = true; });
+    this.root.addEventListener('keydown', (e) => this.key(e));
+    this.root.addEventListener('focus', () => {
+      this.keys = !this.pointer;
+      this.pointer = false;
+      if (this.keys) this.moveCursor(0, 0);
+    });
+    this.root.addEventListener('blur', () => {
+      this.keys = false;
+      this.cursor.setAttribute('visibility', 'hidden');
+    });
     this.hits = svg('g', { class: 'hits' });
     for (let y = 0; y < size; y++) {
       for (let x = 0; x < size; x++) {
@@ -47,7 +69,27 @@ export class Goban {
       if (t) this.hoverAt(Number(t.dataset.x), Number(t.dataset.y));
     });
     this.hits.addEventListener('pointerleave', () => this.hoverAt(-1, -1));
-    this.root.append(this.territory, this.stones, this.marks, this.hover, this.hits);
+    this.root.append(this.territory, this.stones, this.marks, this.hover, this.pendingStone, this.cursor, this.hits);
+  }
+
+  key(e) {
+    if (!this.keys) return;
+    const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
+    if (step) this.moveCursor(...step);
+    else if (e.key === 'Enter' || e.key === ' ') this.onPoint(this.cx, this.cy, vertexName(this.cx, this.cy, this.size));
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
+  }
+
+  moveCursor(dx, dy) {
+    this.cx = Math.max(0, Math.min(this.size - 1, this.cx + dx));
+    this.cy = Math.max(0, Math.min(this.size - 1, this.cy + dy));
+    this.cursor.setAttribute('x', this.cx - 0.45);
+    this.cursor.setAttribute('y', this.cy - 0.45);
+    this.cursor.setAttribute('visibility', 'visible');
+    this.cursor.dataset.at = vertexName(this.cx, this.cy, this.size);
+    this.hoverAt(this.cx, this.cy);
   }
 
   defs() {
@@ -97,9 +139,10 @@ export class Goban {
    * Draws a position. `board`: rows from the top; `last`: {x, y} of the last stone;
    * `dead`: Set of "x,y"; `owner`: Map "x,y" → colour or 'dame' (the count), or null;
    * `selected`: Set of "x,y" (free handicap being placed); `shadow`: the colour of the
-   * hover stone when a click would play there, else null.
+   * hover stone when a click would play there, else null; `pending`: the vertex a
+   * first tap chose, shown as a stone waiting for the second.
    */
-  render({ board, last = null, dead = new Set(), owner = null, selected = new Set(), shadow = null }) {
+  render({ board, last = null, dead = new Set(), owner = null, selected = new Set(), shadow = null, pending = null }) {
     this.board = board;
     this.shadow = shadow;
     const stones = [];
@@ -142,7 +185,20 @@ export class Goban {
     this.marks.replaceChildren(...marks);
     this.territory.replaceChildren(...territory);
     this.hover.setAttribute('class', `hover-stone hover-${shadow || 'none'}`);
+    const p = pending && shadow ? this.point(pending) : null;
+    this.pendingStone.setAttribute('visibility', p ? 'visible' : 'hidden');
+    this.pendingStone.setAttribute('class', `pending-stone hover-${shadow || 'none'}`);
+    if (p) {
+      this.pendingStone.setAttribute('cx', p.x);
+      this.pendingStone.setAttribute('cy', p.y);
+      this.pendingStone.dataset.at = pending;
+    }
     this.hoverAt(this.hx ?? -1, this.hy ?? -1);
+  }
+
+  point(vertex) {
+    const t = this.hits.querySelector(`[data-vertex="${vertex}"]`);
+    return t ? { x: Number(t.dataset.x), y: Number(t.dataset.y) } : null;
   }
 
   hoverAt(x, y) {

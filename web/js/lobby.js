@@ -1,8 +1,9 @@
 // The lobby: the form that posts a seek or a challenge with every setting, the open
-// seeks and challenges, the games being played (with move number and spectators), and
-// the bots. Kept current by `watch_lobby` and a periodic `list_games`.
+// seeks and challenges (with their time control and age), the games being played (with
+// move number and spectators), filters by size and speed, and the bots. Kept current by
+// `watch_lobby` and a periodic `list_games`.
 
-import { describeSettings, el, fill, randomSeed, resultText, showError, toast } from './ui.js';
+import { describeClock, describeSettings, el, fill, icon, randomSeed, resultText, showError, toast } from './ui.js';
 
 const REFRESH_MS = 5000;
 
@@ -16,6 +17,33 @@ export function rememberCommitment(c) {
   }
 }
 
+/** Seconds, minutes, hours or days since `ms` (server time), in a few characters. */
+export function age(ms, now) {
+  const s = Math.max(0, Math.floor((now - ms) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h`;
+  return `${Math.floor(s / 86400)} d`;
+}
+
+/**
+ * The speed of a time control, from the time one player may spend on a game of about
+ * 40 moves each: `blitz` under 10 minutes, `rapid` under 40, `slow` beyond, `untimed`.
+ */
+export function speed(c) {
+  if (!c || c.system === 'none') return 'untimed';
+  const perMove = { fischer: c.increment_ms, byoyomi: c.period_ms, canadian: c.moves ? c.block_ms / c.moves : 0, simple: c.per_move_ms }[c.system] || 0;
+  const total = (c.main_ms || 0) + 40 * perMove;
+  return total < 600000 ? 'blitz' : total < 2400000 ? 'rapid' : 'slow';
+}
+
+const SIZES = [['', 'all sizes'], ['9', '9×9'], ['13', '13×13'], ['19', '19×19'], ['other', 'other sizes']];
+const SPEEDS = [['', 'all speeds'], ['blitz', 'blitz'], ['rapid', 'rapid'], ['slow', 'slow'], ['untimed', 'untimed']];
+
+function sizeMatches(filter, size) {
+  return !filter || (filter === 'other' ? ![9, 13, 19].includes(size) : Number(filter) === size);
+}
+
 export class LobbyView {
   constructor(conn, app) {
     this.conn = conn;
@@ -23,6 +51,7 @@ export class LobbyView {
     this.seeks = new Map();
     this.games = new Map();
     this.bots = [];
+    this.filter = { size: '', speed: '' };
     this.onMessage = (e) => this.frame(e.detail);
     this.onReady = () => this.refresh(true);
   }
@@ -32,11 +61,20 @@ export class LobbyView {
     this.seekList = el('div', { 'data-testid': 'seeks' });
     this.gameList = el('div', { 'data-testid': 'games' });
     this.botList = el('div', { 'data-testid': 'bots' });
+    const choose = (name, options, label) => el('select', {
+      'data-testid': `filter-${name}`, 'aria-label': label,
+      onchange: (e) => { this.filter[name] = e.target.value; this.drawLists(); },
+    }, options.map(([v, t]) => el('option', { value: v }, t)));
     this.root = el('div', { class: 'lobby' },
+      el('section', { class: 'card seeks-card', id: 'seeks' },
+        el('div', { class: 'card-head' }, el('h2', {}, 'Open seeks and challenges'),
+          el('div', { class: 'filters' }, choose('size', SIZES, 'Board size'), choose('speed', SPEEDS, 'Speed'))),
+        this.seekList),
+      el('section', { class: 'card automatch-card' }, el('h2', {}, 'Automatch'), this.app.automatch.panel()),
       el('section', { class: 'card create' }, el('h2', {}, 'New game'), this.createForm()),
-      el('section', { class: 'card' }, el('h2', {}, 'Open seeks and challenges'), this.seekList),
       el('section', { class: 'card' },
         el('div', { class: 'card-head' }, el('h2', {}, 'Games'),
+          el('a', { href: '#/archive', 'data-testid': 'archive-link' }, 'Finished games'),
           el('button', { type: 'button', class: 'quiet', 'data-testid': 'refresh', onclick: () => this.refresh(false) }, 'Refresh')),
         this.gameList),
       el('section', { class: 'card' }, el('h2', {}, 'Bots'), this.botList));
@@ -79,6 +117,7 @@ export class LobbyView {
       const reply = await this.conn.request({ type: 'list_games' });
       this.games = new Map(reply.games.map((g) => [g.game_id, g]));
       this.drawGames();
+      this.drawSeeks();
     } catch (err) {
       // A lost connection shows in the header; a refusal is shown in words.
       if (err.code) showError(err);
@@ -112,7 +151,10 @@ export class LobbyView {
 
   drawSeeks() {
     const me = this.conn.user;
-    const rows = [...this.seeks.values()].sort((a, b) => a.created_at - b.created_at).map((c) => {
+    const now = Date.now() + this.conn.offset;
+    const shown = [...this.seeks.values()]
+      .filter((c) => sizeMatches(this.filter.size, c.settings.board_size) && (!this.filter.speed || speed(c.settings.clock) === this.filter.speed));
+    const rows = shown.sort((a, b) => a.created_at - b.created_at).map((c) => {
       const mine = me && c.from.id === me.id;
       const forMe = me && c.to === me.id;
       const actions = [];
@@ -122,18 +164,26 @@ export class LobbyView {
         if (forMe) actions.push(el('button', { type: 'button', 'data-testid': 'decline', onclick: () => this.act({ type: 'decline', challenge_id: c.challenge_id }) }, 'Decline'));
       }
       const who = c.to ? (forMe ? `${c.from.name} challenges you` : `${c.from.name} → ${c.to}`) : c.from.name;
-      return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, class: forMe ? 'highlight' : null },
-        el('td', {}, who), el('td', {}, describeSettings(c.settings)), el('td', { class: 'row-actions' }, actions));
+      const { clock } = c.settings;
+      return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, 'data-speed': speed(clock), class: forMe ? 'highlight' : null },
+        el('td', {}, who),
+        el('td', {}, describeSettings(c.settings, { clock: false })),
+        el('td', { 'data-testid': 'seek-time' }, describeClock(clock), el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
+        el('td', { class: 'muted', 'data-testid': 'seek-age', title: 'posted' }, age(c.created_at, now)),
+        el('td', { class: 'row-actions' }, actions));
     });
+    const hidden = this.seeks.size - shown.length;
     fill(this.seekList, rows.length
-      ? el('table', {}, el('tbody', {}, rows))
-      : el('p', { class: 'muted' }, me ? 'No open seeks. Post one above, or wait for someone to.' : 'No open seeks right now.'));
+      ? el('table', { class: 'stack-table' }, el('tbody', {}, rows))
+      : el('p', { class: 'muted' }, me ? 'No open seeks. Post one below, or wait for someone to.' : 'No open seeks right now.'),
+      hidden ? el('p', { class: 'muted small' }, `${hidden} more hidden by the filters.`) : null);
   }
 
   drawGames() {
     const me = this.conn.user;
     const order = { play: 0, handicap: 0, scoring: 1, scheduled: 2, ended: 3 };
     const rows = [...this.games.values()]
+      .filter((g) => sizeMatches(this.filter.size, g.board_size))
       .sort((a, b) => (order[a.phase] ?? 4) - (order[b.phase] ?? 4) || b.move_number - a.move_number)
       .map((g) => {
         const playing = me && (g.black.id === me.id || g.white.id === me.id);
@@ -144,12 +194,12 @@ export class LobbyView {
           el('td', {}, `${g.board_size}×${g.board_size}`),
           el('td', { title: 'moves played' }, `move ${g.move_number}`),
           el('td', {}, state),
-          el('td', { title: 'spectators' }, `👁 ${g.spectators}`),
+          el('td', { 'data-testid': 'spectators' }, icon('eye', 'spectators'), ` ${g.spectators}`),
           el('td', { class: 'row-actions' }, el('a', { class: 'button', href: `#/game/${g.game_id}`, 'data-testid': 'open-game' },
             playing && g.phase !== 'ended' ? 'Play' : g.phase === 'ended' ? 'Review' : 'Watch')));
       });
     fill(this.gameList, rows.length
-      ? el('table', {}, el('thead', {}, el('tr', {}, ['Black', 'White', 'Size', 'Move', 'State', 'Watching', ''].map((h) => el('th', {}, h)))), el('tbody', {}, rows))
+      ? el('table', { class: 'stack-table' }, el('thead', {}, el('tr', {}, ['Black', 'White', 'Size', 'Move', 'State', 'Watching', ''].map((h) => el('th', {}, h)))), el('tbody', {}, rows))
       : el('p', { class: 'muted' }, 'No games are being played right now.'));
   }
 
@@ -160,10 +210,10 @@ export class LobbyView {
       const list = (xs, what) => (xs && xs.length ? xs.join(', ') : `any ${what}`);
       const text = `${list(o.board_sizes, 'size')} · ${list(o.rulesets, 'rules')} · ${list(o.time_systems, 'time')} · handicap up to ${o.max_handicap}`;
       return el('tr', { 'data-testid': 'bot-row', 'data-bot': b.user.id },
-        el('td', {}, `🤖 ${b.user.name}`), el('td', { class: 'muted' }, text),
+        el('td', {}, icon('bot', 'bot'), ` ${b.user.name}`), el('td', { class: 'muted' }, text),
         el('td', { class: 'row-actions' }, me ? el('button', { type: 'button', onclick: () => this.prefillBot(b) }, 'Challenge…') : null));
     });
-    fill(this.botList, rows.length ? el('table', {}, el('tbody', {}, rows)) : el('p', { class: 'muted' }, 'No bots are online.'));
+    fill(this.botList, rows.length ? el('table', { class: 'stack-table' }, el('tbody', {}, rows)) : el('p', { class: 'muted' }, 'No bots are online.'));
   }
 
   async act(msg) {
@@ -225,7 +275,7 @@ export class LobbyView {
         field('Time', el('select', { name: 'system', 'data-testid': 'seek-time', onchange: () => this.showClockFields() },
           option('none', 'untimed', true), option('byoyomi', 'byo-yomi'), option('fischer', 'Fischer'),
           option('canadian', 'Canadian'), option('absolute', 'sudden death'), option('simple', 'per move'))),
-        field('Main time (min)', num('main', 10, { step: 'any', min: 0 }), 'clock-main'),
+        field('Main time (min)', num('main', 10, { step: 'any', min: 0 }), 'needs-main'),
         field('Periods', num('periods', 5, { min: 1, max: 100 }), 'clock-byoyomi'),
         field('Period (s)', num('period', 30, { step: 'any', min: 1 }), 'clock-byoyomi'),
         field('Increment (s)', num('increment', 10, { step: 'any', min: 0 }), 'clock-fischer'),
@@ -244,7 +294,7 @@ export class LobbyView {
     if (!f) return;
     const system = f.elements.system.value;
     const shown = {
-      'clock-main': ['absolute', 'fischer', 'byoyomi', 'canadian'].includes(system),
+      'needs-main': ['absolute', 'fischer', 'byoyomi', 'canadian'].includes(system),
       'clock-byoyomi': system === 'byoyomi',
       'clock-fischer': system === 'fischer',
       'clock-canadian': system === 'canadian',

@@ -33,15 +33,21 @@ export function fill(node, ...children) {
   node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }
 
-/** Shows a message for a few seconds; `kind` is `error`, `info` or `ok`. */
-export function toast(message, kind = 'info', detail = '') {
+/**
+ * Shows a message for a few seconds; `kind` is `error`, `info` or `ok`. With `onTap`
+ * the message is a button that does it.
+ */
+export function toast(message, kind = 'info', detail = '', onTap = null) {
   const box = document.getElementById('toasts');
+  const text = onTap
+    ? el('button', { type: 'button', class: 'toast-tap', 'data-testid': 'toast-tap', onclick: () => { item.remove(); onTap(); } }, message)
+    : el('span', {}, message);
   const item = el('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status', 'data-testid': `toast-${kind}` },
-    el('span', {}, message),
+    text,
     detail ? el('small', {}, detail) : null,
     el('button', { class: 'toast-close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×'));
   box.append(item);
-  setTimeout(() => item.remove(), kind === 'error' ? 8000 : 4000);
+  setTimeout(() => item.remove(), kind === 'error' || onTap ? 8000 : 4000);
 }
 
 /** Shows a refused request or a lost connection to the person, in words. */
@@ -89,12 +95,12 @@ export function describeClock(c) {
 }
 
 /** Settings in one line: "9×9 · chinese · komi 7.5 · nigiri · untimed". */
-export function describeSettings(s, { colour = true } = {}) {
+export function describeSettings(s, { colour = true, clock = true } = {}) {
   const parts = [`${s.board_size}×${s.board_size}`, s.ruleset];
   if (s.handicap >= 2) parts.push(`${s.handicap} stones${s.handicap_placement === 'free' ? ' (free)' : ''}`);
   if (s.komi !== undefined && s.komi !== null) parts.push(`komi ${s.komi}`);
   if (colour) parts.push(s.color === 'nigiri' ? 'nigiri' : `challenger ${s.color}`);
-  parts.push(describeClock(s.clock));
+  if (clock) parts.push(describeClock(s.clock));
   return parts.join(' · ');
 }
 
@@ -113,7 +119,7 @@ export function stonesText(stones) {
 export function resultText(result, score) {
   if (!result) return '';
   if (result === 'Void') return 'No result (void)';
-  if (result === '0') return score ? 'Draw (jigo) · 和棋' : 'Draw';
+  if (result === '0') return 'Draw (jigo)';
   const m = /^([BW])\+(.+)$/.exec(result);
   if (!m) return result;
   const winner = m[1] === 'B' ? 'Black' : 'White';
@@ -125,10 +131,56 @@ export function resultText(result, score) {
       const pts = Number(m[2]);
       const unit = pts === 1 ? 'point' : 'points';
       const stones = score ? ` (${stonesText(score.margin_stones)})` : '';
-      const chinese = score && score.chinese ? ` · ${score.chinese}` : '';
-      return `${winner} wins by ${m[2]} ${unit}${stones}${chinese}`;
+      return `${winner} wins by ${m[2]} ${unit}${stones}`;
     }
   }
+}
+
+let cjk = null;
+
+/**
+ * Whether this system has a font for Chinese: a character drawn in the page's fonts
+ * differs from a character no font has (the empty box every missing glyph becomes).
+ */
+export function hasCjkFont() {
+  if (cjk !== null) return cjk;
+  const canvas = document.createElement('canvas');
+  canvas.width = 64;
+  canvas.height = 32;
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  if (!ctx) return (cjk = false);
+  const draw = (text) => {
+    ctx.clearRect(0, 0, 64, 32);
+    ctx.font = '24px sans-serif';
+    ctx.fillText(text, 2, 26);
+    return ctx.getImageData(0, 0, 64, 32).data.join();
+  };
+  cjk = draw('黑') !== draw('\u{10FFFD}');
+  return cjk;
+}
+
+/**
+ * The Chinese result (`黑胜3/4子`, `和棋`) of a counted game, shown only where a font
+ * can draw it (else it would be a row of empty boxes) and kept as text for copying.
+ */
+export function chineseText(result, score) {
+  const text = result === '0' && score ? '和棋' : score && score.chinese;
+  if (!text) return null;
+  return el('span', { class: 'chinese', lang: 'zh-Hans', 'data-testid': 'result-chinese', hidden: !hasCjkFont() }, ` · ${text}`);
+}
+
+/** An inline SVG icon (no icon font, no emoji): `eye`, `bot`, `first`, `back`, `forward`, `last`. */
+export function icon(name, label) {
+  const paths = {
+    eye: 'M1 8s2.5-5 7-5 7 5 7 5-2.5 5-7 5-7-5-7-5zm7 3a3 3 0 1 0 0-6 3 3 0 0 0 0 6z',
+    bot: 'M7 1h2v2h3a2 2 0 0 1 2 2v6a2 2 0 0 1-2 2H4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h3zM5 7v2h2V7zm4 0v2h2V7z',
+    first: 'M3 2h2v12H3zM14 2v12L6 8z',
+    back: 'M12 2v12L4 8z',
+    forward: 'M4 2v12l8-6z',
+    last: 'M11 2h2v12h-2zM2 2v12l8-6z',
+  };
+  return svg('svg', { class: 'icon', viewBox: '0 0 16 16', width: 16, height: 16, role: 'img', 'aria-label': label, 'data-icon': name },
+    svg('title', {}, label), svg('path', { d: paths[name], 'fill-rule': 'evenodd' }));
 }
 
 /** A random string for `nigiri_seed`. */

@@ -1,0 +1,42 @@
+//! `tengen ratings rebuild`: recomputes every rating from the rated results, in the order
+//! they were applied, and replaces the recorded changes and standings with the replay's
+//! (docs/RATINGS.md §5). Run it with the server stopped: a running server keeps its own
+//! ratings in memory and would not see the rebuild until it restarts.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use tengen::server::DB_FILE;
+use tengen::store::{SqliteStore, SyncMode};
+
+use super::config_args::ConfigArgs;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Replay every rated result in order and rewrite every rating from them.
+    Rebuild(ConfigArgs),
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command {
+        Command::Rebuild(config) => {
+            let config = config.load()?;
+            let path = config.data_dir.join(DB_FILE);
+            if !path.is_file() {
+                anyhow::bail!("there is no game database at {}", path.display());
+            }
+            let store = SqliteStore::open(&path, SyncMode::Full)?;
+            let games = tengen::standings::rebuild(&store)
+                .with_context(|| format!("rebuilding the ratings in {}", path.display()))?;
+            store.close()?;
+            println!("rebuilt the ratings from {games} rated games");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

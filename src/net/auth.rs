@@ -1,0 +1,291 @@
+//! The account routes over HTTP, `POST /api/auth/{register,login,refresh,logout,password,
+//! guest}` (`client-protocol/accounts.md`): reading bodies (bounded), the client address,
+//! the refresh cookie, and turning the desk's answers into JSON and status codes. The
+//! decisions are in [`crate::accounts`].
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde::de::DeserializeOwned;
+
+use crate::accounts::wire::{AuthCode, AuthProblem};
+use crate::accounts::{Accounts, Issued};
+use crate::auth::load_or_create_secret;
+use crate::hub::Hub;
+
+/// Bytes of request body the account routes read at most.
+pub const MAX_BODY_BYTES: usize = 4096;
+/// The refresh cookie's name.
+pub const REFRESH_COOKIE: &str = "tengen_refresh";
+/// The refresh cookie's path: it goes only to these routes.
+const COOKIE_PATH: &str = "/api/auth";
+
+#[derive(Clone)]
+struct Desk {
+    hub: Arc<Hub>,
+    accounts: Arc<Accounts>,
+}
+
+/// The account routes, to merge into the server's router.
+pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
+    let secret = match load_or_create_secret(&hub.config.auth, &hub.config.data_dir) {
+        Ok(secret) => secret,
+        Err(e) => {
+            // The verifier read the same secret at start-up, so this cannot fail unless
+            // the file vanished since; refuse every account request rather than start.
+            tracing::error!(error = %e, "the account routes cannot read the JWT secret");
+            return Router::new().route(
+                "/api/auth/{*rest}",
+                post(|| async { refusal(unavailable_secret()) }),
+            );
+        }
+    };
+    let desk = Desk {
+        hub: hub.clone(),
+        accounts: Arc::new(Accounts::new(&hub.config.auth, hub.store().clone(), secret)),
+    };
+    Router::new()
+        .route("/api/auth/register", post(register))
+        .route("/api/auth/login", post(login))
+        .route("/api/auth/refresh", post(refresh))
+        .route("/api/auth/logout", post(logout))
+        .route("/api/auth/password", post(password))
+        .route("/api/auth/guest", post(guest))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(desk)
+}
+
+fn unavailable_secret() -> AuthProblem {
+    AuthProblem {
+        error: "The server cannot sign tokens now; see its log.".into(),
+        code: AuthCode::Unavailable,
+        retry_after: None,
+    }
+}
+
+fn status_of(code: AuthCode) -> StatusCode {
+    use AuthCode as C;
+    match code {
+        C::BadRequest
+        | C::InvalidUsername
+        | C::UsernameReserved
+        | C::InvalidDisplayName
+        | C::WeakPassword
+        | C::PasswordTooLong => StatusCode::BAD_REQUEST,
+        C::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        C::UsernameTaken => StatusCode::CONFLICT,
+        C::InvalidCredentials | C::InvalidRefresh | C::RefreshReused | C::Unauthorized => {
+            StatusCode::UNAUTHORIZED
+        }
+        C::AccountDisabled
+        | C::RegistrationClosed
+        | C::InviteRequired
+        | C::InvalidInvite
+        | C::Forbidden => StatusCode::FORBIDDEN,
+        C::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        C::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+    }
+}
+
+/// A refusal as JSON, never cached; a refused refresh also clears the cookie.
+fn refusal(p: AuthProblem) -> Response {
+    let mut response = (status_of(p.code), Json(&p)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(secs) = p.retry_after
+        && let Ok(v) = HeaderValue::from_str(&secs.to_string())
+    {
+        headers.insert(header::RETRY_AFTER, v);
+    }
+    response
+}
+
+fn cookie(value: &str, max_age: u64, secure: bool) -> Option<HeaderValue> {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{REFRESH_COOKIE}={value}; HttpOnly; SameSite=Strict; Path={COOKIE_PATH}; Max-Age={max_age}{secure}"
+    ))
+    .ok()
+}
+
+fn with_cleared_cookie(mut response: Response, accounts: &Accounts) -> Response {
+    if let Some(c) = cookie("", 0, accounts.secure_cookie()) {
+        response.headers_mut().insert(header::SET_COOKIE, c);
+    }
+    response
+}
+
+/// A session as JSON with its refresh cookie.
+fn issued(status: StatusCode, session: Issued, accounts: &Accounts) -> Response {
+    let mut response = (status, Json(&session.body)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(c) = cookie(
+        &session.refresh_token,
+        accounts.refresh_ttl_secs(),
+        accounts.secure_cookie(),
+    ) {
+        headers.insert(header::SET_COOKIE, c);
+    }
+    response
+}
+
+fn answer(
+    result: Result<Issued, AuthProblem>,
+    status: StatusCode,
+    accounts: &Accounts,
+) -> Response {
+    match result {
+        Ok(session) => issued(status, session, accounts),
+        Err(p) => refusal(p),
+    }
+}
+
+/// Reads a JSON body into `T`, or refuses it with a coded problem.
+fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, AuthProblem> {
+    let bytes = bytes.map_err(|e| AuthProblem {
+        error: if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            format!("The body is larger than {MAX_BODY_BYTES} bytes.")
+        } else {
+            format!("The body cannot be read: {}", e.body_text())
+        },
+        code: if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            AuthCode::TooLarge
+        } else {
+            AuthCode::BadRequest
+        },
+        retry_after: None,
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| AuthProblem {
+        error: format!("The body is not the JSON object this route takes: {e}."),
+        code: AuthCode::BadRequest,
+        retry_after: None,
+    })
+}
+
+/// The client's address: the socket's peer, or, when the peer is one of
+/// `auth.trusted_proxies`, the nearest address in `X-Forwarded-For` that is not.
+fn client_address(desk: &Desk, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
+    let trusted = &desk.hub.config.auth.trusted_proxies;
+    let mut address = peer.ip();
+    if !trusted.contains(&address) {
+        return address;
+    }
+    let forwarded = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .collect::<Vec<_>>();
+    for hop in forwarded.iter().rev() {
+        match hop.parse::<IpAddr>() {
+            Ok(ip) if trusted.contains(&ip) => address = ip,
+            Ok(ip) => return ip,
+            Err(_) => return address,
+        }
+    }
+    address
+}
+
+/// The refresh token from the `Cookie` header(s).
+fn refresh_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == REFRESH_COOKIE)
+        .map(|(_, value)| value.to_string())
+        .filter(|v| !v.is_empty())
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+        .map(str::trim)
+}
+
+type Peer = ConnectInfo<SocketAddr>;
+
+async fn register(
+    State(desk): State<Desk>,
+    ConnectInfo(peer): Peer,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
+    let from = client_address(&desk, peer, &headers);
+    let result = match body(bytes) {
+        Ok(req) => desk.accounts.register(req, from).await,
+        Err(p) => Err(p),
+    };
+    answer(result, StatusCode::CREATED, &desk.accounts)
+}
+
+async fn login(
+    State(desk): State<Desk>,
+    ConnectInfo(peer): Peer,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
+    let from = client_address(&desk, peer, &headers);
+    let result = match body(bytes) {
+        Ok(req) => desk.accounts.login(req, from).await,
+        Err(p) => Err(p),
+    };
+    answer(result, StatusCode::OK, &desk.accounts)
+}
+
+async fn refresh(State(desk): State<Desk>, headers: HeaderMap) -> Response {
+    match desk.accounts.refresh(refresh_cookie(&headers)).await {
+        Ok(session) => issued(StatusCode::OK, session, &desk.accounts),
+        Err(p) if p.code == AuthCode::Unavailable => refusal(p),
+        Err(p) => with_cleared_cookie(refusal(p), &desk.accounts),
+    }
+}
+
+async fn logout(State(desk): State<Desk>, headers: HeaderMap) -> Response {
+    match desk.accounts.logout(refresh_cookie(&headers)).await {
+        Ok(()) => with_cleared_cookie(StatusCode::NO_CONTENT.into_response(), &desk.accounts),
+        Err(p) => refusal(p),
+    }
+}
+
+async fn password(
+    State(desk): State<Desk>,
+    ConnectInfo(peer): Peer,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
+    let from = client_address(&desk, peer, &headers);
+    let result = match body(bytes) {
+        Ok(req) => {
+            desk.accounts
+                .change_password(&desk.hub.verifier, bearer(&headers), req, from)
+                .await
+        }
+        Err(p) => Err(p),
+    };
+    answer(result, StatusCode::OK, &desk.accounts)
+}
+
+async fn guest(State(desk): State<Desk>, ConnectInfo(peer): Peer, headers: HeaderMap) -> Response {
+    let from = client_address(&desk, peer, &headers);
+    answer(
+        desk.accounts.guest(from).await,
+        StatusCode::CREATED,
+        &desk.accounts,
+    )
+}

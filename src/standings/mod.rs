@@ -1,0 +1,255 @@
+//! The server's ratings, kept current as rated games end (docs/RATINGS.md): a task that
+//! owns the [`Ledger`], folds each finished rated game into it in the order the games
+//! end, and records the change in the store. Never on a room's path: a room's end only
+//! sends the game's id here.
+//!
+//! Crash-consistent by construction: at start the ledger is replayed from the rated
+//! games already applied, in their recorded order, and any finished rated game whose
+//! change was never recorded (a crash came between) is applied then. The ratings are
+//! always a fold over the results, which is also what [`rebuild`] does.
+
+pub mod view;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::protocol::GameSettings;
+use crate::rating::{Ledger, Pool, RatedResult, Rating};
+use crate::rules::GameResult;
+use crate::store::{
+    GameRecord, GameStatus, RatingChangeRow, RatingRecord, RatingRow, Store, StoreError,
+};
+
+/// The first wait after the store refuses a rating write; doubles up to [`LAST_RETRY`].
+const FIRST_RETRY: Duration = Duration::from_millis(200);
+const LAST_RETRY: Duration = Duration::from_secs(30);
+
+/// The handle the hub tells of ended games.
+pub struct Standings {
+    /// Unbounded, yet bounded by the games: each game ends once, and one id is sent then.
+    ended: mpsc::UnboundedSender<String>,
+}
+
+impl Standings {
+    /// Starts the rating task: it catches up with the store, then rates games as they end.
+    pub fn spawn(store: Arc<dyn Store>) -> Standings {
+        let (ended, games) = mpsc::unbounded_channel();
+        tokio::spawn(run(store, games));
+        Standings { ended }
+    }
+
+    /// A game ended (its result is committed). Rated or not: the task reads its row.
+    pub fn game_ended(&self, game_id: &str) {
+        let _ = self.ended.send(game_id.to_string());
+    }
+}
+
+/// The ledger and the games already in it.
+#[derive(Default)]
+struct Rater {
+    ledger: Ledger,
+    applied: HashSet<String>,
+}
+
+impl Rater {
+    /// Folds one finished rated game into the ledger and says what to record.
+    fn rate(&mut self, game: &GameRecord) -> RatingRecord {
+        self.applied.insert(game.id.clone());
+        rate(&mut self.ledger, game)
+    }
+}
+
+async fn run(store: Arc<dyn Store>, mut games: mpsc::UnboundedReceiver<String>) {
+    let mut rater = retry("catching up with rated games", || {
+        let store = store.clone();
+        async move {
+            tokio::task::spawn_blocking(move || catch_up(&*store))
+                .await
+                .unwrap_or(Err(StoreError::Poisoned))
+        }
+    })
+    .await;
+    while let Some(game_id) = games.recv().await {
+        if rater.applied.contains(&game_id) {
+            continue;
+        }
+        let row = retry("reading an ended game", || {
+            let (store, id) = (store.clone(), game_id.clone());
+            async move {
+                tokio::task::spawn_blocking(move || store.game(&id))
+                    .await
+                    .unwrap_or(Err(StoreError::Poisoned))
+            }
+        })
+        .await;
+        let Some(game) = row.filter(|g| g.status == GameStatus::Finished && is_rated(g)) else {
+            continue;
+        };
+        let record = rater.rate(&game);
+        retry("recording a rating change", || {
+            let (store, record) = (store.clone(), record.clone());
+            async move {
+                tokio::task::spawn_blocking(move || store.record_rating(&record))
+                    .await
+                    .unwrap_or(Err(StoreError::Poisoned))
+            }
+        })
+        .await;
+        tracing::info!(game = %game.id, changes = record.changes.len(), "rated a game");
+    }
+}
+
+/// Runs `attempt` until the store takes it, waiting longer after each failure: ratings
+/// must be applied in order, so a failing store holds the queue rather than skip a game.
+async fn retry<T, F, Fut>(what: &str, mut attempt: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, StoreError>>,
+{
+    let mut wait = FIRST_RETRY;
+    loop {
+        match attempt().await {
+            Ok(value) => return value,
+            Err(e) => {
+                tracing::error!(error = %e, "the store failed while {what}; retrying");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(LAST_RETRY);
+            }
+        }
+    }
+}
+
+/// Replays the applied games into a fresh ledger, then applies and records the pending
+/// ones (finished, never recorded), oldest ending first.
+fn catch_up(store: &dyn Store) -> Result<Rater, StoreError> {
+    let games = store.rated_games()?;
+    let mut rater = Rater::default();
+    for game in &games.applied {
+        rater.rate(game);
+    }
+    for game in &games.pending {
+        let record = rater.rate(game);
+        store.record_rating(&record)?;
+        tracing::info!(game = %game.id, "rated a game that ended before the last stop");
+    }
+    Ok(rater)
+}
+
+/// `tengen ratings rebuild`: replays every rated result in its order of application (then
+/// the pending ones) and replaces every recorded change and standing with the replay's.
+/// Returns how many games were replayed.
+pub fn rebuild(store: &dyn Store) -> Result<usize, StoreError> {
+    let games = store.rated_games()?;
+    let mut ledger = Ledger::default();
+    let records: Vec<RatingRecord> = games
+        .applied
+        .iter()
+        .chain(&games.pending)
+        .map(|game| rate(&mut ledger, game))
+        .collect();
+    store.replace_ratings(&records)?;
+    Ok(records.len())
+}
+
+/// A player's overall rating as last recorded (a new player's 1500 if none), which
+/// automatch pairs by.
+pub fn overall_rating(store: &dyn Store, player: &str) -> Result<f64, StoreError> {
+    let rows = store.player_ratings(player)?;
+    Ok(rows
+        .iter()
+        .find(|r| r.pool == Pool::Overall.name())
+        .map_or(Rating::NEW.rating, |r| r.rating))
+}
+
+fn is_rated(game: &GameRecord) -> bool {
+    serde_json::from_str::<GameSettings>(&game.settings).is_ok_and(|s| s.rated)
+}
+
+/// A finished game's row as the ledger reads it.
+fn rated_result(game: &GameRecord) -> Result<RatedResult, String> {
+    let settings: GameSettings =
+        serde_json::from_str(&game.settings).map_err(|e| format!("its settings: {e}"))?;
+    let result: GameResult = game
+        .result
+        .as_deref()
+        .ok_or("it has no result")?
+        .parse()
+        .map_err(|e| format!("its result: {e}"))?;
+    Ok(RatedResult {
+        game_id: game.id.clone(),
+        ended_at_ms: game.ended_at_ms.unwrap_or(0).max(0) as u64,
+        black: game.black.clone(),
+        white: game.white.clone(),
+        size: settings.board_size,
+        handicap: settings.handicap,
+        result,
+    })
+}
+
+/// Rates one game in `ledger` and gives what to record. A game the ledger cannot rate
+/// (an unreadable row, the same player on both sides) is recorded with no change, so it
+/// is neither retried nor rated by a later rebuild differently.
+fn rate(ledger: &mut Ledger, game: &GameRecord) -> RatingRecord {
+    let unrated = || RatingRecord {
+        game_id: game.id.clone(),
+        changes: Vec::new(),
+        standings: Vec::new(),
+    };
+    let result = match rated_result(game) {
+        Ok(result) => result,
+        Err(why) => {
+            tracing::warn!(game = %game.id, "a rated game cannot be read, so it rates nothing: {why}");
+            return unrated();
+        }
+    };
+    let change = match ledger.apply(&result) {
+        Ok(Some(change)) => change,
+        Ok(None) => return unrated(),
+        Err(e) => {
+            tracing::warn!(game = %game.id, "{e}");
+            return unrated();
+        }
+    };
+    let at_ms = result.ended_at_ms as i64;
+    let triple = |r: Rating| [r.rating, r.deviation, r.volatility];
+    let mut changes = Vec::with_capacity(change.pools.len() * 2);
+    let mut standings = Vec::with_capacity(change.pools.len() * 2);
+    for pool in &change.pools {
+        let sides = [
+            ("black", &result.black, &result.white, pool.black),
+            ("white", &result.white, &result.black, pool.white),
+        ];
+        for (color, player, opponent, (before, after)) in sides {
+            changes.push(RatingChangeRow {
+                game_id: game.id.clone(),
+                pool: pool.pool.name().to_string(),
+                color: color.to_string(),
+                player: player.clone(),
+                opponent: opponent.clone(),
+                at_ms,
+                before: triple(before),
+                after: triple(after),
+            });
+            let s = ledger.standing(player, pool.pool);
+            standings.push(RatingRow {
+                player: player.clone(),
+                pool: pool.pool.name().to_string(),
+                rating: s.rating.rating,
+                deviation: s.rating.deviation,
+                volatility: s.rating.volatility,
+                games: s.games,
+                won: s.won,
+                lost: s.lost,
+                last_game_ms: s.last_game_ms.map(|ms| ms as i64),
+            });
+        }
+    }
+    RatingRecord {
+        game_id: game.id.clone(),
+        changes,
+        standings,
+    }
+}

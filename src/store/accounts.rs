@@ -1,0 +1,164 @@
+//! Accounts in the store: users (local, guest, or first seen on an identity service's
+//! token), refresh tokens (only their hashes) grouped in families, and invite codes (only
+//! their hashes). [`AccountStore`] is a supertrait of [`Store`](super::Store), so every
+//! backend keeps accounts beside games, durably; nothing about an account lives only in
+//! memory.
+
+use serde::{Deserialize, Serialize};
+
+use super::StoreError;
+use crate::protocol::Role;
+
+/// Where an identity comes from. One id has one origin for good, so a token of an
+/// external identity service can never speak for a local account or a guest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Registered here (`/api/auth/register`, `tengen user add`), with a password.
+    Local,
+    /// First seen on a token signed by the configured external key.
+    External,
+    /// A passwordless guest (`/api/auth/guest`).
+    Guest,
+}
+
+impl Origin {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Local => "local",
+            Origin::External => "external",
+            Origin::Guest => "guest",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(text: &str) -> Option<Origin> {
+        match text {
+            "local" => Some(Origin::Local),
+            "external" => Some(Origin::External),
+            "guest" => Some(Origin::Guest),
+            _ => None,
+        }
+    }
+}
+
+/// One user row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UserRecord {
+    /// The user id: a local account's canonical username, a guest's generated name, an
+    /// external user's `sub`.
+    pub id: String,
+    pub origin: Origin,
+    pub display_name: String,
+    pub role: Role,
+    /// The argon2id PHC string; only local accounts have one.
+    #[serde(skip)]
+    pub password_hash: Option<String>,
+    pub disabled: bool,
+    pub created_at_ms: i64,
+}
+
+/// A change to a user; changing the password or disabling also revokes every refresh
+/// token of the user, in the same transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UserChange {
+    Password(String),
+    Disabled(bool),
+    Role(Role),
+}
+
+/// A new refresh token, stored by its SHA-256 only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRefresh {
+    /// Hex SHA-256 of the token the client holds.
+    pub hash: String,
+    pub issued_at_ms: i64,
+    pub expires_at_ms: i64,
+}
+
+/// What presenting a refresh token did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rotation {
+    /// The token was live: it is used up and the new one replaces it in its family.
+    Rotated(UserRecord),
+    /// The token was already used: someone replays it, so its whole family is now
+    /// revoked.
+    Replayed,
+    /// Unknown, expired or revoked: nothing changed.
+    Invalid,
+    /// The user is disabled: the family is revoked.
+    Disabled,
+}
+
+/// What a look at an external token's user found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sighting {
+    /// An external user (now recorded if new) who may connect.
+    Admitted,
+    /// The user is disabled.
+    Disabled,
+    /// The id belongs to a local account or a guest: the external token is refused.
+    Clash(Origin),
+}
+
+/// An invite code, stored by its SHA-256 only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewInvite {
+    pub hash: String,
+    pub created_at_ms: i64,
+    pub expires_at_ms: i64,
+}
+
+/// Users, refresh tokens and invites: the account half of [`Store`](super::Store).
+/// Synchronous like the rest; callers on the async side use `spawn_blocking`.
+pub trait AccountStore {
+    /// Creates a user; [`StoreError::DuplicateUser`] if the id is taken. With `invite`
+    /// (an invite's hash), the invite must be unused and unexpired at `now_ms`
+    /// ([`StoreError::InvalidInvite`]) and is used up by this user, atomically.
+    fn create_user(
+        &self,
+        user: &UserRecord,
+        invite: Option<&str>,
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// One user, if the id is known.
+    fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError>;
+
+    /// Users ordered by id, starting after `after`, at most `limit`.
+    fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError>;
+
+    /// Changes a user; [`StoreError::UnknownUser`] if there is none.
+    fn update_user(&self, id: &str, change: &UserChange) -> Result<(), StoreError>;
+
+    /// Looks at the user of a valid external token: records them at first sight, and
+    /// says whether they may connect.
+    fn sight_external(
+        &self,
+        id: &str,
+        display_name: &str,
+        now_ms: i64,
+    ) -> Result<Sighting, StoreError>;
+
+    /// Starts a new family of refresh tokens for `user_id` with `token`. Expired tokens
+    /// are deleted on the way, and when the user already has `max_families` live
+    /// families, the oldest are revoked so the user keeps at most that many.
+    fn start_refresh_family(
+        &self,
+        user_id: &str,
+        token: &NewRefresh,
+        max_families: usize,
+    ) -> Result<(), StoreError>;
+
+    /// Presents the refresh token hashed `old`: if live at `new.issued_at_ms`, it is used
+    /// up and `new` joins its family.
+    fn rotate_refresh(&self, old: &str, new: &NewRefresh) -> Result<Rotation, StoreError>;
+
+    /// Revokes the family of the refresh token hashed `hash` (logout); an unknown hash
+    /// changes nothing.
+    fn revoke_refresh_family(&self, hash: &str) -> Result<(), StoreError>;
+
+    /// Stores an invite code's hash.
+    fn create_invite(&self, invite: &NewInvite) -> Result<(), StoreError>;
+}

@@ -1,0 +1,85 @@
+//! Running a browser scenario of `tests/browser/` against a server the test started:
+//! Debian's Chromium (or `CHROMIUM`), the pinned `playwright-core` installed from the lock
+//! file when missing, one browser at a time, a time limit, and the screenshots it must
+//! leave. Included by the browser tests that need no server restart.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Chromium from Debian's package; `CHROMIUM` points elsewhere.
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// A scenario takes well under a minute; this bounds a hung browser.
+const LIMIT: Duration = Duration::from_secs(240);
+
+/// One Chromium at a time: the machine is small.
+static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the screenshots go.
+pub fn artifacts() -> PathBuf {
+    root().join("target/browser-artifacts")
+}
+
+/// Installs the pinned `playwright-core` from the lock file when it is missing.
+fn install_playwright(dir: &Path) {
+    if dir
+        .join("node_modules/playwright-core/package.json")
+        .exists()
+    {
+        return;
+    }
+    let status = std::process::Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(dir)
+        .status()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run `npm ci` in {} (is Node.js installed?): {e}",
+                dir.display()
+            )
+        });
+    assert!(status.success(), "`npm ci` in {} failed", dir.display());
+}
+
+/// Runs `node tests/browser/<script> <url>`; it must pass and leave `shots`.
+pub async fn run_scenario(script: &str, url: &str, shots: &[&str]) {
+    let _one = BROWSER.lock().await;
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| CHROMIUM.to_string());
+    assert!(
+        Path::new(&chromium).exists(),
+        "the browser test needs Chromium at {chromium}: install it with `apt-get install -y chromium` (or set CHROMIUM)"
+    );
+    let dir = root().join("tests/browser");
+    install_playwright(&dir);
+    let artifacts = artifacts();
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+    let started = Instant::now();
+    let mut child = tokio::process::Command::new("node")
+        .arg(dir.join(script))
+        .arg(url)
+        .env("CHROMIUM", &chromium)
+        .env("TENGEN_ARTIFACTS", &artifacts)
+        .current_dir(&dir)
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run `node` (is Node.js installed?): {e}"));
+    let status = match tokio::time::timeout(LIMIT, child.wait()).await {
+        Ok(status) => status.expect("node runs"),
+        Err(_) => panic!("the browser test {script} did not finish within {LIMIT:?}"),
+    };
+    assert!(
+        status.success(),
+        "the browser test {script} failed ({status}) after {:.1?}; screenshots in {}",
+        started.elapsed(),
+        artifacts.display()
+    );
+    for shot in shots {
+        assert!(
+            artifacts.join(shot).exists(),
+            "the screenshot {shot} is missing"
+        );
+    }
+}

@@ -1,0 +1,28 @@
+// The player's options, kept in localStorage: sound, the spoken byo-yomi count and its
+// language, and confirming a move with a second tap (on by default on touch screens).
+
+const KEY = 'tengen.prefs';
+
+const DEFAULTS = {
+  sound: true,
+  /** `off`, `en` or `zh`. */
+  count: 'off',
+  confirm: typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches,
+};
+
+function load() {
+  try {
+    return { ...DEFAULTS, ...JSON.parse(localStorage.getItem(KEY) || '{}') };
+  } catch {
+    return { ...DEFAULTS };
+  }
+}
+
+export const prefs = {
+  get(name) {
+    return load()[name];
+  },
+  set(name, value) {
+    localStorage.setItem(KEY, JSON.stringify({ ...load(), [name]: value }));
+  },
+};
