@@ -346,9 +346,118 @@ fn date(ms: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// The player who left a finished game and lost it by forfeit while away (an escaper),
+/// if any: the result in effect is a forfeit against them and the game ended that way
+/// (a claim or a forfeit, not a referee's: the event just before `game_ended` is no
+/// `warned` or `ruled`), they had been in the game, and their last `presence` before the
+/// end is offline. A player who never came (lateness) or was claimed against while
+/// present (stalling) did not escape. `events` are the game's, in `seq` order; only its
+/// `presence`, `warned`, `ruled` and `game_ended` events are read.
+pub fn escaper(row: &GameRecord, events: &[EventRecord]) -> Option<Color> {
+    let result: GameResult = row.result.as_deref()?.parse().ok()?;
+    let GameResult::Forfeit { winner } = result else {
+        return None;
+    };
+    let loser = winner.opponent();
+    let (mut came, mut here, mut referee_seq) = (false, false, None);
+    for record in events {
+        let Ok(frame) = serde_json::from_str::<EventFrame>(&record.payload) else {
+            continue;
+        };
+        match frame.event {
+            GameEvent::Presence { color, online } if color == loser => {
+                came |= online;
+                here = online;
+            }
+            GameEvent::Warned { .. } | GameEvent::Ruled { .. } => referee_seq = Some(frame.seq),
+            GameEvent::GameEnded {
+                result: ended,
+                reason,
+                ..
+            } => {
+                let by_referee = referee_seq.is_some_and(|s| s + 1 == frame.seq);
+                let escaped = ended == result && reason == "forfeit" && !by_referee;
+                return (escaped && came && !here).then_some(loser);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn record(seq: u64, event: GameEvent) -> EventRecord {
+        let frame = EventFrame {
+            game_id: "g".into(),
+            seq,
+            event,
+        };
+        EventRecord {
+            game_id: "g".into(),
+            seq,
+            kind: frame.event.kind().into(),
+            payload: serde_json::to_string(&frame).expect("JSON"),
+            at_ms: 0,
+        }
+    }
+
+    fn presence(seq: u64, color: Color, online: bool) -> EventRecord {
+        record(seq, GameEvent::Presence { color, online })
+    }
+
+    fn ended(seq: u64) -> EventRecord {
+        record(
+            seq,
+            GameEvent::GameEnded {
+                result: GameResult::Forfeit {
+                    winner: Color::White,
+                },
+                reason: "forfeit".into(),
+                score: None,
+            },
+        )
+    }
+
+    #[test]
+    fn an_escaper_came_left_and_lost_by_forfeit_while_away() {
+        let row = GameRecord {
+            id: "g".into(),
+            created_at_ms: 0,
+            settings: "{}".into(),
+            black: "b".into(),
+            white: "w".into(),
+            black_name: "B".into(),
+            white_name: "W".into(),
+            status: crate::store::GameStatus::Finished,
+            result: Some("W+F".into()),
+            ended_at_ms: Some(1),
+            move_count: 0,
+        };
+        let came_and_left = [
+            presence(2, Color::Black, true),
+            presence(3, Color::White, true),
+            presence(9, Color::Black, false),
+            ended(10),
+        ];
+        assert_eq!(escaper(&row, &came_and_left), Some(Color::Black));
+        // Never came: late, not an escaper.
+        assert_eq!(
+            escaper(&row, &[presence(3, Color::White, true), ended(4)]),
+            None
+        );
+        // There at the end (a stalling claim).
+        let there = [presence(2, Color::Black, true), ended(10)];
+        assert_eq!(escaper(&row, &there), None);
+        // The result in effect is another one now.
+        let changed = GameRecord {
+            result: Some("Void".into()),
+            ..row.clone()
+        };
+        assert_eq!(escaper(&changed, &came_and_left), None);
+    }
 
     #[test]
     fn dates_are_civil_utc_days() {

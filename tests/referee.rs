@@ -682,3 +682,69 @@ async fn a_tournament_games_spectators_chat_is_published_with_its_record_at_the_
     let kept = archived_kibitz(&server, &id).await;
     assert_eq!(kept[0]["text"], "B should play tengen", "{kept}");
 }
+
+/// Waits until `c` hears that `color` left the game.
+async fn left(c: &mut Client, color: &str) {
+    loop {
+        let p = c.recv_type("presence").await;
+        if p["color"] == color && p["online"] == false {
+            return;
+        }
+    }
+}
+
+/// `player`'s escaper record from their profile.
+async fn escapes(server: &TestServer, player: &str) -> Value {
+    let (status, profile) = common::get_json(server, &format!("/api/users/{player}")).await;
+    assert_eq!(status, 200, "{profile}");
+    profile["escapes"].clone()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_escaper_record_counts_games_lost_by_a_claim_after_leaving_and_no_others() {
+    let server = TestServer::start_with(|c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    let claimable = json!({"claim_after_ms": 30_000});
+    // Black leaves on their own turn and White claims the game: an escape.
+    let (mut black, mut white, escaped) = game(&server, claimable.clone()).await;
+    play(&mut black, &escaped, 1, "E5").await;
+    play(&mut white, &escaped, 2, "C3").await;
+    black.close().await;
+    left(&mut white, "black").await;
+    tokio::time::sleep(Duration::from_millis(60_000)).await;
+    white
+        .ok(json!({"type": "claim_win", "game_id": escaped}))
+        .await;
+    // Black leaves again, but a referee awards the game: a ruling, not an escape.
+    let (black, mut white, ruled) = game(&server, claimable.clone()).await;
+    black.close().await;
+    left(&mut white, "black").await;
+    let mut admin = login_as(&server, "admin", Role::Admin).await;
+    admin
+        .ok(json!({"type": "rule", "game_id": ruled, "ruling": "white_wins", "reason": "left"}))
+        .await;
+    // White, present, loses on warnings: no escape either.
+    let (_black, _white, warned) = game(&server, claimable).await;
+    for reason in ["one", "two"] {
+        admin
+            .ok(json!({"type": "warn", "game_id": warned, "color": "white", "reason": reason}))
+            .await;
+    }
+    let record = escapes(&server, "black").await;
+    assert_eq!(record["count"], 1, "{record}");
+    assert_eq!(record["recent"][0]["game_id"], escaped.as_str());
+    assert_eq!(record["recent"][0]["opponent"], "white");
+    assert!(record["recent"][0]["at"].as_i64().is_some_and(|at| at > 0));
+    assert_eq!(
+        escapes(&server, "white").await,
+        json!({"count": 0, "recent": []})
+    );
+    // The record follows the result in effect: an annulled game is no escape.
+    admin
+        .ok(json!({"type": "change_result", "game_id": escaped, "ruling": "annul", "reason": "network trouble"}))
+        .await;
+    assert_eq!(escapes(&server, "black").await["count"], 0);
+}

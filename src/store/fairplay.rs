@@ -1,11 +1,12 @@
-//! Fair play in the store: who blocks whom, and reports to referees. Plain rows, apart
-//! from the game log; the SQL for them lives here, behind the `Store` trait's fair-play
-//! methods.
+//! Fair play in the store: who blocks whom, reports to referees, spectators' chat, and
+//! the games an escaper record is read from. Plain rows, apart from the game log; the
+//! SQL for them lives here, behind the `Store` trait's fair-play methods.
 
 use rusqlite::OptionalExtension;
+use rusqlite::types::Value;
 
-use super::StoreError;
-use super::sqlite::SqliteStore;
+use super::sqlite::{GAME_COLUMNS, SqliteStore};
+use super::{EventRecord, GameRecord, StoreError};
 
 /// A report as a player files it: about a user, a game (and a range of its events), or
 /// both, with a reason in words.
@@ -125,6 +126,59 @@ impl SqliteStore {
             })
             .map_err(&db)?;
         rows.collect::<Result<_, _>>().map_err(&db)
+    }
+
+    pub(super) fn sql_forfeit_losses(
+        &self,
+        player: &str,
+        limit: u32,
+    ) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
+        let mut conn = self.lock()?;
+        // One read transaction, so each game's events match its row.
+        let tx = conn.transaction().map_err(self.db_err())?;
+        let sql = format!(
+            "SELECT {GAME_COLUMNS} FROM games
+             WHERE status = 'finished'
+               AND ((black = ?1 AND result = 'W+F') OR (white = ?1 AND result = 'B+F'))
+             ORDER BY ended_at_ms DESC, id DESC LIMIT ?2"
+        );
+        let games = self.query_games(
+            &tx,
+            &sql,
+            &[
+                Value::Text(player.to_owned()),
+                Value::Integer(i64::from(limit)),
+            ],
+        )?;
+        let db = self.db_err();
+        let mut out = Vec::with_capacity(games.len());
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "SELECT game_id, seq, kind, payload, at_ms FROM events
+                     WHERE game_id = ?1 AND kind IN ('presence', 'warned', 'ruled', 'game_ended')
+                     ORDER BY seq",
+                )
+                .map_err(&db)?;
+            for game in games {
+                let events = stmt
+                    .query_map([&game.id], |row| {
+                        Ok(EventRecord {
+                            game_id: row.get(0)?,
+                            seq: row.get::<_, i64>(1)?.max(0) as u64,
+                            kind: row.get(2)?,
+                            payload: row.get(3)?,
+                            at_ms: row.get(4)?,
+                        })
+                    })
+                    .map_err(&db)?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(&db)?;
+                out.push((game, events));
+            }
+        }
+        tx.commit().map_err(&db)?;
+        Ok(out)
     }
 
     pub(super) fn sql_kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError> {

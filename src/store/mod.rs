@@ -452,6 +452,16 @@ pub trait Store: AccountStore + Send + Sync + 'static {
 
     /// A game's spectators' chat (kept with [`Append::Kibitz`]), oldest first.
     fn kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError>;
+
+    /// The finished games `player` lost by forfeit (by the result in effect), the latest
+    /// ending first, at most `limit`, each with only its `presence`, `warned`, `ruled` and
+    /// `game_ended` events in `seq` order: what an escaper record is read from
+    /// ([`crate::archive::escaper`]).
+    fn forfeit_losses(
+        &self,
+        player: &str,
+        limit: u32,
+    ) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError>;
     // Ratings (docs/RATINGS.md). The store keeps what the rating service derived from
     // results; it never computes a rating itself.
 

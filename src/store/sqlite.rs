@@ -525,7 +525,7 @@ impl SqliteStore {
         })
     }
 
-    fn query_games(
+    pub(super) fn query_games(
         &self,
         conn: &Connection,
         sql: &str,
@@ -545,7 +545,7 @@ impl SqliteStore {
 }
 
 /// The columns of [`GameRecord`] in the order [`SqliteStore::game_from_row`] reads them.
-const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
+pub(super) const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
                             status, result, ended_at_ms, move_count";
 
 /// A borrowed [`Append`], so `create_game` need not clone its record.
@@ -784,6 +784,14 @@ impl Store for SqliteStore {
 
     fn kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError> {
         self.sql_kibitz(game_id)
+    }
+
+    fn forfeit_losses(
+        &self,
+        player: &str,
+        limit: u32,
+    ) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
+        self.sql_forfeit_losses(player, limit)
     }
 
     fn rated_games(&self) -> Result<RatedGames, StoreError> {

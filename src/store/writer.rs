@@ -293,6 +293,14 @@ mod tests {
         fn kibitz(&self, game_id: &str) -> Result<Vec<crate::store::KibitzRecord>, StoreError> {
             self.inner.kibitz(game_id)
         }
+        fn forfeit_losses(
+            &self,
+            player: &str,
+            limit: u32,
+        ) -> Result<Vec<(crate::store::GameRecord, Vec<crate::store::EventRecord>)>, StoreError>
+        {
+            self.inner.forfeit_losses(player, limit)
+        }
         fn rated_games(&self) -> Result<crate::store::RatedGames, StoreError> {
             self.inner.rated_games()
         }
