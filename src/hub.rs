@@ -429,6 +429,7 @@ impl Hub {
     /// results (ratings) is brought up to date from here.
     pub fn result_changed(&self, game_id: &str, previous: GameResult, result: GameResult) {
         tracing::info!(game = %game_id, %previous, %result, "a referee changed a result");
+        self.standings.result_changed();
     }
 
     /// Removes room `room` of a game from the registry, if it is still the one there.

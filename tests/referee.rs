@@ -748,3 +748,85 @@ async fn the_escaper_record_counts_games_lost_by_a_claim_after_leaving_and_no_ot
         .await;
     assert_eq!(escapes(&server, "black").await["count"], 0);
 }
+
+/// `player`'s profile once `done` holds for its overall pool (the rating task works a
+/// moment after the news reaches it).
+async fn overall_when(server: &TestServer, player: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..1000 {
+        let (status, profile) = common::get_json(server, &format!("/api/users/{player}")).await;
+        if status == 200 && done(&profile["ratings"][0]) {
+            return profile;
+        }
+        last = profile;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{player}'s overall rating never got there: {last}");
+}
+
+fn won_lost(pool: &Value) -> (u64, u64) {
+    (
+        pool["won"].as_u64().unwrap_or(99),
+        pool["lost"].as_u64().unwrap_or(99),
+    )
+}
+
+#[tokio::test]
+async fn a_changed_result_on_a_rated_game_rebuilds_the_ratings() {
+    let server = TestServer::start().await;
+    let (_black, mut white, id) = game(&server, json!({"rated": true})).await;
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    let before = overall_when(&server, "black", |p| won_lost(p) == (1, 0)).await;
+    assert!(before["ratings"][0]["rating"].as_f64() > Some(1500.0));
+    let mut admin = login_as(&server, "admin", Role::Admin).await;
+    admin
+        .ok(json!({"type": "change_result", "game_id": id, "ruling": "white_wins", "reason": "Black's phone was in use"}))
+        .await;
+    let black = overall_when(&server, "black", |p| won_lost(p) == (0, 1)).await;
+    let white = overall_when(&server, "white", |p| won_lost(p) == (1, 0)).await;
+    // Exactly what Black had, the other way round: one game, rated once.
+    let gained = before["ratings"][0]["rating"].as_f64().unwrap() - 1500.0;
+    let now = |p: &Value| p["ratings"][0]["rating"].as_f64().unwrap();
+    assert!((1500.0 - now(&black) - gained).abs() < 1e-9, "{black}");
+    assert!((now(&white) - 1500.0 - gained).abs() < 1e-9, "{white}");
+    assert_eq!(
+        black["history"].as_array().map(Vec::len),
+        Some(2),
+        "{black}"
+    );
+    // Annulled, the game rates nothing.
+    admin
+        .ok(json!({"type": "change_result", "game_id": id, "ruling": "annul", "reason": "both agreed the result"}))
+        .await;
+    let black = overall_when(&server, "black", |p| p["games"] == 0).await;
+    assert_eq!(black["ratings"][0]["rating"], 1500.0);
+    assert_eq!(black["history"], json!([]));
+}
+
+#[tokio::test]
+async fn a_rebuild_owed_when_the_server_stopped_is_made_at_the_next_start() {
+    use tengen::store::{Append, SqliteStore, Store, SyncMode};
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::seed_rated_games(dir.path(), &[("g1", "alice", "bob", "B+R", 9)]);
+    let server = TestServer::start_in(dir, |_| {}).await;
+    overall_when(&server, "alice", |p| won_lost(p) == (1, 0)).await;
+    let dir = server.stop().await;
+    // A referee's change committed just before a crash, the rebuild not yet made.
+    let path = dir.path().join(tengen::server::DB_FILE);
+    let store = SqliteStore::open(&path, SyncMode::Full).expect("opens");
+    store
+        .append(&[Append::Rejudge {
+            game_id: "g1".into(),
+            result: "W+F".into(),
+        }])
+        .expect("written");
+    assert!(store.ratings_owed().expect("read") > 0);
+    store.close().expect("closed");
+    let server = TestServer::start_in(dir, |_| {}).await;
+    overall_when(&server, "alice", |p| won_lost(p) == (0, 1)).await;
+    overall_when(&server, "bob", |p| won_lost(p) == (1, 0)).await;
+    let dir = server.stop().await;
+    let store = SqliteStore::open(&dir.path().join(tengen::server::DB_FILE), SyncMode::Full)
+        .expect("opens");
+    assert_eq!(store.ratings_owed().expect("read"), 0, "settled");
+}

@@ -121,8 +121,9 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX reviews_by_owner ON reviews (owner);
     ",
-    // 5: fair play: who blocks whom, reports to referees, and spectators' chat kept as
-    // evidence.
+    // 5: fair play: who blocks whom, reports to referees, spectators' chat kept as
+    // evidence, and the rated games whose result a referee changed after the ratings
+    // took it (the ratings owe a rebuild until one settles them).
     "
     CREATE TABLE blocks (
         blocker TEXT NOT NULL,
@@ -150,6 +151,10 @@ const MIGRATIONS: &[&str] = &[
         text    TEXT NOT NULL
     ) STRICT;
     CREATE INDEX kibitz_by_game ON kibitz (game_id, at_ms);
+    CREATE TABLE ratings_owed (
+        id      INTEGER PRIMARY KEY,
+        game_id TEXT NOT NULL REFERENCES games (id)
+    ) STRICT;
     ",
 ];
 

@@ -475,8 +475,13 @@ pub trait Store: AccountStore + Send + Sync + 'static {
     fn record_rating(&self, record: &RatingRecord) -> Result<(), StoreError>;
 
     /// Replaces every applied game, change and standing with `records` applied in order
-    /// (a rebuild), in one transaction.
-    fn replace_ratings(&self, records: &[RatingRecord]) -> Result<(), StoreError>;
+    /// (a rebuild), in one transaction, settling the rebuilds owed up to mark `settled`
+    /// (what [`Store::ratings_owed`] said before the rebuild read the games).
+    fn replace_ratings(&self, records: &[RatingRecord], settled: i64) -> Result<(), StoreError>;
+
+    /// The latest mark of a rebuild the ratings owe (0 when none): an [`Append::Rejudge`]
+    /// of a rated game leaves one, in the transaction that changes the result.
+    fn ratings_owed(&self) -> Result<i64, StoreError>;
 
     /// A player's standings, one per pool played (in [`RatingRow::pool`] order).
     fn player_ratings(&self, player: &str) -> Result<Vec<RatingRow>, StoreError>;

@@ -445,6 +445,8 @@ impl SqliteStore {
                         game_id: game_id.to_owned(),
                     });
                 }
+                // In the same transaction, so a crash cannot lose the rebuild it owes.
+                ratings::owe_rebuild(tx, game_id, &db)?;
             }
             Write::Kibitz(line) => {
                 let inserted = tx
@@ -815,13 +817,17 @@ impl Store for SqliteStore {
         tx.commit().map_err(self.db_err())
     }
 
-    fn replace_ratings(&self, records: &[RatingRecord]) -> Result<(), StoreError> {
+    fn ratings_owed(&self) -> Result<i64, StoreError> {
+        ratings::owed(&*self.lock()?, &self.db_err())
+    }
+
+    fn replace_ratings(&self, records: &[RatingRecord], settled: i64) -> Result<(), StoreError> {
         let mut conn = self.lock()?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.db_err())?;
         let db = self.db_err();
-        ratings::clear(&tx, &db)?;
+        ratings::clear(&tx, settled, &db)?;
         for record in records {
             ratings::record(&tx, record, &db)?;
         }

@@ -310,8 +310,12 @@ mod tests {
         fn replace_ratings(
             &self,
             records: &[crate::store::RatingRecord],
+            settled: i64,
         ) -> Result<(), StoreError> {
-            self.inner.replace_ratings(records)
+            self.inner.replace_ratings(records, settled)
+        }
+        fn ratings_owed(&self) -> Result<i64, StoreError> {
+            self.inner.ratings_owed()
         }
         fn player_ratings(&self, player: &str) -> Result<Vec<crate::store::RatingRow>, StoreError> {
             self.inner.player_ratings(player)
