@@ -551,19 +551,22 @@ impl Hub {
         room.ask(|reply| RoomCmd::Summary { reply }).await.ok()
     }
 
-    /// The games with open referee calls that `user` may referee, sorted by id (only
-    /// unfinished games hold calls, and every one of those has a running room).
-    pub async fn referee_calls(&self, user: &UserInfo) -> Vec<CalledGame> {
+    /// The games with open referee calls that `user` may referee, and the games not over
+    /// that name `user` their referee, each sorted by id (only unfinished games hold
+    /// calls or need a referee, and every one of those has a running room).
+    pub async fn referee_calls(&self, user: &UserInfo) -> (Vec<CalledGame>, Vec<GameSummary>) {
         let rooms: Vec<RoomHandle> = self.rooms.iter().map(|r| r.clone()).collect();
-        let mut games = Vec::new();
+        let (mut games, mut assigned) = (Vec::new(), Vec::new());
         for room in rooms {
             let user = user.clone();
-            if let Ok(Some(called)) = room.ask(|reply| RoomCmd::Calls { user, reply }).await {
-                games.push(called);
+            if let Ok((called, mine)) = room.ask(|reply| RoomCmd::Calls { user, reply }).await {
+                games.extend(called);
+                assigned.extend(mine);
             }
         }
         games.sort_by(|a, b| a.game.game_id.cmp(&b.game.game_id));
-        games
+        assigned.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+        (games, assigned)
     }
 
     /// Every running game, newest rooms first is not promised: sorted by id.

@@ -395,6 +395,19 @@ async fn a_players_call_is_listed_for_referees_until_one_acts() {
         .await;
     let list = li.ok(json!({"type": "list_referee_calls"})).await;
     assert_eq!(list["games"], json!([]));
+    assert_eq!(list["assigned"], json!([]));
+    // Zhao sees the game assigned to him, called or not, until it is over.
+    let mut zhao = login_as(&server, "zhao", Role::Referee).await;
+    let mine = zhao.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(mine["assigned"][0]["game_id"], assigned.as_str(), "{mine}");
+    assert_eq!(mine["games"][0]["game"]["game_id"], assigned.as_str());
+    zhao.ok(json!({"type": "rule", "game_id": assigned, "ruling": "draw", "reason": "agreed"}))
+        .await;
+    let mine = zhao.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(
+        (&mine["games"], &mine["assigned"]),
+        (&json!([]), &json!([]))
+    );
 }
 
 #[tokio::test]

@@ -385,9 +385,11 @@ impl Session {
                         "only referees and admins see the calls for a referee",
                     ));
                 }
+                let (games, assigned) = hub.referee_calls(&user).await;
                 self.send(&ServerMsg::RefereeCalls {
                     id,
-                    games: hub.referee_calls(&user).await,
+                    games,
+                    assigned,
                 });
             }
             LobbyMsg::Automatch {

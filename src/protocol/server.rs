@@ -227,6 +227,8 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<RequestId>,
         games: Vec<super::referee::CalledGame>,
+        /// The games not over whose settings name the asker as their referee.
+        assigned: Vec<GameSummary>,
     },
     Bots {
         #[serde(default, skip_serializing_if = "Option::is_none")]

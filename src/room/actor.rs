@@ -56,10 +56,11 @@ pub enum RoomCmd {
     Summary {
         reply: oneshot::Sender<GameSummary>,
     },
-    /// The game with its open referee calls, if it has any and `user` may referee it.
+    /// For a referee's list: the game with its open calls, if it has any and `user` may
+    /// referee it; and the game's summary if it is not over and names `user` its referee.
     Calls {
         user: UserInfo,
-        reply: oneshot::Sender<Option<CalledGame>>,
+        reply: oneshot::Sender<(Option<CalledGame>, Option<GameSummary>)>,
     },
 }
 
@@ -339,7 +340,10 @@ impl Room {
                             calls,
                         }
                     });
-                let _ = reply.send(called);
+                let assigned = (self.live.result().is_none()
+                    && self.live.settings.referee.as_deref() == Some(user.id.as_str()))
+                .then(|| self.summary());
+                let _ = reply.send((called, assigned));
             }
         }
     }

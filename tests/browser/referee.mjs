@@ -2,8 +2,9 @@
 //
 //   TENGEN_REFEREE_TOKEN=<a referee's token> node tests/browser/referee.mjs http://127.0.0.1:7480/
 //
-// Ann and Ben (dev login) play a 9x9 game; Ben calls the referee from the game. Li, a
-// referee logged in with a pasted token, finds the call in the referee view (`#/referee`),
+// Ann and Ben (dev login) play a 9x9 game that names Li its referee; Ben calls the referee
+// from the game. Li, a referee logged in with a pasted token, finds the game among hers
+// and the call in the referee view (`#/referee`),
 // opens the game and warns Ann with a reason: both players see the warning in the game's
 // referee log, and Ann's card shows it. Ann reports the game; Li sees the report (citing
 // the game's latest events) and closes it. Li ends the game with a draw: both players see
@@ -32,9 +33,10 @@ await run('referee', async () => {
   assert(await ann.locator('[data-testid="nav-referee"]').count() === 0, 'players have no referee view in the header');
   log('ann and ben logged in; li logged in as a referee');
 
-  // The game itself is started through each page's own connection.
+  // The game itself is started through each page's own connection; it names Li its
+  // referee.
   const created = await ann.evaluate(() => window.tengen.conn.request({
-    type: 'seek', settings: { board_size: 9, color: 'black', clock: { system: 'absolute', main_ms: 600000 } },
+    type: 'seek', settings: { board_size: 9, color: 'black', clock: { system: 'absolute', main_ms: 600000 }, referee: 'li' },
   }));
   const challengeId = created.challenge.challenge_id;
   await ben.evaluate((id) => window.tengen.conn.request({ type: 'accept', challenge_id: id }), challengeId);
@@ -52,6 +54,7 @@ await run('referee', async () => {
 
   // Li finds the call in the referee view and opens its game.
   await li.evaluate(() => { location.hash = '#/referee'; });
+  await li.locator(`[data-testid="assigned"][data-game-id="${gameId}"]`).waitFor();
   const call = li.locator(`[data-testid="call"][data-game-id="${gameId}"]`);
   await call.waitFor();
   assert((await call.textContent()).includes('my opponent keeps sending messages'), 'the call shows its message');

@@ -1,7 +1,8 @@
 // The referee in the web client (client-protocol/referee.md): the lines a game shows for
 // referee events, the game's referee box (a player's "call the referee", anyone's
 // "report", and a referee's actions with a reason), and the referee's own view,
-// `#/referee`: the open calls and reports, each leading to its game.
+// `#/referee`: the games assigned to the referee, the open calls and reports, each
+// leading to its game.
 
 import { colourName, el, fill, showError, toast } from './ui.js';
 
@@ -160,12 +161,14 @@ export class RefereeView {
   }
 
   mount(container) {
+    this.assigned = el('div', { 'data-testid': 'referee-assigned' });
     this.calls = el('div', { 'data-testid': 'referee-calls' });
     this.reports = el('div', { 'data-testid': 'referee-reports' });
     this.root = el('section', { class: 'referee-view stack', 'data-testid': 'referee-view' },
       el('h2', {}, 'Referee'),
       el('p', { class: 'muted small' }, 'Open a game to act on it: every action needs a reason, and the players and spectators see it.'),
       el('button', { type: 'button', 'data-testid': 'referee-refresh', onclick: () => this.load() }, 'Refresh'),
+      el('h3', {}, 'Your games'), this.assigned,
       el('h3', {}, 'Calls for a referee'), this.calls,
       el('h3', {}, 'Open reports'), this.reports);
     fill(container, this.root);
@@ -185,6 +188,7 @@ export class RefereeView {
     if (!isReferee(this.conn.user)) {
       fill(this.calls, el('p', { class: 'muted' }, 'Only referees and admins see the calls and reports.'));
       fill(this.reports);
+      fill(this.assigned);
       return;
     }
     try {
@@ -192,11 +196,19 @@ export class RefereeView {
         this.conn.request({ type: 'list_referee_calls' }),
         this.conn.request({ type: 'list_reports' }),
       ]);
+      this.drawAssigned(calls.assigned || []);
       this.drawCalls(calls.games);
       this.drawReports(reports.reports);
     } catch (err) {
       showError(err);
     }
+  }
+
+  drawAssigned(games) {
+    if (!games.length) return fill(this.assigned, el('p', { class: 'muted', 'data-testid': 'no-assigned' }, 'No game names you as its referee.'));
+    fill(this.assigned, el('ul', { class: 'referee-list' }, games.map((g) => el('li', { 'data-testid': 'assigned', 'data-game-id': g.game_id },
+      el('a', { href: `#/game/${encodeURIComponent(g.game_id)}` }, `${g.black.name} vs ${g.white.name}`),
+      el('span', { class: 'muted' }, ` · ${g.board_size}×${g.board_size}, move ${g.move_number}, ${g.phase}`)))));
   }
 
   drawCalls(games) {
