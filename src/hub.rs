@@ -58,6 +58,8 @@ impl Hub {
         store: Arc<dyn Store>,
         writer: StoreWriter,
     ) -> Arc<Hub> {
+        let standings = Standings::spawn(store.clone());
+        let lobby = Lobby::new(standings.ranks().clone());
         Arc::new_cyclic(|hub: &Weak<Hub>| {
             let hub = hub.clone();
             let rooms_ctx = RoomContext {
@@ -73,9 +75,9 @@ impl Hub {
             Hub {
                 config,
                 verifier,
-                lobby: Lobby::default(),
+                lobby,
                 rooms: DashMap::new(),
-                standings: Standings::spawn(store.clone()),
+                standings,
                 store,
                 rooms_ctx,
                 live_games: DashMap::new(),
@@ -359,6 +361,7 @@ impl Hub {
                     to: Some(pairing.second.id.clone()),
                     settings: pairing.settings,
                     created_at: crate::time::wall_ms(),
+                    from_rank: None,
                     nigiri_commitment: commitment,
                 },
                 secret,
@@ -412,8 +415,9 @@ impl Hub {
                 self.release_slot(&summary.white.id);
                 crate::metrics::live_games(-1);
                 self.standings.game_ended(&summary.game_id);
+                let game = self.lobby.ranked(summary);
                 self.lobby
-                    .announce(&encode(&ServerMsg::GameListed { game: summary }));
+                    .announce(&encode(&ServerMsg::GameListed { game }));
             }
             RoomNews::Closed { game_id, room } => self.forget(&game_id, room),
             RoomNews::ResultChanged {
@@ -548,7 +552,8 @@ impl Hub {
     /// One running game as the lobby lists it.
     pub async fn summary(&self, game_id: &str) -> Option<GameSummary> {
         let room = self.rooms.get(game_id)?.clone();
-        room.ask(|reply| RoomCmd::Summary { reply }).await.ok()
+        let summary = room.ask(|reply| RoomCmd::Summary { reply }).await.ok()?;
+        Some(self.lobby.ranked(summary))
     }
 
     /// The games with open referee calls that `user` may referee, and the games not over
@@ -575,7 +580,7 @@ impl Hub {
         let mut games = Vec::with_capacity(rooms.len());
         for room in rooms {
             if let Ok(s) = room.ask(|reply| RoomCmd::Summary { reply }).await {
-                games.push(s);
+                games.push(self.lobby.ranked(s));
             }
         }
         games.sort_by(|a, b| a.game_id.cmp(&b.game_id));

@@ -642,6 +642,16 @@ async fn a_disabled_account_cannot_log_in_refresh_or_connect() {
     anonymous
         .refused(json!({"type": "auth", "token": token}), "unauthorized")
         .await;
+    // Nor save a review over HTTP.
+    let bearer = format!("Bearer {token}");
+    let review = send(
+        &server,
+        "/api/reviews",
+        &[("Authorization", &bearer)],
+        br#"{"sgf": "(;SZ[9])"}"#,
+    )
+    .await;
+    assert_eq!(review.status, 401, "{}", review.body);
     // A wrong password does not reveal that the account is disabled.
     assert_eq!(
         login(&server, "bob", "wrong password").await.code(),

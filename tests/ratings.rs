@@ -210,6 +210,118 @@ async fn a_rated_game_left_unrated_by_a_stop_is_rated_at_the_next_start() {
     assert_eq!(pool(&carol, "19x19")["games"], 1);
 }
 
+/// The shown overall rank in a profile.
+fn overall_rank(profile: &Value) -> Value {
+    pool(profile, "overall")["rank"].clone()
+}
+
+#[tokio::test]
+async fn lobby_messages_carry_the_ranks_of_rated_players_and_omit_the_unrated() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let mut carol = server.login("carol").await;
+    let mut watcher = server.anonymous().await;
+    watcher.ok(json!({"type": "watch_lobby"})).await;
+
+    // Nobody has played a rated game: no ranks anywhere.
+    let created = alice.ok(json!({"type": "seek", "settings": {}})).await;
+    assert!(created["challenge"].get("from_rank").is_none(), "{created}");
+    alice
+        .ok(json!({"type": "cancel", "challenge_id": created["challenge"]["challenge_id"]}))
+        .await;
+    let rated = json!({"board_size": 9, "rated": true});
+    resigned_game(&mut alice, &mut bob, rated, false).await;
+    let alice_rank = overall_rank(&profile_after(&server, "alice", 1).await);
+    let bob_rank = overall_rank(&profile_after(&server, "bob", 1).await);
+    assert!(alice_rank.as_str().unwrap().ends_with('?'), "{alice_rank}");
+    assert_ne!(alice_rank, bob_rank);
+
+    // A seek: its reply, the lobby's announcement and the list all carry the rank.
+    let created = alice.ok(json!({"type": "seek", "settings": {}})).await;
+    assert_eq!(created["challenge"]["from_rank"], alice_rank, "{created}");
+    let added = loop {
+        let added = watcher.recv_type("challenge_added").await;
+        if added["challenge"]["challenge_id"] == created["challenge"]["challenge_id"] {
+            break added;
+        }
+    };
+    assert_eq!(added["challenge"]["from_rank"], alice_rank, "{added}");
+    let seeks = carol.request(json!({"type": "list_seeks"})).await;
+    assert_eq!(seeks["challenges"][0]["from_rank"], alice_rank, "{seeks}");
+    // A direct challenge from an unrated player has none.
+    let challenge = carol
+        .ok(json!({"type": "challenge", "opponent": "bob", "settings": {}}))
+        .await;
+    assert!(challenge["challenge"].get("from_rank").is_none());
+    let to_bob = bob.recv_type("challenge_added").await;
+    assert!(to_bob["challenge"].get("from_rank").is_none(), "{to_bob}");
+
+    // The games list: both ranks for the rated pair, one for a rated player against an
+    // unrated one, on `game_listed` as on `games`.
+    let game = start_game(
+        &mut bob,
+        &mut carol,
+        json!({"board_size": 9, "color": "black"}),
+    )
+    .await;
+    let listed = loop {
+        let listed = watcher.recv_type("game_listed").await;
+        if listed["game"]["game_id"] == game.as_str() {
+            break listed;
+        }
+    };
+    assert_eq!(listed["game"]["black_rank"], bob_rank, "{listed}");
+    assert!(listed["game"].get("white_rank").is_none(), "{listed}");
+    let games = watcher.request(json!({"type": "list_games"})).await;
+    for g in games["games"].as_array().unwrap() {
+        let rank = |id: &Value| match id.as_str() {
+            Some("alice") => alice_rank.clone(),
+            Some("bob") => bob_rank.clone(),
+            _ => Value::Null,
+        };
+        assert_eq!(
+            g.get("black_rank").cloned().unwrap_or(Value::Null),
+            rank(&g["black"]["id"]),
+            "{g}"
+        );
+        assert_eq!(
+            g.get("white_rank").cloned().unwrap_or(Value::Null),
+            rank(&g["white"]["id"]),
+            "{g}"
+        );
+    }
+    assert_eq!(games["games"].as_array().unwrap().len(), 2, "{games}");
+}
+
+#[tokio::test]
+async fn ranks_are_known_again_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    seed_rated_games(dir.path(), &[("g1", "carol", "dave", "W+R", 13)]);
+    // Rated at start (the game was never rated before the stop).
+    let server = TestServer::start_in(dir, |_| {}).await;
+    let rank = overall_rank(&profile_after(&server, "dave", 1).await);
+    let mut dave = server.login("dave").await;
+    let created = dave.ok(json!({"type": "seek", "settings": {}})).await;
+    assert_eq!(created["challenge"]["from_rank"], rank, "{created}");
+    dave.close().await;
+    // Replayed at start (the game was rated before): the list shows the rank as soon as
+    // the replay is done, even for a seek posted before it was.
+    let dir = server.stop().await;
+    let server = TestServer::start_in(dir, |_| {}).await;
+    let mut dave = server.login("dave").await;
+    dave.ok(json!({"type": "seek", "settings": {}})).await;
+    for _ in 0..1000 {
+        let seeks = dave.request(json!({"type": "list_seeks"})).await;
+        if let Some(shown) = seeks["challenges"][0].get("from_rank") {
+            assert_eq!(*shown, rank);
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("dave's rank never came back after the restart");
+}
+
 /// Every profile and leaderboard the API serves about `players`.
 async fn ratings_seen(server: &TestServer, players: &[&str]) -> Vec<Value> {
     let mut seen = Vec::new();

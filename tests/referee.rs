@@ -814,6 +814,12 @@ async fn a_changed_result_on_a_rated_game_rebuilds_the_ratings() {
     let black = overall_when(&server, "black", |p| p["games"] == 0).await;
     assert_eq!(black["ratings"][0]["rating"], 1500.0);
     assert_eq!(black["history"], json!([]));
+    // And the lobby no longer shows a rank for either player.
+    let mut player = server.login("black").await;
+    let seek = player
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    assert!(seek["challenge"].get("from_rank").is_none(), "{seek}");
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! (`tests/browser/accounts.mjs`, see tests/browser/README.md), against a server with
 //! registration open and the dev login off, as on a public server: two new users sign up,
 //! automatch pairs them in a rated 9x9 game, one resigns, and both profiles and the
-//! leaderboard show the new ratings; a guest plays in one click and renews its token.
+//! leaderboard show the new ratings, and the lobby shows their ranks beside their names; a guest plays in one click and renews its token.
 
 #[path = "common/browser.rs"]
 mod browser;
@@ -29,6 +29,7 @@ async fn new_users_sign_up_are_automatched_and_see_their_new_ratings_in_the_brow
             "profile-wide.png",
             "profile-phone.png",
             "leaderboard.png",
+            "lobby-ranks.png",
         ],
     )
     .await;

@@ -163,7 +163,7 @@ pub struct Pairing {
 /// both accept a handicap and the rank difference gives stones. Then the weaker player
 /// takes Black; on 19x19 one rank is one stone, on smaller boards a rank is worth less
 /// (× size²/361), rounded; one stone is 让先 (Black, no komi), two to nine a handicap
-/// with no komi, Black giving back the stones' compensation at the count (RULES.md §7).
+/// with no komi, Black giving back the stones' compensation at the count (docs/RULES.md §7.3).
 /// Returns the settings and whether `first` is the weaker (takes Black).
 pub fn terms(
     first: f64,

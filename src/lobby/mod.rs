@@ -10,8 +10,10 @@ use dashmap::DashMap;
 
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
-    BotListing, BotOffer, Challenge, ErrorCode, GameSettings, Refusal, ServerMsg, UserInfo,
+    BotListing, BotOffer, Challenge, ErrorCode, GameSettings, GameSummary, Refusal, ServerMsg,
+    UserInfo,
 };
+use crate::standings::Ranks;
 use crate::time::wall_ms;
 
 /// A seek or challenge waiting for an answer, with the nigiri secret behind it.
@@ -32,6 +34,8 @@ pub struct Lobby {
     offers: DashMap<String, BotListing>,
     /// Players waiting for an automatch.
     pub automatch: automatch::Queue,
+    /// The players' ranks, which the rating task keeps; read here, never written.
+    ranks: Ranks,
 }
 
 /// A short random id (base 36).
@@ -64,6 +68,21 @@ impl Lobby {
     /// accepting and players' chat check it; automatch must too.
     pub fn is_blocked(&self, a: &str, b: &str) -> bool {
         self.blocks.is_blocked(a, b)
+    }
+
+    /// A lobby that shows the players' ranks from `ranks`.
+    pub fn new(ranks: Ranks) -> Lobby {
+        Lobby {
+            ranks,
+            ..Lobby::default()
+        }
+    }
+
+    /// A game summary with its players' ranks as they are now.
+    pub fn ranked(&self, mut game: GameSummary) -> GameSummary {
+        game.black_rank = self.ranks.of(&game.black.id);
+        game.white_rank = self.ranks.of(&game.white.id);
+        game
     }
 
     /// Posts a seek (`to: None`) or a challenge to one user.
@@ -121,6 +140,7 @@ impl Lobby {
             to,
             settings,
             created_at: wall_ms(),
+            from_rank: self.ranks.of(&from.id),
             nigiri_commitment: commitment,
         };
         self.challenges.insert(
@@ -232,7 +252,11 @@ impl Lobby {
         let mut list: Vec<Challenge> = self
             .challenges
             .iter()
-            .map(|o| o.challenge.clone())
+            .map(|o| Challenge {
+                // The rank now: a rated game may have ended since the seek was posted.
+                from_rank: self.ranks.of(&o.challenge.from.id),
+                ..o.challenge.clone()
+            })
             .filter(|c| {
                 c.to.is_none()
                     || user.is_some_and(|u| {

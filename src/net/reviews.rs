@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::api::{GameIdPath, blocking, problem};
 use crate::hub::Hub;
+use crate::protocol::ErrorCode;
 use crate::store::ReviewRecord;
 
 /// The largest SGF a review may hold.
@@ -50,9 +51,13 @@ pub async fn create(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes
             "saving a review needs a token in an `Authorization: Bearer` header",
         );
     };
-    let user = match hub.verifier.verify(&token) {
+    // As at WebSocket connect: a disabled account's unexpired token saves nothing.
+    let user = match crate::accounts::admit(hub.store(), &hub.verifier, &token).await {
         Ok(user) => user,
-        Err(message) => return problem(StatusCode::UNAUTHORIZED, message),
+        Err(refusal) if refusal.code == ErrorCode::Unavailable => {
+            return problem(StatusCode::SERVICE_UNAVAILABLE, refusal.message);
+        }
+        Err(refusal) => return problem(StatusCode::UNAUTHORIZED, refusal.message),
     };
     let new: NewReview = match serde_json::from_slice(&body) {
         Ok(new) => new,

@@ -38,6 +38,9 @@ pub struct Challenge {
     pub to: Option<String>,
     pub settings: GameSettings,
     pub created_at: i64,
+    /// The author's rank (lobby.md#ranks): absent for a player with no rated game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_rank: Option<String>,
     /// For `nigiri`: sha256 of the server's secret, fixed before anyone accepts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nigiri_commitment: Option<String>,
@@ -49,6 +52,11 @@ pub struct GameSummary {
     pub game_id: String,
     pub black: UserInfo,
     pub white: UserInfo,
+    /// The players' ranks (lobby.md#ranks): absent for a player with no rated game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_rank: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_rank: Option<String>,
     pub board_size: u8,
     pub move_number: u32,
     pub phase: Phase,

@@ -83,7 +83,7 @@ impl fmt::Display for ShownRank {
 
 /// The rating points `stones` handicap stones on a `size` board are worth to Black.
 ///
-/// Under the Chinese rules (RULES.md §7) Black places N stones, White moves next, and
+/// Under the Chinese rules (docs/RULES.md §7.3) Black places N stones, White moves next, and
 /// Black gives back N points at counting instead of komi. Against a fair even game Black
 /// is N − ½ stones ahead (White now has the half move komi stood for), less the N points
 /// given back: `N − ½ − N/14` stones, one rank each on 19x19. A smaller board makes each

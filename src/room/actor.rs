@@ -502,6 +502,9 @@ impl Room {
             game_id: self.id.to_string(),
             black: self.live.black.clone(),
             white: self.live.white.clone(),
+            // The hub adds the ranks: a room knows nothing of ratings.
+            black_rank: None,
+            white_rank: None,
             board_size: self.live.settings.board_size,
             move_number: self.live.move_count(),
             phase: self.live.phase(),

@@ -12,6 +12,7 @@
 //! a rebuild (a mark the store writes with the change); the task then rebuilds them all
 //! from the stored results, on the news of the change or, after a crash, at start.
 
+pub mod ranks;
 pub mod view;
 
 use std::collections::HashSet;
@@ -19,6 +20,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
+
+pub use ranks::Ranks;
 
 use crate::protocol::GameSettings;
 use crate::rating::{Ledger, Pool, RatedResult, Rating};
@@ -36,6 +39,7 @@ pub struct Standings {
     /// Unbounded, yet bounded by the games: each game ends once, and one id is sent then
     /// (and one per referee's change of a result).
     news: mpsc::UnboundedSender<News>,
+    ranks: Ranks,
 }
 
 /// What the rating task hears.
@@ -50,8 +54,15 @@ impl Standings {
     /// Starts the rating task: it catches up with the store, then rates games as they end.
     pub fn spawn(store: Arc<dyn Store>) -> Standings {
         let (news, games) = mpsc::unbounded_channel();
-        tokio::spawn(run(store, games));
-        Standings { news }
+        let ranks = Ranks::default();
+        tokio::spawn(run(store, games, ranks.clone()));
+        Standings { news, ranks }
+    }
+
+    /// The players' ranks, which this task keeps current (empty until it has caught up
+    /// with the store at start).
+    pub fn ranks(&self) -> &Ranks {
+        &self.ranks
     }
 
     /// A game ended (its result is committed). Rated or not: the task reads its row.
@@ -65,26 +76,40 @@ impl Standings {
     }
 }
 
-/// The ledger and the games already in it.
-#[derive(Default)]
+/// The ledger, the games already in it, and the ranks it shows the lobby.
 struct Rater {
     ledger: Ledger,
     applied: HashSet<String>,
+    ranks: Ranks,
 }
 
 impl Rater {
-    /// Folds one finished rated game into the ledger and says what to record.
+    fn new(ranks: Ranks) -> Rater {
+        Rater {
+            ledger: Ledger::default(),
+            applied: HashSet::new(),
+            ranks,
+        }
+    }
+
+    /// Folds one finished rated game into the ledger, updates both players' ranks, and
+    /// says what to record. The ranks change before the store records the game, so a
+    /// profile that shows the game is never ahead of the lobby's rank.
     fn rate(&mut self, game: &GameRecord) -> RatingRecord {
         self.applied.insert(game.id.clone());
-        rate(&mut self.ledger, game)
+        let record = rate(&mut self.ledger, game);
+        for player in [&game.black, &game.white] {
+            self.ranks.update(&self.ledger, player);
+        }
+        record
     }
 }
 
-async fn run(store: Arc<dyn Store>, mut news: mpsc::UnboundedReceiver<News>) {
+async fn run(store: Arc<dyn Store>, mut news: mpsc::UnboundedReceiver<News>, ranks: Ranks) {
     let mut rater = retry("catching up with rated games", || {
-        let store = store.clone();
+        let (store, ranks) = (store.clone(), ranks.clone());
         async move {
-            tokio::task::spawn_blocking(move || catch_up(&*store))
+            tokio::task::spawn_blocking(move || catch_up(&*store, ranks))
                 .await
                 .unwrap_or(Err(StoreError::Poisoned))
         }
@@ -95,9 +120,9 @@ async fn run(store: Arc<dyn Store>, mut news: mpsc::UnboundedReceiver<News>) {
             News::Ended(game_id) => game_id,
             News::ResultChanged => {
                 let rebuilt = retry("rebuilding the ratings after a changed result", || {
-                    let store = store.clone();
+                    let (store, ranks) = (store.clone(), ranks.clone());
                     async move {
-                        tokio::task::spawn_blocking(move || settle(&*store))
+                        tokio::task::spawn_blocking(move || settle(&*store, &ranks))
                             .await
                             .unwrap_or(Err(StoreError::Poisoned))
                     }
@@ -161,13 +186,13 @@ where
 
 /// Replays the applied games into a fresh ledger, then applies and records the pending
 /// ones (finished, never recorded), oldest ending first.
-fn catch_up(store: &dyn Store) -> Result<Rater, StoreError> {
-    if let Some((rater, games)) = settle(store)? {
+fn catch_up(store: &dyn Store, ranks: Ranks) -> Result<Rater, StoreError> {
+    if let Some((rater, games)) = settle(store, &ranks)? {
         tracing::info!(games, "rebuilt the ratings a changed result owed");
         return Ok(rater);
     }
     let games = store.rated_games()?;
-    let mut rater = Rater::default();
+    let mut rater = Rater::new(ranks);
     for game in &games.applied {
         rater.rate(game);
     }
@@ -183,31 +208,36 @@ fn catch_up(store: &dyn Store) -> Result<Rater, StoreError> {
 /// the pending ones) and replaces every recorded change and standing with the replay's.
 /// Returns how many games were replayed.
 pub fn rebuild(store: &dyn Store) -> Result<usize, StoreError> {
-    rebuilt(store).map(|(_, games)| games)
+    rebuilt(store, &Ranks::default()).map(|(_, games)| games)
 }
 
 /// [`rebuild`], giving the ledger it ends with and settling the rebuilds owed before it
-/// read the games (one owed by a change made while it ran stays owed).
-fn rebuilt(store: &dyn Store) -> Result<(Rater, usize), StoreError> {
+/// read the games (one owed by a change made while it ran stays owed). The ranks in
+/// `shown` become the rebuilt ones just before the store has them (a player whose only
+/// rated game was annulled loses theirs).
+fn rebuilt(store: &dyn Store, shown: &Ranks) -> Result<(Rater, usize), StoreError> {
     let owed = store.ratings_owed()?;
     let games = store.rated_games()?;
-    let mut rater = Rater::default();
+    let mut rater = Rater::new(Ranks::default());
     let records: Vec<RatingRecord> = games
         .applied
         .iter()
         .chain(&games.pending)
         .map(|game| rater.rate(game))
         .collect();
+    // The ranks first, as when a game is rated: a profile is never ahead of the lobby.
+    shown.replace_with(&rater.ranks);
+    rater.ranks = shown.clone();
     store.replace_ratings(&records, owed)?;
     Ok((rater, records.len()))
 }
 
 /// Rebuilds if a changed result owes it; None when nothing is owed.
-fn settle(store: &dyn Store) -> Result<Option<(Rater, usize)>, StoreError> {
+fn settle(store: &dyn Store, shown: &Ranks) -> Result<Option<(Rater, usize)>, StoreError> {
     if store.ratings_owed()? == 0 {
         return Ok(None);
     }
-    rebuilt(store).map(Some)
+    rebuilt(store, shown).map(Some)
 }
 
 /// A player's overall rating as last recorded (a new player's 1500 if none), which

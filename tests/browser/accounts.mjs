@@ -144,6 +144,39 @@ await run('accounts', async () => {
   await shot(anna, 'leaderboard.png');
   log('the leaderboard lists anna above ben');
 
+  // The lobby shows each rated player's rank beside their name, as the profile has it
+  // (provisional after one game, so with its `?`): on Anna's seek, on Ben's phone and her
+  // own page; then on the game they start, in the games list a newcomer sees.
+  const rankOf = (profile) => profile.ratings[0].rank;
+  assert(rankOf(annaAfter).endsWith('?') && rankOf(annaAfter) !== rankOf(benAfter), `ranks: ${rankOf(annaAfter)} ${rankOf(benAfter)}`);
+  for (const p of [anna, ben]) await p.goto(new URL('#/', base).href);
+  await anna.waitForSelector('[data-testid="create-form"]');
+  await anna.click('[data-testid="seek-submit"]');
+  for (const p of [anna, ben]) {
+    await expectAttr(p, '[data-testid="seek-row"][data-from="anna"] [data-testid="rank"]', 'data-rank', rankOf(annaAfter));
+    const who = await p.locator('[data-testid="seek-row"][data-from="anna"] [data-testid="seek-who"]').textContent();
+    assert(who === `anna [${rankOf(annaAfter)}]`, `the rank beside the name: ${who}`);
+  }
+  await ben.click('[data-testid="seek-row"][data-from="anna"] [data-testid="accept"]');
+  for (const p of [anna, ben]) await p.waitForSelector('[data-testid="game"]');
+  const rankedGame = new URL(anna.url()).hash.replace('#/game/', '');
+  const watcher = await openPage('watcher');
+  const row = `[data-testid="game-row"][data-game-id="${rankedGame}"]`;
+  await watcher.waitForSelector(row);
+  for (const colour of ['black', 'white']) {
+    const name = await watcher.locator(`${row} [data-testid="${colour}-player"]`).textContent();
+    const id = name.trim().split(' ')[0];
+    const profile = { anna: annaAfter, ben: benAfter }[id];
+    assert(profile, `${colour} is anna or ben: ${name}`);
+    await expectAttr(watcher, `${row} [data-testid="${colour}-player"] [data-testid="rank"]`, 'data-rank', rankOf(profile));
+  }
+  await shot(watcher, 'lobby-ranks.png');
+  await ben.click('[data-testid="resign"]');
+  await ben.click('[data-testid="resign"]');
+  await anna.waitForSelector('[data-testid="result"][data-result$="+R"]');
+  await watcher.close();
+  log(`the lobby shows anna's ${rankOf(annaAfter)} and ben's ${rankOf(benAfter)}`);
+
   // A guest in one click, unrated only; its token is renewed before it expires.
   const guest = await openPage('guest', { before: (context) => context.clock.install() });
   await openAccounts(guest);

@@ -290,6 +290,7 @@ await run('client', async () => {
     await expectAttr(p, '[data-testid="result"]', 'data-result', 'W+R');
     const classes = await p.evaluate(() => [...document.querySelectorAll('.clock')].map((c) => c.className).join(' '));
     assert(!/\b(low|running)\b/.test(classes), `after a resignation no clock is red or running: ${classes}`);
+    assert(!(await p.title()).includes('Your move'), `a finished game is nobody's move: ${await p.title()}`);
   }
   log('dana resigned: W+R, no clock red');
 
@@ -396,20 +397,35 @@ await run('client', async () => {
   log('the archive found both games, filtered them, and opened one in review');
 
   // The spoken count: Fay, on a page with a fake clock, hears her last ten byo-yomi
-  // seconds counted in Chinese, one a second, as each begins.
+  // seconds counted, one a second, as each begins: in Chinese, then in English, then,
+  // with the speech API gone, as beeps (higher for the last three).
   const fay = await openPage('fay', {
     viewport: LAPTOP,
     before: async (context) => {
       await context.clock.install();
-      // The speech API, recorded: what was said, in which language, at which fake second.
+      // The speech API and the beeps, recorded: what was said, in which language (or
+      // which pitch was beeped), at which fake second. The speech API can be taken away.
       await context.addInitScript(() => {
         window.spoken = [];
+        const at = () => (Date.now() - window.spokenFrom) / 1000;
         Object.defineProperty(window, 'speechSynthesis', {
+          configurable: true,
+          writable: true,
           value: {
-            speak: (u) => window.spoken.push(`${u.lang}:${u.text}@${(Date.now() - window.spokenFrom) / 1000}`),
+            speak: (u) => window.spoken.push(`${u.lang}:${u.text}@${at()}`),
             cancel: () => {},
           },
         });
+        const make = AudioContext.prototype.createOscillator;
+        AudioContext.prototype.createOscillator = function createOscillator() {
+          const osc = make.call(this);
+          const start = osc.start.bind(osc);
+          osc.start = (...args) => {
+            window.spoken.push(`beep:${osc.frequency.value}@${at()}`);
+            return start(...args);
+          };
+          return osc;
+        };
       });
     },
   });
@@ -434,7 +450,22 @@ await run('client', async () => {
   await fay.clock.runFor(3000);
   const said = await fay.evaluate(() => window.spoken);
   assert(said.length === 3 && said.map((s) => s.split('@')[0]).join() === 'zh-CN:十,zh-CN:九,zh-CN:八', `ten, nine, eight in Chinese: ${said}`);
-  const at = said.map((s) => Number(s.split('@')[1]));
-  assert(Math.abs(at[1] - at[0] - 1) < 0.01 && Math.abs(at[2] - at[1] - 1) < 0.01, `one a second: ${said}`);
-  log(`the spoken count: ${said.join(' ')}`);
+  const oneASecond = (lines) => {
+    const at = lines.map((line) => Number(line.split('@')[1]));
+    return at.every((t, i) => i === 0 || Math.abs(t - at[i - 1] - 1) < 0.01);
+  };
+  assert(oneASecond(said), `one a second: ${said}`);
+  // In English from the next second on, still one a second.
+  await fay.selectOption('[data-testid="pref-count"]', 'en');
+  await fay.clock.runFor(3000);
+  const english = (await fay.evaluate(() => window.spoken)).slice(3);
+  assert(english.map((s) => s.split('@')[0]).join() === 'en-US:7,en-US:6,en-US:5', `seven, six, five in English: ${english}`);
+  assert(oneASecond([said[2], ...english]), `the English count keeps the beat: ${said[2]} ${english}`);
+  // Without speech synthesis: a beep for each second, higher for 3, 2 and 1.
+  await fay.evaluate(() => { window.speechSynthesis = undefined; });
+  await fay.clock.runFor(3000);
+  const beeps = (await fay.evaluate(() => window.spoken)).slice(6);
+  assert(beeps.map((s) => s.split('@')[0]).join() === 'beep:880,beep:1320,beep:1320', `beeps for four, three, two: ${beeps}`);
+  assert(oneASecond([english[2], ...beeps]), `the beeps keep the beat: ${english[2]} ${beeps}`);
+  log(`the spoken count: ${[...said, ...english, ...beeps].join(' ')}`);
 });

@@ -1,6 +1,7 @@
 // The lobby: the form that posts a seek or a challenge with every setting, the open
 // seeks and challenges (with their time control and age), the games being played (with
-// move number and spectators), filters by size and speed, and the bots. Kept current by
+// move number and spectators), each rated player's rank beside their name, filters by
+// size and speed, and the bots. Kept current by
 // `watch_lobby` and a periodic `list_games`.
 
 import { describeClock, describeSettings, el, fill, icon, randomSeed, resultText, showError, toast } from './ui.js';
@@ -35,6 +36,16 @@ export function speed(c) {
   const perMove = { fischer: c.increment_ms, byoyomi: c.period_ms, canadian: c.moves ? c.block_ms / c.moves : 0, simple: c.per_move_ms }[c.system] || 0;
   const total = (c.main_ms || 0) + 40 * perMove;
   return total < 600000 ? 'blitz' : total < 2400000 ? 'rapid' : 'slow';
+}
+
+/**
+ * A player's rank beside their name (`from_rank`, `black_rank`, `white_rank`): nothing for
+ * a player with no rated game, which the server leaves out; `14k?` while provisional.
+ */
+export function rankTag(rank) {
+  if (!rank) return null;
+  const provisional = rank.endsWith('?');
+  return el('span', { class: `rank muted${provisional ? ' provisional' : ''}`, 'data-testid': 'rank', 'data-rank': rank, title: provisional ? 'provisional rank' : 'rank' }, ` [${rank}]`);
 }
 
 const SIZES = [['', 'all sizes'], ['9', '9×9'], ['13', '13×13'], ['19', '19×19'], ['other', 'other sizes']];
@@ -163,10 +174,12 @@ export class LobbyView {
         actions.push(el('button', { type: 'button', class: 'primary', 'data-testid': 'accept', onclick: () => this.accept(c) }, 'Accept'));
         if (forMe) actions.push(el('button', { type: 'button', 'data-testid': 'decline', onclick: () => this.act({ type: 'decline', challenge_id: c.challenge_id }) }, 'Decline'));
       }
-      const who = c.to ? (forMe ? `${c.from.name} challenges you` : `${c.from.name} → ${c.to}`) : c.from.name;
+      const who = c.to
+        ? (forMe ? [c.from.name, rankTag(c.from_rank), ' challenges you'] : [c.from.name, rankTag(c.from_rank), ` → ${c.to}`])
+        : [c.from.name, rankTag(c.from_rank)];
       const { clock } = c.settings;
       return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, 'data-speed': speed(clock), class: forMe ? 'highlight' : null },
-        el('td', {}, who),
+        el('td', { 'data-testid': 'seek-who' }, who),
         el('td', {}, describeSettings(c.settings, { clock: false })),
         el('td', { 'data-testid': 'seek-time' }, describeClock(clock), el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
         el('td', { class: 'muted', 'data-testid': 'seek-age', title: 'posted' }, age(c.created_at, now)),
@@ -189,8 +202,8 @@ export class LobbyView {
         const playing = me && (g.black.id === me.id || g.white.id === me.id);
         const state = g.phase === 'ended' ? resultText(g.result) || g.result : g.phase === 'scoring' ? 'counting' : g.phase;
         return el('tr', { 'data-testid': 'game-row', 'data-game-id': g.game_id, 'data-phase': g.phase },
-          el('td', {}, el('span', { class: 'stone-icon stone-icon-black' }), ` ${g.black.name}`),
-          el('td', {}, el('span', { class: 'stone-icon stone-icon-white' }), ` ${g.white.name}`),
+          el('td', { 'data-testid': 'black-player' }, el('span', { class: 'stone-icon stone-icon-black' }), ` ${g.black.name}`, rankTag(g.black_rank)),
+          el('td', { 'data-testid': 'white-player' }, el('span', { class: 'stone-icon stone-icon-white' }), ` ${g.white.name}`, rankTag(g.white_rank)),
           el('td', {}, `${g.board_size}×${g.board_size}`),
           el('td', { title: 'moves played' }, `move ${g.move_number}`),
           el('td', {}, state),
