@@ -340,12 +340,12 @@ impl Hub {
             return;
         }
         let bots = self.bot_seats().await;
-        let made = self
-            .lobby
-            .automatch
-            .round(tokio::time::Instant::now(), &bots, |id| {
-                self.has_free_slot(id)
-            });
+        let made = self.lobby.automatch.round(
+            tokio::time::Instant::now(),
+            &bots,
+            |id| self.has_free_slot(id),
+            |a, b| self.lobby.is_blocked(a, b),
+        );
         for (pairing, seekers) in made {
             let (secret, commitment) = match pairing.settings.color {
                 ColorChoice::Nigiri => {

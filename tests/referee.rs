@@ -849,3 +849,24 @@ async fn a_rebuild_owed_when_the_server_stopped_is_made_at_the_next_start() {
         .expect("opens");
     assert_eq!(store.ratings_owed().expect("read"), 0, "settled");
 }
+
+#[tokio::test]
+async fn automatch_never_pairs_users_one_of_whom_blocked_the_other() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    alice.ok(json!({"type": "block", "user": "bob"})).await;
+    let wish = json!({"type": "automatch", "sizes": [9], "speeds": ["blitz"]});
+    alice.ok(wish.clone()).await;
+    bob.ok(wish.clone()).await;
+    // A round trip after each request: every round they caused is over.
+    for c in [&mut alice, &mut bob] {
+        c.ok(json!({"type": "ping"})).await;
+        assert!(c.pending().iter().all(|v| v["type"] != "game_started"));
+    }
+    // Once unblocked, the next round pairs them.
+    alice.ok(json!({"type": "unblock", "user": "bob"})).await;
+    bob.ok(wish).await;
+    let started = bob.recv_type("game_started").await;
+    assert_eq!(alice.recv_type("game_started").await, started);
+}

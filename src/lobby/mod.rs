@@ -65,7 +65,7 @@ pub fn check_rated(rated: bool, players: [&UserInfo; 2]) -> Result<(), Refusal> 
 
 impl Lobby {
     /// Whether `a` and `b` must not meet: either has blocked the other. Challenges,
-    /// accepting and players' chat check it; automatch must too.
+    /// accepting, automatch and players' chat check it.
     pub fn is_blocked(&self, a: &str, b: &str) -> bool {
         self.blocks.is_blocked(a, b)
     }
