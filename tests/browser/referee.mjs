@@ -106,6 +106,12 @@ await run('referee', async () => {
   // Once the game is over, the referee may change the result instead.
   const after = await li.locator('[data-testid="ref-action"] option').allTextContents();
   assert(after.includes('Change the result'), `after the end the referee changes results: ${after}`);
+  // A ruling is no escape: Ann's profile says she has none.
+  await ann.evaluate(() => { location.hash = '#/user/ann'; });
+  await ann.locator('[data-testid="escapes"][data-count="0"]').waitFor();
+  await ann.evaluate((id) => { location.hash = `#/game/${id}`; }, gameId);
+  await game(ann).and(ann.locator('[data-phase="ended"]')).waitFor();
+  await notes(ann, 'ruled').waitFor();
   await li.screenshot({ path: path.join(artifacts, 'referee-game.png') });
   await ann.screenshot({ path: path.join(artifacts, 'referee-player.png') });
   log('li ruled a draw; both players see the ruling');
