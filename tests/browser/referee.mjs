@@ -2,7 +2,8 @@
 //
 //   TENGEN_REFEREE_TOKEN=<a referee's token> node tests/browser/referee.mjs http://127.0.0.1:7480/
 //
-// Ann and Ben (dev login) play a 9x9 game that names Li its referee; Ben calls the referee
+// Ann and Ben (dev login) play a 9x9 game that names Li its referee; Ann mutes Ben's
+// chat (her page hides his lines, the one muted and the next); Ben calls the referee
 // from the game. Li, a referee logged in with a pasted token, finds the game among hers
 // and the call in the referee view (`#/referee`),
 // opens the game and warns Ann with a reason: both players see the warning in the game's
@@ -44,6 +45,21 @@ await run('referee', async () => {
   await game(ben).and(ben.locator('[data-phase="play"]')).waitFor();
   const gameId = await game(ann).getAttribute('data-game-id');
   log(`game ${gameId} started`);
+
+  // Ann mutes Ben's chat: his lines, that one and the next, are hidden on her page only.
+  await ben.fill('[data-testid="chat-input"]', 'you will lose anyway');
+  await ben.click('[data-testid="chat-send"]');
+  const benSays = (page) => page.locator('[data-testid="chat-log"] li[data-from="ben"]');
+  await benSays(ann).waitFor();
+  await benSays(ann).locator('[data-testid="mute"]').click();
+  await benSays(ann).waitFor({ state: 'detached' });
+  await ben.fill('[data-testid="chat-input"]', 'still there?');
+  await ben.click('[data-testid="chat-send"]');
+  await ben.locator('[data-testid="chat-log"] li[data-from="ben"]:nth-child(2)').waitFor();
+  // Ann's page has the line (its game view holds both), and shows neither.
+  await ann.waitForFunction(() => window.tengen.app.view.chat.length === 2);
+  assert(await benSays(ann).count() === 0, 'a muted player\'s lines stay hidden');
+  log('ann muted ben\'s chat');
 
   // Ben calls the referee; both players see the call in the referee log.
   await ben.fill('[data-testid="referee-call-input"]', 'my opponent keeps sending messages');

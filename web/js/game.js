@@ -723,11 +723,23 @@ export class GameView {
     }, input, el('button', { type: 'submit', 'data-testid': `${testid}-send` }, 'Send'));
   }
 
-  drawChat() {
-    const line = (m) => el('li', {}, el('b', {}, m.from.name), ' ', m.text);
+  /** The chat logs, without the lines of muted users (`force`: redraw them all). */
+  drawChat(force = false) {
+    const muted = new Set(prefs.get('muted'));
+    const me = this.conn.user ? this.conn.user.id : null;
+    const mute = (m) => el('button', {
+      type: 'button', class: 'quiet mute', 'data-testid': 'mute', title: `Hide ${m.from.name}'s chat lines`,
+      onclick: () => {
+        prefs.set('muted', [...new Set([...prefs.get('muted'), m.from.id])]);
+        toast(`${m.from.name} is muted: Options has "Unmute everyone"`, 'info');
+        this.drawChat(true);
+      },
+    }, 'mute');
+    const line = (m) => el('li', { 'data-from': m.from.id }, el('b', {}, m.from.name), ' ', m.text, m.from.id === me ? null : mute(m));
     for (const [log, lines] of [[this.chatLog, this.chat], [this.kibitzLog, this.kibitz]]) {
-      if (!log || log.childElementCount === lines.length) continue;
-      fill(log, lines.map(line));
+      const shown = lines.filter((m) => !muted.has(m.from.id));
+      if (!log || (!force && log.childElementCount === shown.length)) continue;
+      fill(log, shown.map(line));
       log.scrollTop = log.scrollHeight;
     }
   }
@@ -740,7 +752,11 @@ export class GameView {
     return el('details', { class: 'options small' }, el('summary', {}, 'Options'),
       check('sound', 'Stone sound'),
       check('confirm', 'Confirm each move with a second tap'),
-      el('label', { class: 'option' }, 'Count my byo-yomi seconds aloud: ', count));
+      el('label', { class: 'option' }, 'Count my byo-yomi seconds aloud: ', count),
+      el('button', {
+        type: 'button', class: 'quiet', 'data-testid': 'unmute-all',
+        onclick: () => { prefs.set('muted', []); this.drawChat(true); },
+      }, 'Unmute everyone'));
   }
 
   meta() {
