@@ -123,7 +123,8 @@ const MIGRATIONS: &[&str] = &[
     ",
     // 5: fair play: who blocks whom, reports to referees, spectators' chat kept as
     // evidence, and the rated games whose result a referee changed after the ratings
-    // took it (the ratings owe a rebuild until one settles them).
+    // took it (the ratings owe a rebuild until one settles them; AUTOINCREMENT, so a
+    // mark's number is never reused and never mistaken for one already settled).
     "
     CREATE TABLE blocks (
         blocker TEXT NOT NULL,
@@ -152,7 +153,7 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX kibitz_by_game ON kibitz (game_id, at_ms);
     CREATE TABLE ratings_owed (
-        id      INTEGER PRIMARY KEY,
+        id      INTEGER PRIMARY KEY AUTOINCREMENT,
         game_id TEXT NOT NULL REFERENCES games (id)
     ) STRICT;
     ",
