@@ -8,8 +8,8 @@
 // and the call in the referee view (`#/referee`),
 // opens the game and warns Ann with a reason: both players see the warning in the game's
 // referee log, and Ann's card shows it. Ann reports the game; Li sees the report (citing
-// the game's latest events) and closes it. Li ends the game with a draw: both players see
-// the ruling and the result.
+// the game's latest events) and closes it. Li adjourns the game, then ends it with a
+// draw: both players see the adjournment, the ruling and the result.
 
 import path from 'node:path';
 import { artifacts, assert, devLogin, game, log, openPage, run } from './lib.mjs';
@@ -110,6 +110,12 @@ await run('referee', async () => {
   // Back in the game, Li ends it with a draw.
   await li.evaluate((id) => { location.hash = `#/game/${id}`; }, gameId);
   await li.locator('[data-testid="referee-actions"]').waitFor();
+  // An adjournment from now: the players see it scheduled.
+  await li.selectOption('[data-testid="ref-action"]', 'adjourn');
+  await li.fill('[data-testid="ref-minutes"]', '0');
+  await li.fill('[data-testid="ref-reason"]', 'end of the session');
+  await li.click('[data-testid="ref-apply"]');
+  for (const page of [ann, ben]) await notes(page, 'adjournment_scheduled').waitFor();
   await li.selectOption('[data-testid="ref-action"]', 'rule');
   await li.selectOption('[data-testid="ref-ruling"]', 'draw');
   await li.fill('[data-testid="ref-reason"]', 'both players agree to stop');

@@ -114,12 +114,14 @@ export class RefereeBox {
     const choices = over
       ? [['change_result', 'Change the result'], ['correct_count', 'Correct the count (all stones alive)']]
       : [['warn', 'Warn a player'], ['adjust_clock', 'Add or take time'], ['referee_pause', 'Pause'],
-          ['referee_resume', 'Resume'], ['rule', 'End with a ruling']];
+          ['referee_resume', 'Resume (or open a sealed move)'], ['adjourn', 'Adjourn with a sealed move'],
+          ['rule', 'End with a ruling']];
     const select = (testid, label, options) => el('select', { 'data-testid': testid, 'aria-label': label },
       options.map(([v, t]) => el('option', { value: v }, t)));
     const action = select('ref-action', 'Action', choices);
     const colour = select('ref-color', 'Player', [['black', 'Black'], ['white', 'White']]);
     const seconds = el('input', { type: 'number', step: 1, value: 60, 'data-testid': 'ref-seconds', 'aria-label': 'Seconds (negative: a penalty)' });
+    const minutes = el('input', { type: 'number', step: 1, min: 0, value: 0, 'data-testid': 'ref-minutes', 'aria-label': 'Adjourn in how many minutes (0: now)' });
     const rulings = over
       ? [['black_wins', 'Black wins'], ['white_wins', 'White wins'], ['draw', 'Draw'], ['both_lose', 'Both lose'], ['annul', 'Annul']]
       : [['black_wins', 'Black wins'], ['white_wins', 'White wins'], ['draw', 'Draw'], ['both_lose', 'Both lose'], ['replay', 'Replay']];
@@ -129,6 +131,7 @@ export class RefereeBox {
       const a = action.value;
       colour.hidden = !['warn', 'adjust_clock'].includes(a);
       seconds.hidden = a !== 'adjust_clock';
+      minutes.hidden = a !== 'adjourn';
       ruling.hidden = !['rule', 'change_result'].includes(a);
     };
     action.addEventListener('change', show);
@@ -141,6 +144,11 @@ export class RefereeBox {
         if (!msg.reason) return;
         if (!colour.hidden) msg.color = colour.value;
         if (!seconds.hidden) msg.delta_ms = Math.round(Number(seconds.value) * 1000);
+        if (!minutes.hidden) {
+          const wait = Math.max(0, Math.round(Number(minutes.value) * 60000));
+          // Server time: 0 means now; otherwise now on the server's clock plus the wait.
+          msg.at = wait === 0 ? 0 : Date.now() + this.view.conn.offset + wait;
+        }
         if (!ruling.hidden) msg.ruling = ruling.value;
         if (msg.type === 'correct_count') msg.dead = [];
         if (await this.view.send(msg)) {
@@ -148,7 +156,7 @@ export class RefereeBox {
           toast('Done: the players and spectators see it', 'ok');
         }
       },
-    }, el('div', { class: 'row' }, action, colour, seconds, ruling), reason,
+    }, el('div', { class: 'row' }, action, colour, seconds, minutes, ruling), reason,
     el('button', { type: 'submit', class: 'primary', 'data-testid': 'ref-apply' }, 'Apply'));
   }
 }
