@@ -870,3 +870,36 @@ async fn automatch_never_pairs_users_one_of_whom_blocked_the_other() {
     let started = bob.recv_type("game_started").await;
     assert_eq!(alice.recv_type("game_started").await, started);
 }
+
+#[tokio::test(start_paused = true)]
+async fn tournament_spectators_can_see_each_move_a_set_time_late() {
+    let server = TestServer::start_with(|c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    let settings = json!({"fair_play": "tournament", "spectator_delay_moves": 0, "spectator_delay_ms": 30_000});
+    let (mut black, mut white, id) = game(&server, settings).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    play(&mut black, &id, 1, "E5").await;
+    assert_eq!(of_move(&mut white, "move_played", 1).await["vertex"], "E5");
+    assert_eq!(moves_seen(&mut kibitzer).await, Vec::<u64>::new());
+    tokio::time::sleep(Duration::from_millis(20_000)).await;
+    play(&mut white, &id, 2, "C3").await;
+    assert_eq!(of_move(&mut black, "move_played", 2).await["vertex"], "C3");
+    // Move 1 is 20 s old: still hidden.
+    assert_eq!(moves_seen(&mut kibitzer).await, Vec::<u64>::new());
+    tokio::time::sleep(Duration::from_millis(11_000)).await;
+    // 31 s: move 1 comes by itself, move 2 (11 s old) does not.
+    assert_eq!(kibitzer.recv_type("move_played").await["move_number"], 1);
+    assert_eq!(moves_seen(&mut kibitzer).await, Vec::<u64>::new());
+    tokio::time::sleep(Duration::from_millis(20_000)).await;
+    assert_eq!(kibitzer.recv_type("move_played").await["move_number"], 2);
+    // A delay over ten minutes is refused.
+    let too_long =
+        json!({"board_size": 9, "fair_play": "tournament", "spectator_delay_ms": 600_001});
+    black
+        .refused(json!({"type": "seek", "settings": too_long}), "bad_request")
+        .await;
+}

@@ -29,8 +29,8 @@ pub enum FairPlay {
     /// Everyone sees every event at once.
     #[default]
     Open,
-    /// Spectators see moves `spectator_delay_moves` late (players and referees at once),
-    /// and the players' chat is off.
+    /// Spectators see moves `spectator_delay_moves` moves and `spectator_delay_ms` late
+    /// (players and referees at once), and the players' chat is off.
     Tournament,
 }
 
@@ -106,6 +106,14 @@ pub struct GameSettings {
     /// Tournament games: how many of the latest moves spectators do not see yet.
     #[serde(skip_serializing_if = "is_default_delay")]
     pub spectator_delay_moves: u8,
+    /// Tournament games: how long after a move spectators see it (0: only the delay in
+    /// moves counts).
+    #[serde(skip_serializing_if = "is_zero_ms")]
+    pub spectator_delay_ms: u64,
+}
+
+fn is_zero_ms(ms: &u64) -> bool {
+    *ms == 0
 }
 
 fn is_open(f: &FairPlay) -> bool {
@@ -133,6 +141,7 @@ const FIELDS: &[&str] = &[
     "stall_after_ms",
     "fair_play",
     "spectator_delay_moves",
+    "spectator_delay_ms",
 ];
 
 /// The largest komi either way, in points.
@@ -205,6 +214,7 @@ impl GameSettings {
                 "stall_after_ms" => s.stall_after_ms = field(&name, value)?,
                 "fair_play" => s.fair_play = field(&name, value)?,
                 "spectator_delay_moves" => s.spectator_delay_moves = field(&name, value)?,
+                "spectator_delay_ms" => s.spectator_delay_ms = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -242,6 +252,8 @@ fn is_default_warnings(n: &u8) -> bool {
 const DEFAULT_SPECTATOR_DELAY: u8 = 3;
 /// The longest spectator delay, in moves (the room's ring of recent events covers it).
 const MAX_SPECTATOR_DELAY: u8 = 20;
+/// The longest spectator delay in time: ten minutes.
+const MAX_SPECTATOR_DELAY_MS: u64 = 600_000;
 
 fn is_default_delay(n: &u8) -> bool {
     *n == DEFAULT_SPECTATOR_DELAY
@@ -269,6 +281,7 @@ impl Default for GameSettings {
             stall_after_ms: None,
             fair_play: FairPlay::Open,
             spectator_delay_moves: DEFAULT_SPECTATOR_DELAY,
+            spectator_delay_ms: 0,
         }
     }
 }
@@ -333,6 +346,11 @@ impl GameSettings {
         if self.spectator_delay_moves > MAX_SPECTATOR_DELAY {
             return Err(bad(format!(
                 "settings.spectator_delay_moves must be from 0 to {MAX_SPECTATOR_DELAY}"
+            )));
+        }
+        if self.spectator_delay_ms > MAX_SPECTATOR_DELAY_MS {
+            return Err(bad(format!(
+                "settings.spectator_delay_ms must be from 0 to {MAX_SPECTATOR_DELAY_MS} (ten minutes)"
             )));
         }
         if !(1..=MAX_WARNINGS_TO_LOSE).contains(&self.warnings_to_lose) {

@@ -201,7 +201,7 @@ impl Room {
         };
         // Boxed, like the command handler below: a room future holding the game by
         // value (and a copy per async layer) would weigh some 58 KB per live game.
-        let released = live.spectator_horizon();
+        let released = live.spectator_horizon(epoch.elapsed().as_millis() as Millis);
         let room = Box::new(Room {
             released,
             id,
@@ -255,6 +255,11 @@ impl Room {
                 .next_timer()
                 .map(|ms| self.epoch + std::time::Duration::from_millis(ms))
                 .map(|at| self.backoff.retry_at().map_or(at, |retry| at.max(retry)));
+            // A tournament game's spectators see a move once its delay in time is over.
+            let release = self
+                .live
+                .next_release(self.now())
+                .map(|ms| self.epoch + std::time::Duration::from_millis(ms));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => Box::pin(self.handle(cmd)).await,
@@ -262,6 +267,9 @@ impl Room {
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                     self.on_timer().await;
+                }
+                () = sleep_until(release.unwrap_or_else(Instant::now)), if release.is_some() => {
+                    self.release();
                 }
             }
             if self.live.phase() == Phase::Ended && self.crowd.is_empty() {
@@ -565,8 +573,12 @@ impl Room {
             }
             self.recent.push(frame);
         }
-        // Delayed spectators get what has moved out of the delay, in order.
-        let horizon = self.live.spectator_horizon();
+        self.release();
+    }
+
+    /// Delayed spectators get what has moved out of the delay, in order.
+    fn release(&mut self) {
+        let horizon = self.live.spectator_horizon(self.now());
         if self.released + 1 < self.recent.first_seq() {
             // Cannot happen within the delay's bound (20 moves against a ring of 512
             // events); delayed spectators would then rejoin with since_seq.

@@ -99,6 +99,7 @@ impl LiveGame {
                 }
                 self.stage = Stage::Play(Play::RUNNING);
                 self.move_seqs.push(seq);
+                self.move_times.push(now);
                 self.lag[color.index()].credit(*lag_credit_ms, *lag_credit_ms);
                 self.set_clock(*clock, now)?;
             }

@@ -137,6 +137,8 @@ pub struct LiveGame {
     ever_present: [bool; 2],
     /// The seq of each move's `move_played`, in order, for the spectators' delay.
     move_seqs: Vec<u64>,
+    /// When each move was applied here (this room's timeline), for the delay in time.
+    move_times: Vec<Millis>,
     /// When the side to move's turn began (or play last went on), for stalling claims.
     turn_since: Millis,
     /// Since when each player has been away.
@@ -221,6 +223,7 @@ impl LiveGame {
             absent_since: [Some(now); 2],
             turn_since: now,
             move_seqs: Vec::new(),
+            move_times: Vec::new(),
             forfeit_at,
             seq: 1,
         })
@@ -376,20 +379,41 @@ impl LiveGame {
         }
     }
 
-    /// The last seq spectators may see now: in a tournament game, everything before the
-    /// latest `spectator_delay_moves` moves until the game ends; otherwise every event.
-    pub fn spectator_horizon(&self) -> u64 {
-        let delay = match self.settings.fair_play {
-            FairPlay::Tournament => usize::from(self.settings.spectator_delay_moves),
-            FairPlay::Open => 0,
-        };
-        if delay == 0 || matches!(self.stage, Stage::Ended(_)) {
+    /// The last seq spectators may see at `now`: in a tournament game, everything before
+    /// the first move that is among the latest `spectator_delay_moves` moves or younger
+    /// than `spectator_delay_ms`, until the game ends; otherwise every event.
+    pub fn spectator_horizon(&self, now: Millis) -> u64 {
+        let (moves, ms) = self.spectator_delay();
+        if (moves == 0 && ms == 0) || matches!(self.stage, Stage::Ended(_)) {
             return self.seq;
         }
-        let first_hidden = self.move_seqs.len().saturating_sub(delay);
+        let by_moves = self.move_seqs.len().saturating_sub(moves);
+        // Moves are applied in time order, so the seen ones are a prefix.
+        let by_time = self.move_times.partition_point(|&t| t + ms <= now);
         self.move_seqs
-            .get(first_hidden)
+            .get(by_moves.min(by_time))
             .map_or(self.seq, |&seq| seq - 1)
+    }
+
+    /// When a move now hidden from spectators by the delay in time is theirs to see, if
+    /// one is (the room wakes then to send it).
+    pub fn next_release(&self, now: Millis) -> Option<Millis> {
+        let (_, ms) = self.spectator_delay();
+        if ms == 0 || matches!(self.stage, Stage::Ended(_)) {
+            return None;
+        }
+        self.move_times.iter().map(|&t| t + ms).find(|&at| at > now)
+    }
+
+    /// The spectators' delay in moves and in milliseconds (none outside tournaments).
+    fn spectator_delay(&self) -> (usize, Millis) {
+        match self.settings.fair_play {
+            FairPlay::Tournament => (
+                usize::from(self.settings.spectator_delay_moves),
+                self.settings.spectator_delay_ms,
+            ),
+            FairPlay::Open => (0, 0),
+        }
     }
 
     /// Whether `user` watches this game with the spectators' delay: a tournament
