@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockView, PlayerClock, TimeControl};
 use crate::protocol::{EventFrame, GameEvent, GameSettings, UserInfo};
-use crate::rules::sgf::{GameRecord as Sgf, MoveNode};
+use crate::rules::sgf::{GameRecord as Sgf, MoveNode, Property};
 use crate::rules::{Color, GameResult, Move, Vertex};
 use crate::store::{EventRecord, GameRecord};
 
@@ -28,6 +28,29 @@ pub struct GameView {
     pub moves: Vec<MoveView>,
     /// Every event as clients saw it (sealed points removed).
     pub events: Vec<EventFrame>,
+    /// The spectators' chat, once the game is over (kept from the players until then).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kibitz: Vec<KibitzLine>,
+}
+
+/// A spectators' chat line in a finished game's record.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KibitzLine {
+    pub from: String,
+    pub name: String,
+    pub text: String,
+    pub at: i64,
+}
+
+impl From<crate::store::KibitzRecord> for KibitzLine {
+    fn from(k: crate::store::KibitzRecord) -> KibitzLine {
+        KibitzLine {
+            from: k.user_id,
+            name: k.name,
+            text: k.text,
+            at: k.at_ms,
+        }
+    }
 }
 
 /// A move of the record with the mover's clock after it.
@@ -134,6 +157,7 @@ pub fn game_view(row: &GameRecord, events: &[EventRecord]) -> Option<GameView> {
         handicap_stones: handicap,
         moves,
         events: frames,
+        kibitz: Vec::new(),
     })
 }
 
@@ -210,7 +234,100 @@ pub fn sgf(view: &GameView) -> String {
             node
         })
         .collect();
+    // Referee actions as comments: on the last move before them, or the root's `GC`.
+    let mut played = 0usize;
+    let mut root_notes = Vec::new();
+    for f in &view.events {
+        if matches!(f.event, GameEvent::MovePlayed { .. }) {
+            played += 1;
+        }
+        let Some(note) = referee_note(&f.event) else {
+            continue;
+        };
+        match played.checked_sub(1).and_then(|i| record.moves.get_mut(i)) {
+            Some(node) => append_comment(&mut node.properties, &note),
+            None => root_notes.push(note),
+        }
+    }
+    if !root_notes.is_empty() {
+        record
+            .root_properties
+            .push(Property::from_text("GC", [root_notes.join("\n")]));
+    }
     record.to_sgf()
+}
+
+/// Adds a line to a node's comment (`C`), creating it if needed.
+fn append_comment(properties: &mut Vec<Property>, note: &str) {
+    match properties.iter_mut().find(|p| p.ident == "C") {
+        Some(c) => {
+            let text = format!("{}\n{note}", c.text());
+            *c = Property::from_text("C", [text]);
+        }
+        None => properties.push(Property::from_text("C", [note])),
+    }
+}
+
+/// A referee's action in words, for the SGF (client-protocol/referee.md).
+fn referee_note(event: &GameEvent) -> Option<String> {
+    let (by, what, reason) = match event {
+        GameEvent::Warned {
+            color,
+            warnings,
+            by,
+            reason,
+        } => (by, format!("warned {color} (warning {warnings})"), reason),
+        GameEvent::ClockAdjusted {
+            color,
+            delta_ms,
+            by,
+            reason,
+            ..
+        } => {
+            let secs = delta_ms.unsigned_abs() as f64 / 1000.0;
+            let what = match *delta_ms > 0 {
+                true => format!("gave {color} {secs} s"),
+                false => format!("took {secs} s from {color}"),
+            };
+            (by, what, reason)
+        }
+        GameEvent::RefereePaused { by, reason, .. } => (by, "paused the game".into(), reason),
+        GameEvent::RefereeResumed { by, reason, .. } => (by, "resumed the game".into(), reason),
+        GameEvent::AdjournmentScheduled { by, reason, .. } => {
+            (by, "adjourned the game".into(), reason)
+        }
+        GameEvent::Ruled {
+            ruling,
+            by,
+            reason,
+            replay_game_id,
+        } => {
+            let ruling = serde_json::to_value(ruling)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let replay = replay_game_id
+                .as_ref()
+                .map(|id| format!(", replayed as game {id}"))
+                .unwrap_or_default();
+            (by, format!("ruled {ruling}{replay}"), reason)
+        }
+        GameEvent::ResultChanged {
+            previous,
+            result,
+            by,
+            reason,
+            score,
+        } => {
+            let how = match score {
+                Some(s) => format!("corrected the count ({})", s.chinese),
+                None => "changed the result".to_string(),
+            };
+            (by, format!("{how}: {previous} -> {result}"), reason)
+        }
+        _ => return None,
+    };
+    Some(format!("Referee {}: {what}: {reason}", by.name))
 }
 
 /// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds.
@@ -229,9 +346,118 @@ fn date(ms: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// The player who left a finished game and lost it by forfeit while away (an escaper),
+/// if any: the result in effect is a forfeit against them and the game ended that way
+/// (a claim or a forfeit, not a referee's: the event just before `game_ended` is no
+/// `warned` or `ruled`), they had been in the game, and their last `presence` before the
+/// end is offline. A player who never came (lateness) or was claimed against while
+/// present (stalling) did not escape. `events` are the game's, in `seq` order; only its
+/// `presence`, `warned`, `ruled` and `game_ended` events are read.
+pub fn escaper(row: &GameRecord, events: &[EventRecord]) -> Option<Color> {
+    let result: GameResult = row.result.as_deref()?.parse().ok()?;
+    let GameResult::Forfeit { winner } = result else {
+        return None;
+    };
+    let loser = winner.opponent();
+    let (mut came, mut here, mut referee_seq) = (false, false, None);
+    for record in events {
+        let Ok(frame) = serde_json::from_str::<EventFrame>(&record.payload) else {
+            continue;
+        };
+        match frame.event {
+            GameEvent::Presence { color, online } if color == loser => {
+                came |= online;
+                here = online;
+            }
+            GameEvent::Warned { .. } | GameEvent::Ruled { .. } => referee_seq = Some(frame.seq),
+            GameEvent::GameEnded {
+                result: ended,
+                reason,
+                ..
+            } => {
+                let by_referee = referee_seq.is_some_and(|s| s + 1 == frame.seq);
+                let escaped = ended == result && reason == "forfeit" && !by_referee;
+                return (escaped && came && !here).then_some(loser);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn record(seq: u64, event: GameEvent) -> EventRecord {
+        let frame = EventFrame {
+            game_id: "g".into(),
+            seq,
+            event,
+        };
+        EventRecord {
+            game_id: "g".into(),
+            seq,
+            kind: frame.event.kind().into(),
+            payload: serde_json::to_string(&frame).expect("JSON"),
+            at_ms: 0,
+        }
+    }
+
+    fn presence(seq: u64, color: Color, online: bool) -> EventRecord {
+        record(seq, GameEvent::Presence { color, online })
+    }
+
+    fn ended(seq: u64) -> EventRecord {
+        record(
+            seq,
+            GameEvent::GameEnded {
+                result: GameResult::Forfeit {
+                    winner: Color::White,
+                },
+                reason: "forfeit".into(),
+                score: None,
+            },
+        )
+    }
+
+    #[test]
+    fn an_escaper_came_left_and_lost_by_forfeit_while_away() {
+        let row = GameRecord {
+            id: "g".into(),
+            created_at_ms: 0,
+            settings: "{}".into(),
+            black: "b".into(),
+            white: "w".into(),
+            black_name: "B".into(),
+            white_name: "W".into(),
+            status: crate::store::GameStatus::Finished,
+            result: Some("W+F".into()),
+            ended_at_ms: Some(1),
+            move_count: 0,
+        };
+        let came_and_left = [
+            presence(2, Color::Black, true),
+            presence(3, Color::White, true),
+            presence(9, Color::Black, false),
+            ended(10),
+        ];
+        assert_eq!(escaper(&row, &came_and_left), Some(Color::Black));
+        // Never came: late, not an escaper.
+        assert_eq!(
+            escaper(&row, &[presence(3, Color::White, true), ended(4)]),
+            None
+        );
+        // There at the end (a stalling claim).
+        let there = [presence(2, Color::Black, true), ended(10)];
+        assert_eq!(escaper(&row, &there), None);
+        // The result in effect is another one now.
+        let changed = GameRecord {
+            result: Some("Void".into()),
+            ..row.clone()
+        };
+        assert_eq!(escaper(&changed, &came_and_left), None);
+    }
 
     #[test]
     fn dates_are_civil_utc_days() {

@@ -15,9 +15,11 @@ use crate::fanout::{Outbox, encode};
 use crate::lobby::automatch::{BotSeat, Seeker, Wish};
 use crate::lobby::{self, Lobby, Open, create, nigiri};
 use crate::protocol::{
-    Challenge, ColorChoice, ErrorCode, GameSettings, GameSummary, Refusal, ServerMsg, UserInfo,
+    CalledGame, Challenge, ColorChoice, ErrorCode, GameSettings, GameSummary, Refusal, ServerMsg,
+    UserInfo,
 };
 use crate::room::{Gone, Prepared, Room, RoomCmd, RoomContext, RoomHandle, RoomNews};
+use crate::rules::GameResult;
 use crate::standings::{self, Standings};
 use crate::store::{Store, StoreError, StoreWriter};
 
@@ -198,12 +200,17 @@ impl Hub {
             white: game.live.white.clone(),
             settings: open.challenge.settings.clone(),
         };
+        self.open_room(game);
+        Ok(started)
+    }
+
+    /// Registers and starts the room of a game just stored (its players' slots taken).
+    fn open_room(&self, game: crate::room::NewGame) {
         let prepared = Room::open(self.rooms_ctx.clone(), game);
         self.rooms
             .insert(prepared.handle().game_id.clone(), prepared.handle().clone());
         crate::metrics::live_games(1);
         prepared.start();
-        Ok(started)
     }
 
     /// Tells both players (`game_started`) and the lobby (`game_listed`) of a game
@@ -229,6 +236,70 @@ impl Hub {
         }
         tracing::info!(game = %game_id, black = %black.id, white = %white.id, "game started");
         game_id
+    }
+
+    /// A referee's `replay` ruling on game `of` (committed): the new game `id` with the
+    /// same players and settings, starting at once (a scheduled start is not repeated).
+    pub async fn replay(&self, of: &str, id: String) -> Result<String, Refusal> {
+        let store = self.store.clone();
+        let old = of.to_string();
+        let unavailable = |e: &dyn std::fmt::Display| {
+            Refusal::new(
+                ErrorCode::Unavailable,
+                format!("the ruling stands, but the replay could not be created: {e}"),
+            )
+        };
+        let first = tokio::task::spawn_blocking(move || store.events_in(&old, 1..2))
+            .await
+            .map_err(|e| unavailable(&e))?
+            .map_err(|e| unavailable(&e))?;
+        let created = first
+            .first()
+            .and_then(|r| serde_json::from_str::<crate::protocol::EventFrame>(&r.payload).ok());
+        let Some(crate::protocol::EventFrame {
+            event:
+                crate::protocol::GameEvent::GameCreated {
+                    settings,
+                    black,
+                    white,
+                    ..
+                },
+            ..
+        }) = created
+        else {
+            return Err(unavailable(&"its first event is unreadable"));
+        };
+        let settings = crate::protocol::GameSettings {
+            start_at: None,
+            ..*settings
+        };
+        let players = [&black, &white];
+        self.reserve_slots(players)?;
+        let ctx = &self.rooms_ctx;
+        let game = match create::start(
+            &ctx.writer,
+            ctx.lag,
+            id,
+            [black.clone(), white.clone()],
+            &settings,
+            None,
+        )
+        .await
+        {
+            Ok(game) => game,
+            Err(refusal) => {
+                players.iter().for_each(|u| self.release_slot(&u.id));
+                return Err(refusal);
+            }
+        };
+        let started = GameStarted {
+            game_id: game.id.clone(),
+            black: game.live.black.clone(),
+            white: game.live.white.clone(),
+            settings,
+        };
+        self.open_room(game);
+        Ok(self.announce(started).await)
     }
 
     /// Puts `user` in the automatch queue, replacing a request of theirs still waiting;
@@ -269,12 +340,12 @@ impl Hub {
             return;
         }
         let bots = self.bot_seats().await;
-        let made = self
-            .lobby
-            .automatch
-            .round(tokio::time::Instant::now(), &bots, |id| {
-                self.has_free_slot(id)
-            });
+        let made = self.lobby.automatch.round(
+            tokio::time::Instant::now(),
+            &bots,
+            |id| self.has_free_slot(id),
+            |a, b| self.lobby.is_blocked(a, b),
+        );
         for (pairing, seekers) in made {
             let (secret, commitment) = match pairing.settings.color {
                 ColorChoice::Nigiri => {
@@ -349,7 +420,20 @@ impl Hub {
                     .announce(&encode(&ServerMsg::GameListed { game }));
             }
             RoomNews::Closed { game_id, room } => self.forget(&game_id, room),
+            RoomNews::ResultChanged {
+                game_id,
+                previous,
+                result,
+            } => self.result_changed(&game_id, previous, result),
         }
+    }
+
+    /// The one place a finished game's result changes after the fact (a referee's
+    /// `change_result` or `correct_count`, already committed): whatever depends on
+    /// results (ratings) is brought up to date from here.
+    pub fn result_changed(&self, game_id: &str, previous: GameResult, result: GameResult) {
+        tracing::info!(game = %game_id, %previous, %result, "a referee changed a result");
+        self.standings.result_changed();
     }
 
     /// Removes room `room` of a game from the registry, if it is still the one there.
@@ -470,6 +554,24 @@ impl Hub {
         let room = self.rooms.get(game_id)?.clone();
         let summary = room.ask(|reply| RoomCmd::Summary { reply }).await.ok()?;
         Some(self.lobby.ranked(summary))
+    }
+
+    /// The games with open referee calls that `user` may referee, and the games not over
+    /// that name `user` their referee, each sorted by id (only unfinished games hold
+    /// calls or need a referee, and every one of those has a running room).
+    pub async fn referee_calls(&self, user: &UserInfo) -> (Vec<CalledGame>, Vec<GameSummary>) {
+        let rooms: Vec<RoomHandle> = self.rooms.iter().map(|r| r.clone()).collect();
+        let (mut games, mut assigned) = (Vec::new(), Vec::new());
+        for room in rooms {
+            let user = user.clone();
+            if let Ok((called, mine)) = room.ask(|reply| RoomCmd::Calls { user, reply }).await {
+                games.extend(called);
+                assigned.extend(mine);
+            }
+        }
+        games.sort_by(|a, b| a.game.game_id.cmp(&b.game.game_id));
+        assigned.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+        (games, assigned)
     }
 
     /// Every running game, newest rooms first is not promised: sorted by id.

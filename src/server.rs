@@ -63,6 +63,7 @@ impl Server {
         let listen = config.listen;
         let hub = Hub::new(config, verifier, store, writer);
         let restored = hub.restore_unfinished()?;
+        hub.lobby.blocks.load(hub.store().blocks()?);
         let listener = TcpListener::bind(listen)
             .await
             .map_err(|source| StartError::Listen {

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tengen::archive::{GameView, ListedGame, MoveView};
+use tengen::archive::{GameView, KibitzLine, ListedGame, MoveView};
 use tengen::clock::{LagSettings, TimeControl};
 use tengen::protocol::{
     ClientMsg, ColorChoice, ErrorCode, GameAction, GameEvent, HandicapPlacement, LobbyMsg, Phase,
@@ -816,6 +816,8 @@ fn the_archive_examples_are_records_the_server_could_have_written() {
             round_trip::<tengen::estimate::Estimate>(&at, value);
         } else if value.get("move_number").is_some() {
             round_trip::<MoveView>(&at, value);
+        } else if value.get("text").is_some() {
+            round_trip::<KibitzLine>(&at, value);
         } else {
             assert!(
                 value["error"].is_string(),

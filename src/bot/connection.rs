@@ -444,6 +444,9 @@ impl BotRunner {
             | ServerMsg::Bots { .. }
             | ServerMsg::ChallengeCreated { .. }
             | ServerMsg::GameListed { .. }
+            | ServerMsg::RefereeCalls { .. }
+            | ServerMsg::ReportFiled { .. }
+            | ServerMsg::Reports { .. }
             | ServerMsg::Kibitz { .. } => {}
         }
         wire

@@ -58,6 +58,19 @@ impl ClockView {
             Color::White => &mut self.white,
         }
     }
+
+    /// A referee's bonus (`delta_ms` > 0, added to main time) or penalty (< 0, spent like
+    /// thinking time, so byo-yomi periods go once main time is gone). A penalty of all
+    /// the time left flags `color`.
+    pub fn adjust(&mut self, tc: &TimeControl, color: Color, delta_ms: i64) -> Result<(), Flagged> {
+        let side = self.player_mut(color);
+        if delta_ms >= 0 {
+            side.main_ms = side.main_ms.saturating_add(delta_ms.unsigned_abs());
+            return Ok(());
+        }
+        side.spend(tc, delta_ms.unsigned_abs())
+            .map_err(|_| Flagged { color })
+    }
 }
 
 /// The side whose clock runs and the instant it started.

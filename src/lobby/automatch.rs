@@ -203,12 +203,20 @@ fn rank_index(rating: f64) -> u8 {
 
 /// The pairs a round makes among `seekers` at `now`, by index: a pair's wishes meet and
 /// their gap is within the longer waiter's window; the closest pair goes first (ties:
-/// the one waiting longest), and each seeker is in one pair at most.
-pub fn pairs(seekers: &[Seeker], now: Instant) -> Vec<(usize, usize)> {
+/// the one waiting longest), and each seeker is in one pair at most. Two users `apart`
+/// says must not meet (one blocked the other) are never a pair.
+pub fn pairs(
+    seekers: &[Seeker],
+    now: Instant,
+    apart: &dyn Fn(&str, &str) -> bool,
+) -> Vec<(usize, usize)> {
     let mut candidates = Vec::new();
     for (i, a) in seekers.iter().enumerate() {
         for (j, b) in seekers.iter().enumerate().skip(i + 1) {
-            if a.user.id == b.user.id || a.wish.meet(&b.wish).is_none() {
+            if a.user.id == b.user.id
+                || a.wish.meet(&b.wish).is_none()
+                || apart(&a.user.id, &b.user.id)
+            {
                 continue;
             }
             let gap = (a.rating - b.rating).abs();
@@ -322,19 +330,21 @@ impl Queue {
     }
 
     /// One round at `now`: takes out every seeker paired (people first, then bots for
-    /// those no person fits), skipping seekers `can_play` refuses (no free game slot).
+    /// those no person fits), skipping seekers `can_play` refuses (no free game slot) and
+    /// never pairing two users `apart` says must not meet.
     pub fn round(
         &self,
         now: Instant,
         bots: &[BotSeat],
         can_play: impl Fn(&str) -> bool,
+        apart: impl Fn(&str, &str) -> bool,
     ) -> Vec<(Pairing, Vec<Seeker>)> {
         let mut waiting = self.lock();
         let (ready, resting): (Vec<Seeker>, Vec<Seeker>) =
             waiting.drain(..).partition(|s| can_play(&s.user.id));
         let mut made = Vec::new();
         let mut paired = vec![false; ready.len()];
-        for (i, j) in pairs(&ready, now) {
+        for (i, j) in pairs(&ready, now, &apart) {
             if let Some(p) = pairing(&ready[i], &ready[j]) {
                 paired[i] = true;
                 paired[j] = true;
@@ -349,7 +359,10 @@ impl Queue {
             }
             let free: Vec<BotSeat> = bots
                 .iter()
-                .filter(|b| !busy_bots.contains(&b.listing.user.id) && can_play(&b.listing.user.id))
+                .filter(|b| {
+                    let bot = &b.listing.user.id;
+                    !busy_bots.contains(bot) && can_play(bot) && !apart(&seeker.user.id, bot)
+                })
                 .cloned()
                 .collect();
             match bot_for(&seeker, &free, now) {
@@ -512,8 +525,14 @@ mod tests {
             seeker("cid", 1540.0, &[19], t0),
         ];
         assert_eq!(
-            ids(&seekers, &pairs(&seekers, t0)),
+            ids(&seekers, &pairs(&seekers, t0, &|_, _| false)),
             [("ann".into(), "cid".into())]
+        );
+        // Ann has blocked Cid: Cid goes to Bob, and Ann waits.
+        let blocked = |a: &str, b: &str| [a, b] == ["ann", "cid"] || [a, b] == ["cid", "ann"];
+        assert_eq!(
+            ids(&seekers, &pairs(&seekers, t0, &blocked)),
+            [("bob".into(), "cid".into())]
         );
         // 450 apart: paired once the longer waiter has waited 30 s.
         tokio::time::advance(Duration::from_secs(5)).await;
@@ -522,8 +541,8 @@ mod tests {
             seeker("dan", 1950.0, &[19], Instant::now()),
         ];
         let at = |secs| t0 + Duration::from_secs(secs);
-        assert!(pairs(&far, at(29)).is_empty());
-        assert_eq!(pairs(&far, at(30)), [(0, 1)]);
+        assert!(pairs(&far, at(29), &|_, _| false).is_empty());
+        assert_eq!(pairs(&far, at(30), &|_, _| false), [(0, 1)]);
     }
 
     #[test]
@@ -533,7 +552,7 @@ mod tests {
             seeker("ann", 1500.0, &[19], t0),
             seeker("ann", 1500.0, &[19], t0),
         ];
-        assert!(pairs(&seekers, t0).is_empty());
+        assert!(pairs(&seekers, t0, &|_, _| false).is_empty());
     }
 
     #[test]
@@ -603,7 +622,7 @@ mod tests {
         // Dan's second request replaces his first.
         queue.put(seeker("dan", 1500.0, &[9], t0));
         let bots = [bot("gnugo", 1500.0, BotOffer::default())];
-        let made = queue.round(t0, &bots, |id| id != "eve");
+        let made = queue.round(t0, &bots, |id| id != "eve", |_, _| false);
         let mut games: Vec<(String, String)> = made
             .iter()
             .map(|(p, _)| {

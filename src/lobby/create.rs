@@ -8,8 +8,8 @@ use super::{Open, new_id, nigiri};
 use crate::clock::LagSettings;
 use crate::fanout::encode;
 use crate::protocol::{
-    ColorChoice, ErrorCode, EventFrame, GameEvent, HandicapPlacement, NigiriProof, Refusal,
-    UserInfo,
+    ColorChoice, ErrorCode, EventFrame, GameEvent, GameSettings, HandicapPlacement, NigiriProof,
+    Refusal, UserInfo,
 };
 use crate::room::{LiveGame, Moment, NewGame, event_record, unavailable};
 use crate::rules::{self, Color};
@@ -59,13 +59,33 @@ pub async fn create(
     seed: &str,
 ) -> Result<NewGame, Refusal> {
     let (black, white, nigiri) = colors(open, accepter, seed);
-    let s = &open.challenge.settings;
+    start(
+        writer,
+        lag,
+        new_id(),
+        [black, white],
+        &open.challenge.settings,
+        nigiri,
+    )
+    .await
+}
+
+/// Stores game `id` between `players` (Black, White) with settings `s`: its record and
+/// first event, before anyone hears of it. Also how a referee's `replay` starts the new
+/// game.
+pub async fn start(
+    writer: &StoreWriter,
+    lag: LagSettings,
+    id: String,
+    [black, white]: [UserInfo; 2],
+    s: &GameSettings,
+    nigiri: Option<NigiriProof>,
+) -> Result<NewGame, Refusal> {
     let handicap_stones = if s.handicap >= 2 && s.handicap_placement == HandicapPlacement::Fixed {
         rules::fixed_handicap(s.board_size, s.handicap).unwrap_or_default()
     } else {
         Vec::new()
     };
-    let id = new_id();
     let now = wall_ms();
     let first = GameEvent::GameCreated {
         settings: Box::new(s.clone()),

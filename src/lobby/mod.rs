@@ -2,6 +2,7 @@
 //! Small shared maps (DashMap), never game state.
 
 pub mod automatch;
+pub mod blocks;
 pub mod create;
 pub mod nigiri;
 
@@ -25,6 +26,8 @@ pub struct Open {
 #[derive(Default)]
 pub struct Lobby {
     challenges: DashMap<String, Open>,
+    /// Who blocks whom ([`Lobby::is_blocked`]).
+    pub blocks: blocks::Blocks,
     watchers: DashMap<u64, Outbox>,
     online: DashMap<String, Vec<Outbox>>,
     /// Bots' standing offers, by bot user id.
@@ -61,6 +64,12 @@ pub fn check_rated(rated: bool, players: [&UserInfo; 2]) -> Result<(), Refusal> 
 }
 
 impl Lobby {
+    /// Whether `a` and `b` must not meet: either has blocked the other. Challenges,
+    /// accepting, automatch and players' chat check it.
+    pub fn is_blocked(&self, a: &str, b: &str) -> bool {
+        self.blocks.is_blocked(a, b)
+    }
+
     /// A lobby that shows the players' ranks from `ranks`.
     pub fn new(ranks: Ranks) -> Lobby {
         Lobby {
@@ -89,6 +98,14 @@ impl Lobby {
             return Err(Refusal::new(
                 ErrorCode::BadRequest,
                 "you cannot challenge yourself",
+            ));
+        }
+        if let Some(to) = &to
+            && self.is_blocked(&from.id, to)
+        {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                format!("you and `{to}` have blocked each other's challenges"),
             ));
         }
         if let Some(to) = &to
@@ -166,6 +183,11 @@ impl Lobby {
             Some(Refusal::new(
                 ErrorCode::Forbidden,
                 "that challenge is for someone else",
+            ))
+        } else if self.is_blocked(&c.from.id, &accepter.id) {
+            Some(Refusal::new(
+                ErrorCode::Forbidden,
+                "you cannot play this user: one of you has blocked the other",
             ))
         } else {
             check_rated(c.settings.rated, [&c.from, accepter]).err()

@@ -155,16 +155,33 @@ pub(super) async fn view(hub: &Arc<Hub>, path: GameIdPath) -> Result<GameView, R
             Some(_) => store.events(&id)?,
             None => Vec::new(),
         };
-        Ok(row.map(|r| (r, events)))
+        // Spectators' chat is evidence, kept from the players while they play.
+        let kibitz = match &row {
+            Some(r) if r.status == crate::store::GameStatus::Finished => store.kibitz(&id)?,
+            _ => Vec::new(),
+        };
+        Ok(row.map(|r| (r, events, kibitz)))
     })
     .await?;
-    let (row, events) = found.ok_or_else(|| problem(StatusCode::NOT_FOUND, "no such game"))?;
-    archive::game_view(&row, &events).ok_or_else(|| {
+    let (row, events, kibitz) =
+        found.ok_or_else(|| problem(StatusCode::NOT_FOUND, "no such game"))?;
+    let tournament = serde_json::from_str::<crate::protocol::GameSettings>(&row.settings)
+        .is_ok_and(|s| s.fair_play == crate::protocol::FairPlay::Tournament);
+    if tournament && row.status == crate::store::GameStatus::Live {
+        // Its spectators see moves late; the record would show them at once.
+        return Err(problem(
+            StatusCode::FORBIDDEN,
+            "a tournament game's record is published when it ends",
+        ));
+    }
+    let mut view = archive::game_view(&row, &events).ok_or_else(|| {
         problem(
             StatusCode::INTERNAL_SERVER_ERROR,
             "the game's log could not be read",
         )
-    })
+    })?;
+    view.kibitz = kibitz.into_iter().map(Into::into).collect();
+    Ok(view)
 }
 
 async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {

@@ -106,6 +106,7 @@ async fn refuse(mut socket: WebSocket, r: Refusal, (code, reason): (u16, &'stati
         message: r.message,
         game_id: None,
         reason: None,
+        retry_after_ms: None,
     });
     let close = Message::Close(Some(CloseFrame {
         code,

@@ -5,6 +5,7 @@
 mod api;
 mod auth;
 mod estimate;
+mod fairplay;
 mod http;
 mod limits;
 mod ratings;

@@ -16,7 +16,8 @@ use super::api::{blocking, problem};
 use crate::hub::Hub;
 use crate::rating::Pool;
 use crate::standings::view::{
-    DEFAULT_LEADERBOARD, HISTORY_LIMIT, Leaderboard, LeaderboardEntry, MAX_LEADERBOARD, Profile,
+    DEFAULT_LEADERBOARD, ESCAPE_SCAN, Escapes, HISTORY_LIMIT, Leaderboard, LeaderboardEntry,
+    MAX_LEADERBOARD, Profile,
 };
 
 pub fn routes() -> Router<Arc<Hub>> {
@@ -43,8 +44,9 @@ async fn profile(
             return Ok(None);
         }
         let history = store.rating_history(&id, HISTORY_LIMIT)?;
+        let escapes = Escapes::of(&id, &store.forfeit_losses(&id, ESCAPE_SCAN)?);
         let name = name.unwrap_or_else(|| id.clone());
-        Ok(Some(Profile::new(id, name, &rows, history)))
+        Ok(Some(Profile::new(id, name, &rows, history, escapes)))
     })
     .await;
     match found {

@@ -11,15 +11,16 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::time::{Instant, MissedTickBehavior};
 
+use super::fairplay;
 use super::limits::{PerUser, RateLimit, UserSlot};
 use crate::fanout::{Inbox, Outbox, encode};
 use crate::hub::Hub;
 use crate::lobby::automatch::Wish;
 use crate::protocol::{
     ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
-    RequestId, Role, ServerMsg, UserInfo, decode, request_id,
+    RequestId, Role, Ruling, ServerMsg, UserInfo, decode, request_id,
 };
-use crate::room::{Action, RoomCmd, RoomHandle};
+use crate::room::{Action, RefereeAct, RoomCmd, RoomHandle};
 use crate::rules::Move;
 use crate::time::wall_ms;
 
@@ -121,6 +122,7 @@ impl Session {
             message: r.message,
             game_id: game_id.map(str::to_string),
             reason: r.reason.map(str::to_string),
+            retry_after_ms: r.retry_after_ms,
         });
     }
 
@@ -342,6 +344,54 @@ impl Session {
                 hub.lobby.withdraw(&challenge_id, &self.user()?, false)?;
                 self.ack(id, None, None);
             }
+            LobbyMsg::Block { user } => {
+                fairplay::block(&hub, &self.user()?, user, true).await?;
+                self.ack(id, None, None);
+            }
+            LobbyMsg::Unblock { user } => {
+                fairplay::block(&hub, &self.user()?, user, false).await?;
+                self.ack(id, None, None);
+            }
+            LobbyMsg::Report {
+                user,
+                game_id,
+                from_seq,
+                to_seq,
+                reason,
+            } => {
+                let filing = fairplay::Filing {
+                    user,
+                    game_id,
+                    from_seq,
+                    to_seq,
+                    reason,
+                };
+                let report_id = fairplay::report(&hub, &self.user()?, filing).await?;
+                self.send(&ServerMsg::ReportFiled { id, report_id });
+            }
+            LobbyMsg::ListReports {} => {
+                let reports = fairplay::open_reports(&hub, &self.user()?).await?;
+                self.send(&ServerMsg::Reports { id, reports });
+            }
+            LobbyMsg::CloseReport { report_id } => {
+                fairplay::close_report(&hub, &self.user()?, report_id).await?;
+                self.ack(id, None, None);
+            }
+            LobbyMsg::ListRefereeCalls {} => {
+                let user = self.user()?;
+                if !matches!(user.role, Role::Referee | Role::Admin) {
+                    return Err(Refusal::new(
+                        ErrorCode::Forbidden,
+                        "only referees and admins see the calls for a referee",
+                    ));
+                }
+                let (games, assigned) = hub.referee_calls(&user).await;
+                self.send(&ServerMsg::RefereeCalls {
+                    id,
+                    games,
+                    assigned,
+                });
+            }
             LobbyMsg::Automatch {
                 sizes,
                 speeds,
@@ -387,6 +437,7 @@ impl Session {
             }
             GameAction::Chat { text } => {
                 let user = self.user()?;
+                self.chat_allowed(&user, &game_id).await?;
                 let room = self.room(&game_id).await?;
                 let seq = room
                     .ask(|reply| RoomCmd::Chat { user, text, reply })
@@ -420,8 +471,49 @@ impl Session {
             GameAction::MarkDead { vertex, dead } => Action::MarkDead { vertex, dead },
             GameAction::AcceptScore { marks_seq } => Action::AcceptScore { marks_seq },
             GameAction::RejectScore {} => Action::RejectScore,
+            GameAction::RefereeCall { message } => Action::CallReferee(message),
+            GameAction::Warn { color, reason } => {
+                Action::Referee(RefereeAct::Warn { color, reason })
+            }
+            GameAction::AdjustClock {
+                color,
+                delta_ms,
+                reason,
+            } => Action::Referee(RefereeAct::AdjustClock {
+                color,
+                delta_ms,
+                reason,
+            }),
+            GameAction::RefereePause { reason } => Action::Referee(RefereeAct::Pause { reason }),
+            GameAction::Adjourn { at, reason } => {
+                Action::Referee(RefereeAct::Adjourn { at, reason })
+            }
+            GameAction::RefereeResume { reason } => Action::Referee(RefereeAct::Resume { reason }),
+            GameAction::Rule { ruling, reason } => {
+                // The new game's id is drawn first so that the ruling can name it.
+                let replay = (ruling == Ruling::Replay).then(crate::lobby::new_id);
+                let act = RefereeAct::Rule {
+                    ruling,
+                    reason,
+                    replay_game_id: replay.clone(),
+                };
+                let seq = self.ask_room(&game_id, Action::Referee(act)).await?;
+                if let Some(new_id) = replay {
+                    self.hub.replay(&game_id, new_id).await?;
+                }
+                self.ack(id, Some(game_id), seq);
+                return Ok(());
+            }
+            GameAction::CorrectCount { dead, reason } => {
+                Action::Referee(RefereeAct::CorrectCount { dead, reason })
+            }
+            GameAction::ChangeResult { ruling, reason } => {
+                Action::Referee(RefereeAct::ChangeResult { ruling, reason })
+            }
         };
-        self.act(id, game_id, action).await
+        let seq = self.ask_room(&game_id, action).await?;
+        self.ack(id, Some(game_id), seq);
+        Ok(())
     }
 
     async fn join(
@@ -489,25 +581,37 @@ impl Session {
         }
     }
 
-    async fn act(
-        &mut self,
-        id: Option<RequestId>,
-        game_id: String,
-        action: Action,
-    ) -> Result<(), Refusal> {
-        let user = self.user()?;
-        let room = self.room(&game_id).await?;
-        let lag_ms = self.rtt_ms.map_or(0, |rtt| rtt / 2);
-        let seq = room
-            .ask(|reply| RoomCmd::Act {
-                user,
-                action,
-                lag_ms,
-                reply,
-            })
-            .await??;
-        self.ack(id, Some(game_id), seq);
+    /// Refuses a player's chat to an opponent when either has blocked the other.
+    async fn chat_allowed(&self, user: &UserInfo, game_id: &str) -> Result<(), Refusal> {
+        let Some(game) = self.hub.summary(game_id).await else {
+            return Ok(());
+        };
+        let opponent = match user.id.as_str() {
+            id if id == game.black.id => &game.white.id,
+            id if id == game.white.id => &game.black.id,
+            _ => return Ok(()),
+        };
+        if self.hub.lobby.is_blocked(&user.id, opponent) {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                "no chat between these players: one has blocked the other",
+            ));
+        }
         Ok(())
+    }
+
+    /// Has the game's room rule on `action`; the seq of the last event it caused.
+    async fn ask_room(&self, game_id: &str, action: Action) -> Result<Option<u64>, Refusal> {
+        let user = self.user()?;
+        let room = self.room(game_id).await?;
+        let lag_ms = self.rtt_ms.map_or(0, |rtt| rtt / 2);
+        room.ask(|reply| RoomCmd::Act {
+            user,
+            action,
+            lag_ms,
+            reply,
+        })
+        .await?
     }
 }
 

@@ -68,6 +68,7 @@ static ASSETS: &[Asset] = &[
     asset!("/js/profile.js", "js/profile.js", JS),
     asset!("/js/leaderboard.js", "js/leaderboard.js", JS),
     asset!("/js/plot.js", "js/plot.js", JS),
+    asset!("/js/referee.js", "js/referee.js", JS),
 ];
 
 /// The page may load only its own files and talk only to its own server.

@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 use super::error::{ErrorCode, Refusal};
 use super::names;
 use super::offer::BotOffer;
+use super::referee::Ruling;
 use super::settings::GameSettings;
 use super::speed::Speed;
-use crate::rules::{Move, Vertex};
+use crate::rules::{Color, Move, Vertex};
 
 /// The client's request id, echoed in the reply: any string or number it likes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,6 +93,34 @@ pub enum LobbyMsg {
     },
     /// Stop waiting for an automatch.
     AutomatchCancel {},
+    /// Referees and admins: the games with open `referee_call`s they may act on.
+    ListRefereeCalls {},
+    /// Block a user (by id): neither of you can challenge the other, accept the other's
+    /// seek, or chat to the other in a game.
+    Block {
+        user: String,
+    },
+    Unblock {
+        user: String,
+    },
+    /// Report a user, a game, or both, with the range of the game's events it concerns.
+    Report {
+        #[serde(default)]
+        user: Option<String>,
+        #[serde(default)]
+        game_id: Option<String>,
+        #[serde(default)]
+        from_seq: Option<u64>,
+        #[serde(default)]
+        to_seq: Option<u64>,
+        reason: String,
+    },
+    /// Referees and admins: the open reports, oldest first.
+    ListReports {},
+    /// Referees and admins: close a report that has been dealt with.
+    CloseReport {
+        report_id: u64,
+    },
 }
 
 /// What a client asks of one game (the `game_id` travels beside it).
@@ -148,6 +177,52 @@ pub enum GameAction {
     /// Chat in a game: players talk to each other, spectators among themselves.
     Chat {
         text: String,
+    },
+    /// Referee: warn a player; `warnings_to_lose` warnings lose the game.
+    Warn {
+        color: Color,
+        reason: String,
+    },
+    /// Referee: add (`delta_ms` > 0, a bonus) or take away (< 0, a penalty) time on a
+    /// player's clock.
+    AdjustClock {
+        color: Color,
+        delta_ms: i64,
+        reason: String,
+    },
+    /// Referee: stop both clocks (an organiser's break); only a referee resumes.
+    RefereePause {
+        reason: String,
+    },
+    /// Referee: end an organiser's break (or open a sealed move at a scheduled
+    /// adjournment's resumption).
+    RefereeResume {
+        reason: String,
+    },
+    /// Referee: adjourn the game at `at` (server Unix ms): from then the player to move
+    /// may only seal a move, and the referee opens it with `referee_resume`.
+    Adjourn {
+        at: i64,
+        reason: String,
+    },
+    /// Referee: end a game in progress with a ruling.
+    Rule {
+        ruling: Ruling,
+        reason: String,
+    },
+    /// Referee: recount a game ended by counting with these stones dead instead.
+    CorrectCount {
+        dead: Vec<Vertex>,
+        reason: String,
+    },
+    /// Referee: change or annul the result of a finished game.
+    ChangeResult {
+        ruling: Ruling,
+        reason: String,
+    },
+    /// A player calls the referee (Art. 16.2); open until a referee acts in the game.
+    RefereeCall {
+        message: String,
     },
 }
 

@@ -53,6 +53,8 @@ pub struct Refusal {
     pub message: String,
     /// For `illegal_move`: `occupied`, `suicide`, `ko`, `superko` or `off_board`.
     pub reason: Option<&'static str>,
+    /// For a refusal that time will lift (a `claim_win` too early): how long from now.
+    pub retry_after_ms: Option<u64>,
 }
 
 impl Refusal {
@@ -61,6 +63,15 @@ impl Refusal {
             code,
             message: message.into(),
             reason: None,
+            retry_after_ms: None,
+        }
+    }
+
+    /// The same refusal, lifted `ms` from now.
+    pub fn retry_after(self, ms: u64) -> Refusal {
+        Refusal {
+            retry_after_ms: Some(ms),
+            ..self
         }
     }
 
@@ -69,6 +80,7 @@ impl Refusal {
             code: ErrorCode::IllegalMove,
             message: err.to_string(),
             reason: Some(err.reason()),
+            retry_after_ms: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::referee::Ruling;
 use super::settings::GameSettings;
 use super::user::UserInfo;
 use crate::clock::ClockView;
@@ -156,6 +157,79 @@ pub enum GameEvent {
         color: Color,
         online: bool,
     },
+    /// A referee warned a player; `warnings` is their count in this game so far.
+    Warned {
+        color: Color,
+        warnings: u8,
+        by: UserInfo,
+        reason: String,
+    },
+    /// A referee added time to a player's clock (`delta_ms` > 0) or took it away (< 0);
+    /// `clock` is both clocks after it.
+    ClockAdjusted {
+        color: Color,
+        delta_ms: i64,
+        by: UserInfo,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+    },
+    /// A referee stopped the clocks (an organiser's break); only a referee resumes.
+    RefereePaused {
+        by: UserInfo,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+    },
+    /// A referee ended the break; the side to move's clock runs again.
+    RefereeResumed {
+        by: UserInfo,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
+    },
+    /// A referee scheduled an adjournment at `at` (server Unix ms): the player to move
+    /// must seal a move; the referee opens it at resumption (`referee_resumed`).
+    AdjournmentScheduled {
+        at: i64,
+        by: UserInfo,
+        reason: String,
+    },
+    /// A referee ended the game with a ruling; `game_ended` follows. For `replay`,
+    /// `replay_game_id` is the new game with the same players and settings.
+    Ruled {
+        ruling: Ruling,
+        by: UserInfo,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replay_game_id: Option<String>,
+    },
+    /// Strict mode (`strict_illegal`): an illegal move attempt, recorded as evidence; the
+    /// player's turn is lost, as the pass that follows records (Art. 19, 20.1).
+    IllegalAttempt {
+        move_number: u32,
+        color: Color,
+        vertex: Move,
+        /// `occupied`, `suicide`, `ko` or `superko`.
+        reason: String,
+    },
+    /// A player called the referee; the call is open until a referee acts in the game or
+    /// the game ends.
+    RefereeCalled {
+        color: Color,
+        message: String,
+        at: i64,
+    },
+    /// A referee changed the result of the finished game: `previous` stays in the log,
+    /// `result` is in effect. `score` is the recount when the count was corrected.
+    ResultChanged {
+        previous: GameResult,
+        result: GameResult,
+        by: UserInfo,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        score: Option<ScoreView>,
+    },
 }
 
 impl GameEvent {
@@ -175,6 +249,20 @@ impl GameEvent {
             }),
             _ => None,
         }
+    }
+
+    /// Whether a referee made this event.
+    pub fn is_referees(&self) -> bool {
+        matches!(
+            self,
+            GameEvent::Warned { .. }
+                | GameEvent::ClockAdjusted { .. }
+                | GameEvent::RefereePaused { .. }
+                | GameEvent::RefereeResumed { .. }
+                | GameEvent::AdjournmentScheduled { .. }
+                | GameEvent::Ruled { .. }
+                | GameEvent::ResultChanged { .. }
+        )
     }
 
     /// The name stored in the log and used as `type` on the wire: serde's own name for

@@ -7,6 +7,7 @@ mod error;
 mod event;
 mod names;
 mod offer;
+mod referee;
 mod server;
 mod settings;
 mod speed;
@@ -18,11 +19,12 @@ pub use client::{
 pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 pub use offer::{BotListing, BotOffer, time_system};
+pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Report, Ruling};
 pub use server::{
     Challenge, ChatLine, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerFrame, ServerMsg,
     Snapshot, decode_server,
 };
-pub use settings::{ColorChoice, GameSettings, HandicapPlacement};
+pub use settings::{ColorChoice, FairPlay, GameSettings, HandicapPlacement};
 pub use speed::Speed;
 pub use user::{Role, UserInfo};
 

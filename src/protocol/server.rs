@@ -70,6 +70,13 @@ pub struct GameSummary {
 pub struct Seat {
     pub user: UserInfo,
     pub online: bool,
+    /// Referee warnings this player has had in this game (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    pub warnings: u8,
+}
+
+fn is_zero_u8(n: &u8) -> bool {
+    *n == 0
 }
 
 /// One move of the record.
@@ -125,6 +132,13 @@ pub struct Snapshot {
     /// Clocks stopped by agreement.
     #[serde(default)]
     pub paused: bool,
+    /// A referee's scheduled adjournment (server Unix ms): from then the player to move
+    /// may only seal; a sealed move is opened by the referee.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjourn_at: Option<i64>,
+    /// Clocks stopped by a referee (an organiser's break): only a referee resumes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub referee_paused: bool,
     /// Adjourned with a sealed move: by whom.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_by: Option<Color>,
@@ -170,6 +184,9 @@ pub enum ServerMsg {
         game_id: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// When waiting lifts the refusal (a `claim_win` too early): the ms left to wait.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
     },
     Pong {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -200,6 +217,26 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<RequestId>,
         games: Vec<GameSummary>,
+    },
+    /// The reply to `report`.
+    ReportFiled {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        report_id: u64,
+    },
+    /// The reply to `list_reports`.
+    Reports {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        reports: Vec<super::referee::Report>,
+    },
+    /// The reply to `list_referee_calls`.
+    RefereeCalls {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        games: Vec<super::referee::CalledGame>,
+        /// The games not over whose settings name the asker as their referee.
+        assigned: Vec<GameSummary>,
     },
     Bots {
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -22,6 +22,18 @@ pub enum HandicapPlacement {
     Free,
 }
 
+/// Who sees a game's moves when (`fair_play`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FairPlay {
+    /// Everyone sees every event at once.
+    #[default]
+    Open,
+    /// Spectators see moves `spectator_delay_moves` moves and `spectator_delay_ms` late
+    /// (players and referees at once), and the players' chat is off.
+    Tournament,
+}
+
 /// The colour the challenger takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -74,6 +86,38 @@ pub struct GameSettings {
     /// when true, so unrated settings read as they always did.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
+    /// The user id of the referee assigned to this game (tournament games), who may act
+    /// on it beside any admin (client-protocol/referee.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub referee: Option<String>,
+    /// Referee warnings that lose the game (Art. 20); 2 unless set.
+    #[serde(skip_serializing_if = "is_default_warnings")]
+    pub warnings_to_lose: u8,
+    /// An illegal move attempt costs the turn: it is recorded and counts as a pass
+    /// (Art. 19, 20.1) instead of being only refused.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict_illegal: bool,
+    /// Untimed games: a player who has been to move this long, present or not, may be
+    /// claimed against for stalling. Unset: no stalling claims.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stall_after_ms: Option<u64>,
+    #[serde(skip_serializing_if = "is_open")]
+    pub fair_play: FairPlay,
+    /// Tournament games: how many of the latest moves spectators do not see yet.
+    #[serde(skip_serializing_if = "is_default_delay")]
+    pub spectator_delay_moves: u8,
+    /// Tournament games: how long after a move spectators see it (0: only the delay in
+    /// moves counts).
+    #[serde(skip_serializing_if = "is_zero_ms")]
+    pub spectator_delay_ms: u64,
+}
+
+fn is_zero_ms(ms: &u64) -> bool {
+    *ms == 0
+}
+
+fn is_open(f: &FairPlay) -> bool {
+    *f == FairPlay::Open
 }
 
 /// The fields of `settings`, in their wire order.
@@ -91,6 +135,13 @@ const FIELDS: &[&str] = &[
     "claim_after_ms",
     "scoring_ms",
     "rated",
+    "referee",
+    "warnings_to_lose",
+    "strict_illegal",
+    "stall_after_ms",
+    "fair_play",
+    "spectator_delay_moves",
+    "spectator_delay_ms",
 ];
 
 /// The largest komi either way, in points.
@@ -157,6 +208,13 @@ impl GameSettings {
                 "claim_after_ms" => s.claim_after_ms = field(&name, value)?,
                 "scoring_ms" => s.scoring_ms = field(&name, value)?,
                 "rated" => s.rated = field(&name, value)?,
+                "referee" => s.referee = field(&name, value)?,
+                "warnings_to_lose" => s.warnings_to_lose = field(&name, value)?,
+                "strict_illegal" => s.strict_illegal = field(&name, value)?,
+                "stall_after_ms" => s.stall_after_ms = field(&name, value)?,
+                "fair_play" => s.fair_play = field(&name, value)?,
+                "spectator_delay_moves" => s.spectator_delay_moves = field(&name, value)?,
+                "spectator_delay_ms" => s.spectator_delay_ms = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -181,6 +239,26 @@ fn default_scoring() -> u64 {
     5 * 60 * 1000
 }
 
+/// Warnings that lose a game unless the settings say otherwise.
+const DEFAULT_WARNINGS_TO_LOSE: u8 = 2;
+/// The most warnings a game may allow.
+const MAX_WARNINGS_TO_LOSE: u8 = 9;
+
+fn is_default_warnings(n: &u8) -> bool {
+    *n == DEFAULT_WARNINGS_TO_LOSE
+}
+
+/// Moves spectators of a tournament game are behind unless the settings say otherwise.
+const DEFAULT_SPECTATOR_DELAY: u8 = 3;
+/// The longest spectator delay, in moves (the room's ring of recent events covers it).
+const MAX_SPECTATOR_DELAY: u8 = 20;
+/// The longest spectator delay in time: ten minutes.
+const MAX_SPECTATOR_DELAY_MS: u64 = 600_000;
+
+fn is_default_delay(n: &u8) -> bool {
+    *n == DEFAULT_SPECTATOR_DELAY
+}
+
 impl Default for GameSettings {
     fn default() -> Self {
         GameSettings {
@@ -197,6 +275,13 @@ impl Default for GameSettings {
             claim_after_ms: default_claim_after(),
             scoring_ms: default_scoring(),
             rated: false,
+            referee: None,
+            warnings_to_lose: DEFAULT_WARNINGS_TO_LOSE,
+            strict_illegal: false,
+            stall_after_ms: None,
+            fair_play: FairPlay::Open,
+            spectator_delay_moves: DEFAULT_SPECTATOR_DELAY,
+            spectator_delay_ms: 0,
         }
     }
 }
@@ -244,6 +329,43 @@ impl GameSettings {
                     "settings.{field} must be from {min} ms to one day"
                 )));
             }
+        }
+        if let Some(stall) = self.stall_after_ms {
+            if self.clock.is_timed() {
+                return Err(bad(
+                    "settings.stall_after_ms is for untimed games; a clock already ends a stall"
+                        .into(),
+                ));
+            }
+            if !(60_000..=DAY).contains(&stall) {
+                return Err(bad(
+                    "settings.stall_after_ms must be from 60000 ms to one day".into(),
+                ));
+            }
+        }
+        if self.spectator_delay_moves > MAX_SPECTATOR_DELAY {
+            return Err(bad(format!(
+                "settings.spectator_delay_moves must be from 0 to {MAX_SPECTATOR_DELAY}"
+            )));
+        }
+        if self.spectator_delay_ms > MAX_SPECTATOR_DELAY_MS {
+            return Err(bad(format!(
+                "settings.spectator_delay_ms must be from 0 to {MAX_SPECTATOR_DELAY_MS} (ten minutes)"
+            )));
+        }
+        if !(1..=MAX_WARNINGS_TO_LOSE).contains(&self.warnings_to_lose) {
+            return Err(bad(format!(
+                "settings.warnings_to_lose must be from 1 to {MAX_WARNINGS_TO_LOSE}"
+            )));
+        }
+        if self
+            .referee
+            .as_ref()
+            .is_some_and(|r| r.is_empty() || r.len() > 128)
+        {
+            return Err(bad(
+                "settings.referee must be a user id of 1 to 128 bytes".into()
+            ));
         }
         if let Some(start) = self.start_at
             && (start < 0 || start > crate::time::wall_ms() + 366 * DAY as i64)

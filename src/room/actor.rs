@@ -17,9 +17,11 @@ use super::rebuild::rebuild;
 use super::ring::{Ring, missed_since};
 use crate::clock::Millis;
 use crate::fanout::{Frame, Outbox, encode};
-use crate::protocol::{ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo};
+use crate::protocol::{
+    CalledGame, ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
+};
 use crate::rules::Color;
-use crate::store::EventRecord;
+use crate::store::{Append, EventRecord, KibitzRecord};
 use crate::time::wall_ms;
 
 /// Commands a room's queue holds at most; senders wait when it is full.
@@ -53,6 +55,12 @@ pub enum RoomCmd {
     },
     Summary {
         reply: oneshot::Sender<GameSummary>,
+    },
+    /// For a referee's list: the game with its open calls, if it has any and `user` may
+    /// referee it; and the game's summary if it is not over and names `user` its referee.
+    Calls {
+        user: UserInfo,
+        reply: oneshot::Sender<(Option<CalledGame>, Option<GameSummary>)>,
     },
 }
 
@@ -111,6 +119,9 @@ pub struct Room {
     epoch: Instant,
     /// When the clock may next ask a failing store for a commit.
     backoff: Backoff,
+    /// The last seq delayed spectators have been sent (see
+    /// [`LiveGame::spectator_horizon`]).
+    released: u64,
 }
 
 /// A game just created (its first event stored), for [`Room::open`].
@@ -190,7 +201,9 @@ impl Room {
         };
         // Boxed, like the command handler below: a room future holding the game by
         // value (and a copy per async layer) would weigh some 58 KB per live game.
+        let released = live.spectator_horizon(epoch.elapsed().as_millis() as Millis);
         let room = Box::new(Room {
+            released,
             id,
             instance,
             ctx,
@@ -242,6 +255,11 @@ impl Room {
                 .next_timer()
                 .map(|ms| self.epoch + std::time::Duration::from_millis(ms))
                 .map(|at| self.backoff.retry_at().map_or(at, |retry| at.max(retry)));
+            // A tournament game's spectators see a move once its delay in time is over.
+            let release = self
+                .live
+                .next_release(self.now())
+                .map(|ms| self.epoch + std::time::Duration::from_millis(ms));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => Box::pin(self.handle(cmd)).await,
@@ -249,6 +267,9 @@ impl Room {
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                     self.on_timer().await;
+                }
+                () = sleep_until(release.unwrap_or_else(Instant::now)), if release.is_some() => {
+                    self.release();
                 }
             }
             if self.live.phase() == Phase::Ended && self.crowd.is_empty() {
@@ -311,12 +332,26 @@ impl Room {
                 let result = if self.live.color_of(&user.id).is_some() {
                     self.act(&user, Action::Chat(text), 0).await
                 } else {
-                    self.kibitz(user, text).map(|()| None)
+                    self.kibitz(user, text).await.map(|()| None)
                 };
                 let _ = reply.send(result);
             }
             RoomCmd::Summary { reply } => {
                 let _ = reply.send(self.summary());
+            }
+            RoomCmd::Calls { user, reply } => {
+                let calls = self.live.open_calls();
+                let called =
+                    (!calls.is_empty() && self.live.may_referee(&user).is_ok()).then(|| {
+                        CalledGame {
+                            game: self.summary(),
+                            calls,
+                        }
+                    });
+                let assigned = (self.live.result().is_none()
+                    && self.live.settings.referee.as_deref() == Some(user.id.as_str()))
+                .then(|| self.summary());
+                let _ = reply.send((called, assigned));
             }
         }
     }
@@ -328,6 +363,7 @@ impl Room {
         since_seq: Option<u64>,
     ) -> Result<(), Refusal> {
         let color = user.as_ref().and_then(|u| self.live.color_of(&u.id));
+        let delayed = self.live.delays(user.as_ref());
         let conn = outbox.conn();
         let last = self.live.seq();
         match since_seq {
@@ -336,6 +372,29 @@ impl Room {
                     ErrorCode::BadRequest,
                     format!("since_seq {s} is past this game's last event ({last})"),
                 ));
+            }
+            // A delayed spectator gets the events up to the spectators' horizon, never a
+            // snapshot (which would show the position now).
+            since if delayed => {
+                let since = since.unwrap_or(0);
+                let horizon = self.released;
+                if since > horizon {
+                    return Err(Refusal::new(
+                        ErrorCode::BadRequest,
+                        format!(
+                            "since_seq {since} is past what spectators of this tournament game see yet ({horizon})"
+                        ),
+                    ));
+                }
+                let mut missed =
+                    missed_since(&self.recent, &self.ctx.store, &self.id, since).await?;
+                missed.truncate((horizon - since) as usize);
+                if !outbox.push_catch_up(missed) {
+                    return Err(Refusal::new(
+                        ErrorCode::Unavailable,
+                        "your connection is too slow to catch up",
+                    ));
+                }
             }
             Some(s) => {
                 let missed = missed_since(&self.recent, &self.ctx.store, &self.id, s).await?;
@@ -351,7 +410,11 @@ impl Room {
                 outbox.push(encode(&ServerMsg::Snapshot(Box::new(snapshot))));
             }
         }
-        self.crowd.add(Member { outbox, color });
+        self.crowd.add(Member {
+            outbox,
+            color,
+            delayed,
+        });
         if let Some(color) = color {
             self.presence(color).await;
             self.resume_clock_if_idle();
@@ -385,25 +448,29 @@ impl Room {
         action: Action,
         lag_ms: u64,
     ) -> Result<Option<u64>, Refusal> {
-        let color = self
-            .live
-            .color_of(&user.id)
-            .ok_or_else(|| Refusal::new(ErrorCode::Forbidden, "you do not play in this game"))?;
-        let step = self
-            .live
-            .decide(color, &action, self.moment(lag_ms))
-            .inspect_err(|r| {
-                if let Some(reason) = r.reason {
-                    crate::metrics::move_rejected(reason);
-                }
-            })?;
+        let at = self.moment(lag_ms);
+        let step = match &action {
+            Action::Referee(act) => self.live.referee(user, act, at)?,
+            _ => {
+                let color = self.live.color_of(&user.id).ok_or_else(|| {
+                    Refusal::new(ErrorCode::Forbidden, "you do not play in this game")
+                })?;
+                self.live.decide(color, &action, at).inspect_err(|r| {
+                    if let Some(reason) = r.reason {
+                        crate::metrics::move_rejected(reason);
+                    }
+                })?
+            }
+        };
         if step.events.is_empty() {
             return Ok(None);
         }
         self.commit(step).await.map(Some)
     }
 
-    fn kibitz(&mut self, user: UserInfo, text: String) -> Result<(), Refusal> {
+    /// Spectators' chat: kept in the store as evidence (before anyone hears it, like
+    /// the players'), then sent to the spectators only.
+    async fn kibitz(&mut self, user: UserInfo, text: String) -> Result<(), Refusal> {
         let text = text.trim().to_string();
         if text.is_empty() || text.chars().count() > super::live::MAX_CHAT_CHARS {
             return Err(Refusal::new(
@@ -414,11 +481,25 @@ impl Room {
                 ),
             ));
         }
-        let frame = encode(&ServerMsg::Kibitz {
+        let line = KibitzRecord {
             game_id: self.id.to_string(),
-            from: user,
+            at_ms: wall_ms(),
+            user_id: user.id.clone(),
+            name: user.name.clone(),
             text,
-            at: wall_ms(),
+        };
+        // Through the group commit like the game's events, so a busy chat shares
+        // their fsyncs instead of adding its own.
+        self.ctx
+            .writer
+            .commit(vec![Append::Kibitz(line.clone())])
+            .await
+            .map_err(|e| unavailable(&e))?;
+        let frame = encode(&ServerMsg::Kibitz {
+            game_id: line.game_id,
+            from: user,
+            text: line.text,
+            at: line.at_ms,
         });
         self.crowd.broadcast(&frame, |m| m.color.is_none());
         Ok(())
@@ -474,16 +555,50 @@ impl Room {
         if staged.ended.is_some() {
             (self.ctx.news)(RoomNews::Ended(self.summary()));
         }
+        if let Some((previous, result)) = staged.rejudged {
+            (self.ctx.news)(RoomNews::ResultChanged {
+                game_id: self.id.clone(),
+                previous,
+                result,
+            });
+        }
         Ok(self.live.seq())
     }
 
     /// Sends committed events' frames to everyone here and keeps them for catch-ups.
     fn broadcast(&mut self, frames: Vec<Frame>) {
         for frame in frames {
-            for color in self.crowd.broadcast(&frame, |_| true) {
+            for color in self.crowd.broadcast(&frame, |m| !m.delayed) {
                 tracing::info!(?color, "dropped a slow player connection");
             }
             self.recent.push(frame);
+        }
+        self.release();
+    }
+
+    /// Delayed spectators get what has moved out of the delay, in order.
+    fn release(&mut self) {
+        let horizon = self.live.spectator_horizon(self.now());
+        if self.released + 1 < self.recent.first_seq() {
+            // Cannot happen within the delay's bound (20 moves against a ring of 512
+            // events); delayed spectators would then rejoin with since_seq.
+            tracing::warn!(
+                released = self.released,
+                "delayed spectators fell out of the ring"
+            );
+        }
+        if horizon > self.released {
+            let due = (horizon - self.released) as usize;
+            let frames: Vec<Frame> = self
+                .recent
+                .after(self.released)
+                .take(due)
+                .cloned()
+                .collect();
+            for frame in &frames {
+                self.crowd.broadcast(frame, |m| m.delayed);
+            }
+            self.released = horizon;
         }
     }
 }

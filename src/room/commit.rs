@@ -8,6 +8,7 @@ use tokio::time::Instant;
 
 use crate::fanout::{Frame, encode};
 use crate::protocol::{ErrorCode, EventFrame, GameEvent, Refusal};
+use crate::rules::GameResult;
 use crate::store::{Append, EventRecord, StoreError};
 
 /// A step's events, ready to store and then to send.
@@ -18,6 +19,8 @@ pub struct Staged {
     pub frames: Vec<Frame>,
     /// The result, when the step ended the game.
     pub ended: Option<String>,
+    /// The result before and after, when a referee changed a finished game's.
+    pub rejudged: Option<(GameResult, GameResult)>,
 }
 
 /// Encodes `events` (numbered from `first_seq`) once each: the stored form goes in the
@@ -32,10 +35,15 @@ pub fn stage(
     let mut batch = Vec::with_capacity(events.len() + 2);
     let mut frames = Vec::with_capacity(events.len());
     let mut ended = None;
+    let mut rejudged = None;
     for (seq, event) in (first_seq..).zip(events) {
         let kind = event.kind();
-        if let GameEvent::GameEnded { result, .. } = &event {
-            ended = Some(result.to_string());
+        match &event {
+            GameEvent::GameEnded { result, .. } => ended = Some(result.to_string()),
+            GameEvent::ResultChanged {
+                previous, result, ..
+            } => rejudged = Some((*previous, *result)),
+            _ => {}
         }
         let public = event.public();
         let stored = encode(&EventFrame {
@@ -66,10 +74,17 @@ pub fn stage(
             ended_at_ms: wall_ms,
         });
     }
+    if let Some((_, result)) = &rejudged {
+        batch.push(Append::Rejudge {
+            game_id: game_id.to_string(),
+            result: result.to_string(),
+        });
+    }
     Staged {
         batch,
         frames,
         ended,
+        rejudged,
     }
 }
 

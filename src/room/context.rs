@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::clock::LagSettings;
 use crate::protocol::GameSummary;
+use crate::rules::GameResult;
 use crate::store::{Store, StoreWriter};
 
 /// What a room tells the registry.
@@ -16,6 +17,12 @@ pub enum RoomNews {
     /// The room stopped taking commands: the registry forgets this room (and only this
     /// one: a later room of the same game may have taken its place).
     Closed { game_id: Arc<str>, room: u64 },
+    /// A referee changed a finished game's result (committed).
+    ResultChanged {
+        game_id: Arc<str>,
+        previous: GameResult,
+        result: GameResult,
+    },
 }
 
 /// A room's window on the server.

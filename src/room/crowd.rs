@@ -10,6 +10,8 @@ use crate::rules::Color;
 pub struct Member {
     pub outbox: Outbox,
     pub color: Option<Color>,
+    /// A tournament game's spectator: sees events only up to the spectators' horizon.
+    pub delayed: bool,
 }
 
 /// The members of one room.
@@ -73,10 +75,12 @@ mod tests {
         crowd.add(Member {
             outbox: fast,
             color: Some(Color::Black),
+            delayed: false,
         });
         crowd.add(Member {
             outbox: slow,
             color: None,
+            delayed: false,
         });
         for i in 0..4 {
             let dropped = crowd.broadcast(&Frame::from(format!("{i}")), |_| true);
@@ -110,10 +114,12 @@ mod tests {
         crowd.add(Member {
             outbox: a,
             color: None,
+            delayed: false,
         });
         crowd.add(Member {
             outbox: b,
             color: None,
+            delayed: false,
         });
         let frame = encode(&serde_json::json!({"type": "x"}));
         crowd.broadcast(&frame, |_| true);

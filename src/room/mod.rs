@@ -14,4 +14,4 @@ mod ring;
 pub use actor::{Gone, NewGame, Prepared, Room, RoomCmd, RoomHandle};
 pub use commit::{Staged, event_record, stage, unavailable};
 pub use context::{RoomContext, RoomNews};
-pub use live::{Action, LiveGame, MAX_CHAT_CHARS, Moment, ReplayError, Step};
+pub use live::{Action, LiveGame, MAX_CHAT_CHARS, Moment, RefereeAct, ReplayError, Step};

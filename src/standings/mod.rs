@@ -7,6 +7,10 @@
 //! games already applied, in their recorded order, and any finished rated game whose
 //! change was never recorded (a crash came between) is applied then. The ratings are
 //! always a fold over the results, which is also what [`rebuild`] does.
+//!
+//! A referee who changes a rated game's result after it ended leaves the ratings owing
+//! a rebuild (a mark the store writes with the change); the task then rebuilds them all
+//! from the stored results, on the news of the change or, after a crash, at start.
 
 pub mod ranks;
 pub mod view;
@@ -30,20 +34,29 @@ use crate::store::{
 const FIRST_RETRY: Duration = Duration::from_millis(200);
 const LAST_RETRY: Duration = Duration::from_secs(30);
 
-/// The handle the hub tells of ended games.
+/// The handle the hub tells of ended games and changed results.
 pub struct Standings {
-    /// Unbounded, yet bounded by the games: each game ends once, and one id is sent then.
-    ended: mpsc::UnboundedSender<String>,
+    /// Unbounded, yet bounded by the games: each game ends once, and one id is sent then
+    /// (and one per referee's change of a result).
+    news: mpsc::UnboundedSender<News>,
     ranks: Ranks,
+}
+
+/// What the rating task hears.
+enum News {
+    /// A game ended: rate it if it is rated.
+    Ended(String),
+    /// A finished game's result changed: rebuild if the ratings owe it.
+    ResultChanged,
 }
 
 impl Standings {
     /// Starts the rating task: it catches up with the store, then rates games as they end.
     pub fn spawn(store: Arc<dyn Store>) -> Standings {
-        let (ended, games) = mpsc::unbounded_channel();
+        let (news, games) = mpsc::unbounded_channel();
         let ranks = Ranks::default();
         tokio::spawn(run(store, games, ranks.clone()));
-        Standings { ended, ranks }
+        Standings { news, ranks }
     }
 
     /// The players' ranks, which this task keeps current (empty until it has caught up
@@ -54,7 +67,12 @@ impl Standings {
 
     /// A game ended (its result is committed). Rated or not: the task reads its row.
     pub fn game_ended(&self, game_id: &str) {
-        let _ = self.ended.send(game_id.to_string());
+        let _ = self.news.send(News::Ended(game_id.to_string()));
+    }
+
+    /// A finished game's result changed (committed, with the rebuild it owes if rated).
+    pub fn result_changed(&self) {
+        let _ = self.news.send(News::ResultChanged);
     }
 }
 
@@ -87,7 +105,7 @@ impl Rater {
     }
 }
 
-async fn run(store: Arc<dyn Store>, mut games: mpsc::UnboundedReceiver<String>, ranks: Ranks) {
+async fn run(store: Arc<dyn Store>, mut news: mpsc::UnboundedReceiver<News>, ranks: Ranks) {
     let mut rater = retry("catching up with rated games", || {
         let (store, ranks) = (store.clone(), ranks.clone());
         async move {
@@ -97,7 +115,26 @@ async fn run(store: Arc<dyn Store>, mut games: mpsc::UnboundedReceiver<String>, 
         }
     })
     .await;
-    while let Some(game_id) = games.recv().await {
+    while let Some(item) = news.recv().await {
+        let game_id = match item {
+            News::Ended(game_id) => game_id,
+            News::ResultChanged => {
+                let rebuilt = retry("rebuilding the ratings after a changed result", || {
+                    let (store, ranks) = (store.clone(), ranks.clone());
+                    async move {
+                        tokio::task::spawn_blocking(move || settle(&*store, &ranks))
+                            .await
+                            .unwrap_or(Err(StoreError::Poisoned))
+                    }
+                })
+                .await;
+                if let Some((fresh, games)) = rebuilt {
+                    rater = fresh;
+                    tracing::info!(games, "rebuilt the ratings after a changed result");
+                }
+                continue;
+            }
+        };
         if rater.applied.contains(&game_id) {
             continue;
         }
@@ -150,6 +187,10 @@ where
 /// Replays the applied games into a fresh ledger, then applies and records the pending
 /// ones (finished, never recorded), oldest ending first.
 fn catch_up(store: &dyn Store, ranks: Ranks) -> Result<Rater, StoreError> {
+    if let Some((rater, games)) = settle(store, &ranks)? {
+        tracing::info!(games, "rebuilt the ratings a changed result owed");
+        return Ok(rater);
+    }
     let games = store.rated_games()?;
     let mut rater = Rater::new(ranks);
     for game in &games.applied {
@@ -167,16 +208,36 @@ fn catch_up(store: &dyn Store, ranks: Ranks) -> Result<Rater, StoreError> {
 /// the pending ones) and replaces every recorded change and standing with the replay's.
 /// Returns how many games were replayed.
 pub fn rebuild(store: &dyn Store) -> Result<usize, StoreError> {
+    rebuilt(store, &Ranks::default()).map(|(_, games)| games)
+}
+
+/// [`rebuild`], giving the ledger it ends with and settling the rebuilds owed before it
+/// read the games (one owed by a change made while it ran stays owed). The ranks in
+/// `shown` become the rebuilt ones just before the store has them (a player whose only
+/// rated game was annulled loses theirs).
+fn rebuilt(store: &dyn Store, shown: &Ranks) -> Result<(Rater, usize), StoreError> {
+    let owed = store.ratings_owed()?;
     let games = store.rated_games()?;
-    let mut ledger = Ledger::default();
+    let mut rater = Rater::new(Ranks::default());
     let records: Vec<RatingRecord> = games
         .applied
         .iter()
         .chain(&games.pending)
-        .map(|game| rate(&mut ledger, game))
+        .map(|game| rater.rate(game))
         .collect();
-    store.replace_ratings(&records)?;
-    Ok(records.len())
+    // The ranks first, as when a game is rated: a profile is never ahead of the lobby.
+    shown.replace_with(&rater.ranks);
+    rater.ranks = shown.clone();
+    store.replace_ratings(&records, owed)?;
+    Ok((rater, records.len()))
+}
+
+/// Rebuilds if a changed result owes it; None when nothing is owed.
+fn settle(store: &dyn Store, shown: &Ranks) -> Result<Option<(Rater, usize)>, StoreError> {
+    if store.ratings_owed()? == 0 {
+        return Ok(None);
+    }
+    rebuilt(store, shown).map(Some)
 }
 
 /// A player's overall rating as last recorded (a new player's 1500 if none), which

@@ -20,6 +20,14 @@ impl Ranks {
         self.0.get(player).map(|r| r.to_string())
     }
 
+    /// Makes these ranks `fresh`'s (after a rebuild): players not in it lose theirs.
+    pub(super) fn replace_with(&self, fresh: &Ranks) {
+        self.0.retain(|player, _| fresh.0.contains_key(player));
+        for entry in fresh.0.iter() {
+            self.0.insert(entry.key().clone(), *entry.value());
+        }
+    }
+
     /// Takes the player's overall standing from the ledger after a game was folded in.
     pub(super) fn update(&self, ledger: &Ledger, player: &str) {
         let standing = ledger.standing(player, Pool::Overall);

@@ -4,13 +4,18 @@
 use serde::{Deserialize, Serialize};
 
 use crate::rating::{Pool, Rating, ShownRank};
-use crate::store::{RatingChangeRow, RatingRow};
+use crate::rules::Color;
+use crate::store::{EventRecord, GameRecord, RatingChangeRow, RatingRow};
 
 /// The most rating changes a profile shows (the latest ones).
 pub const HISTORY_LIMIT: u32 = 200;
 /// The most players a leaderboard shows, and how many it shows unless asked.
 pub const MAX_LEADERBOARD: u32 = 200;
 pub const DEFAULT_LEADERBOARD: u32 = 50;
+/// How many of a player's latest games lost by forfeit an escaper record looks at, and
+/// how many escapes it lists.
+pub const ESCAPE_SCAN: u32 = 200;
+pub const ESCAPES_LISTED: usize = 20;
 
 /// `GET /api/users/{id}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,6 +28,53 @@ pub struct Profile {
     pub ratings: Vec<PoolStanding>,
     /// The latest rating changes (at most [`HISTORY_LIMIT`]), oldest first.
     pub history: Vec<HistoryEntry>,
+    /// Games the player left and then lost by forfeit (a claim or the forfeit limit).
+    pub escapes: Escapes,
+}
+
+/// An escaper record: among the player's latest [`ESCAPE_SCAN`] games lost by forfeit,
+/// those lost after leaving ([`crate::archive::escaper`]), rated or not.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Escapes {
+    pub count: u32,
+    /// The latest (at most [`ESCAPES_LISTED`]), newest first.
+    pub recent: Vec<Escape>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Escape {
+    pub game_id: String,
+    /// When the game ended, server Unix ms.
+    pub at: i64,
+    pub opponent: String,
+}
+
+impl Escapes {
+    /// `player`'s escapes among `losses` (the store's forfeit losses, newest first).
+    pub fn of(player: &str, losses: &[(GameRecord, Vec<EventRecord>)]) -> Escapes {
+        let mut escapes = Escapes::default();
+        for (game, events) in losses {
+            let (color, opponent) = if game.black == player {
+                (Color::Black, &game.white)
+            } else {
+                (Color::White, &game.black)
+            };
+            if crate::archive::escaper(game, events) != Some(color) {
+                continue;
+            }
+            escapes.count += 1;
+            if escapes.recent.len() < ESCAPES_LISTED {
+                escapes.recent.push(Escape {
+                    game_id: game.id.clone(),
+                    at: game.ended_at_ms.unwrap_or(0),
+                    opponent: opponent.clone(),
+                });
+            }
+        }
+        escapes
+    }
 }
 
 /// A player's standing in one pool.
@@ -100,6 +152,7 @@ impl Profile {
         name: String,
         rows: &[RatingRow],
         history: Vec<RatingChangeRow>,
+        escapes: Escapes,
     ) -> Profile {
         let ratings = Pool::ALL
             .into_iter()
@@ -127,6 +180,7 @@ impl Profile {
             name,
             ratings,
             history,
+            escapes,
         }
     }
 }

@@ -121,6 +121,42 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX reviews_by_owner ON reviews (owner);
     ",
+    // 5: fair play: who blocks whom, reports to referees, spectators' chat kept as
+    // evidence, and the rated games whose result a referee changed after the ratings
+    // took it (the ratings owe a rebuild until one settles them; AUTOINCREMENT, so a
+    // mark's number is never reused and never mistaken for one already settled).
+    "
+    CREATE TABLE blocks (
+        blocker TEXT NOT NULL,
+        blocked TEXT NOT NULL,
+        at_ms   INTEGER NOT NULL,
+        PRIMARY KEY (blocker, blocked)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE reports (
+        id       INTEGER PRIMARY KEY,
+        reporter TEXT NOT NULL,
+        user     TEXT,
+        game_id  TEXT,
+        from_seq INTEGER,
+        to_seq   INTEGER,
+        reason   TEXT NOT NULL,
+        at_ms    INTEGER NOT NULL,
+        open     INTEGER NOT NULL DEFAULT 1 CHECK (open IN (0, 1))
+    ) STRICT;
+    CREATE INDEX reports_open ON reports (open, reporter, id);
+    CREATE TABLE kibitz (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        at_ms   INTEGER NOT NULL,
+        user_id TEXT NOT NULL,
+        name    TEXT NOT NULL,
+        text    TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX kibitz_by_game ON kibitz (game_id, at_ms);
+    CREATE TABLE ratings_owed (
+        id      INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id TEXT NOT NULL REFERENCES games (id)
+    ) STRICT;
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -13,6 +13,7 @@
 //! commits into one transaction (one fsync) from an async context.
 
 mod accounts;
+mod fairplay;
 mod migrations;
 mod ratings;
 mod sqlite;
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 pub use accounts::{
     AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, UserChange, UserRecord,
 };
+pub use fairplay::{KibitzRecord, NewReport, StoredReport};
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
@@ -135,6 +137,17 @@ pub enum Append {
         /// Server Unix time in milliseconds when the game ended.
         ended_at_ms: i64,
     },
+    /// Replace a finished game's result (a referee's correction; the original stays in
+    /// the game's events); refused unless the game is finished.
+    Rejudge {
+        /// The finished game.
+        game_id: String,
+        /// The result now in effect, SGF-style.
+        result: String,
+    },
+    /// Keep a spectators' chat line: evidence for referees, not an event of the game
+    /// (the players must not see it while they play).
+    Kibitz(KibitzRecord),
     /// Mark a game rated, in the batch that creates it: once it is finished its result
     /// is owed to the ratings ([`Store::rated_games`]).
     Rated {
@@ -149,8 +162,10 @@ impl Append {
         match self {
             Append::Create(game) => &game.id,
             Append::Event(event) => &event.game_id,
+            Append::Kibitz(line) => &line.game_id,
             Append::MoveCount { game_id, .. }
             | Append::Finish { game_id, .. }
+            | Append::Rejudge { game_id, .. }
             | Append::Rated { game_id } => game_id,
         }
     }
@@ -407,6 +422,46 @@ pub trait Store: AccountStore + Send + Sync + 'static {
     /// readiness probe: a read-only file, a full lock or a lost connection fails it.
     fn check_writable(&self) -> Result<(), StoreError>;
 
+    // Fair play (store/fairplay.rs): blocks between users and reports to referees,
+    // apart from the game log.
+
+    /// Records that `blocker` blocks `blocked` (`on`), or no longer does; idempotent.
+    fn set_block(
+        &self,
+        blocker: &str,
+        blocked: &str,
+        on: bool,
+        at_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// Every block as `(blocker, blocked)`, to load at start.
+    fn blocks(&self) -> Result<Vec<(String, String)>, StoreError>;
+
+    /// Stores a report; returns its number.
+    fn file_report(&self, report: &NewReport) -> Result<u64, StoreError>;
+
+    /// Open reports, oldest first, at most `limit`; only `reporter`'s when given.
+    fn open_reports(
+        &self,
+        reporter: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<StoredReport>, StoreError>;
+
+    /// Closes an open report; false when there is no open report `id`.
+    fn close_report(&self, id: u64) -> Result<bool, StoreError>;
+
+    /// A game's spectators' chat (kept with [`Append::Kibitz`]), oldest first.
+    fn kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError>;
+
+    /// The finished games `player` lost by forfeit (by the result in effect), the latest
+    /// ending first, at most `limit`, each with only its `presence`, `warned`, `ruled` and
+    /// `game_ended` events in `seq` order: what an escaper record is read from
+    /// ([`crate::archive::escaper`]).
+    fn forfeit_losses(
+        &self,
+        player: &str,
+        limit: u32,
+    ) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError>;
     // Ratings (docs/RATINGS.md). The store keeps what the rating service derived from
     // results; it never computes a rating itself.
 
@@ -420,8 +475,13 @@ pub trait Store: AccountStore + Send + Sync + 'static {
     fn record_rating(&self, record: &RatingRecord) -> Result<(), StoreError>;
 
     /// Replaces every applied game, change and standing with `records` applied in order
-    /// (a rebuild), in one transaction.
-    fn replace_ratings(&self, records: &[RatingRecord]) -> Result<(), StoreError>;
+    /// (a rebuild), in one transaction, settling the rebuilds owed up to mark `settled`
+    /// (what [`Store::ratings_owed`] said before the rebuild read the games).
+    fn replace_ratings(&self, records: &[RatingRecord], settled: i64) -> Result<(), StoreError>;
+
+    /// The latest mark of a rebuild the ratings owe (0 when none): an [`Append::Rejudge`]
+    /// of a rated game leaves one, in the transaction that changes the result.
+    fn ratings_owed(&self) -> Result<i64, StoreError>;
 
     /// A player's standings, one per pool played (in [`RatingRow::pool`] order).
     fn player_ratings(&self, player: &str) -> Result<Vec<RatingRow>, StoreError>;

@@ -155,15 +155,50 @@ pub(super) fn record(
     Ok(())
 }
 
-/// Forgets every applied game, change and standing (the first step of a rebuild).
+/// Forgets every applied game, change and standing (the first step of a rebuild), and
+/// the rebuilds owed up to mark `settled`.
 pub(super) fn clear(
     tx: &Connection,
+    settled: i64,
     db: &dyn Fn(rusqlite::Error) -> StoreError,
 ) -> Result<(), StoreError> {
     tx.execute_batch(
         "DELETE FROM rating_changes; DELETE FROM ratings; UPDATE rated_games SET applied = NULL;",
     )
-    .map_err(db)
+    .map_err(db)?;
+    tx.prepare_cached("DELETE FROM ratings_owed WHERE id <= ?1")
+        .map_err(db)?
+        .execute([settled])
+        .map_err(db)?;
+    Ok(())
+}
+
+/// A rated game's result changed after it ended: the ratings owe a rebuild (nothing for
+/// an unrated game). Each change leaves its own mark, so a rebuild that read the games
+/// before it cannot settle it.
+pub(super) fn owe_rebuild(
+    tx: &Connection,
+    game_id: &str,
+    db: &dyn Fn(rusqlite::Error) -> StoreError,
+) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO ratings_owed (game_id) SELECT game_id FROM rated_games WHERE game_id = ?1",
+    )
+    .map_err(db)?
+    .execute([game_id])
+    .map_err(db)?;
+    Ok(())
+}
+
+/// The latest mark of a rebuild owed, 0 when none is.
+pub(super) fn owed(
+    conn: &Connection,
+    db: &dyn Fn(rusqlite::Error) -> StoreError,
+) -> Result<i64, StoreError> {
+    conn.prepare_cached("SELECT coalesce(max(id), 0) FROM ratings_owed")
+        .map_err(db)?
+        .query_row([], |row| row.get(0))
+        .map_err(db)
 }
 
 /// The `SELECT` of rated games' rows, given the game columns.
@@ -478,7 +513,7 @@ mod tests {
             "an account that has not played"
         );
 
-        store.replace_ratings(&records[..1]).unwrap();
+        store.replace_ratings(&records[..1], 0).unwrap();
         let games = store.rated_games().unwrap();
         assert_eq!(ids(&games.applied), ["g1"]);
         assert_eq!(ids(&games.pending), ["g2", "g3"]);

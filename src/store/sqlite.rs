@@ -11,8 +11,8 @@ use rusqlite::types::{Type, Value};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
 
 use super::{
-    Append, EventRecord, GameQuery, GameRecord, GameStatus, RatedGames, RatingChangeRow,
-    RatingRecord, RatingRow, ReviewRecord, Store, StoreError,
+    Append, EventRecord, GameQuery, GameRecord, GameStatus, KibitzRecord, NewReport, RatedGames,
+    RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Store, StoreError, StoredReport,
 };
 use super::{migrations, ratings};
 
@@ -284,11 +284,11 @@ impl SqliteStore {
         })
     }
 
-    fn lock(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
+    pub(super) fn lock(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
         self.conn.lock().map_err(|_| StoreError::Poisoned)
     }
 
-    fn db_err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    pub(super) fn db_err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
         |source| StoreError::Sqlite {
             path: self.path.clone(),
             source: Arc::new(source),
@@ -432,6 +432,43 @@ impl SqliteStore {
                     });
                 }
             }
+            Write::Rejudge { game_id, result } => {
+                let updated = tx
+                    .prepare_cached(
+                        "UPDATE games SET result = ?2 WHERE id = ?1 AND status = 'finished'",
+                    )
+                    .map_err(&db)?
+                    .execute(rusqlite::params![game_id, result])
+                    .map_err(&db)?;
+                if updated == 0 {
+                    return Err(StoreError::UnknownGame {
+                        game_id: game_id.to_owned(),
+                    });
+                }
+                // In the same transaction, so a crash cannot lose the rebuild it owes.
+                ratings::owe_rebuild(tx, game_id, &db)?;
+            }
+            Write::Kibitz(line) => {
+                let inserted = tx
+                    .prepare_cached(
+                        "INSERT INTO kibitz (game_id, at_ms, user_id, name, text)
+                         SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM games WHERE id = ?1)",
+                    )
+                    .map_err(&db)?
+                    .execute(rusqlite::params![
+                        line.game_id,
+                        line.at_ms,
+                        line.user_id,
+                        line.name,
+                        line.text
+                    ])
+                    .map_err(&db)?;
+                if inserted == 0 {
+                    return Err(StoreError::UnknownGame {
+                        game_id: line.game_id.clone(),
+                    });
+                }
+            }
             Write::Rated(game_id) => ratings::mark_rated(tx, game_id, &db)?,
         }
         Ok(())
@@ -490,7 +527,7 @@ impl SqliteStore {
         })
     }
 
-    fn query_games(
+    pub(super) fn query_games(
         &self,
         conn: &Connection,
         sql: &str,
@@ -510,7 +547,7 @@ impl SqliteStore {
 }
 
 /// The columns of [`GameRecord`] in the order [`SqliteStore::game_from_row`] reads them.
-const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
+pub(super) const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
                             status, result, ended_at_ms, move_count";
 
 /// A borrowed [`Append`], so `create_game` need not clone its record.
@@ -526,6 +563,11 @@ enum Write<'a> {
         result: &'a str,
         ended_at_ms: i64,
     },
+    Rejudge {
+        game_id: &'a str,
+        result: &'a str,
+    },
+    Kibitz(&'a KibitzRecord),
     Rated(&'a str),
 }
 
@@ -550,6 +592,8 @@ impl<'a> From<&'a Append> for Write<'a> {
                 result,
                 ended_at_ms: *ended_at_ms,
             },
+            Append::Rejudge { game_id, result } => Write::Rejudge { game_id, result },
+            Append::Kibitz(line) => Write::Kibitz(line),
             Append::Rated { game_id } => Write::Rated(game_id),
         }
     }
@@ -710,6 +754,48 @@ impl Store for SqliteStore {
         tx.rollback().map_err(self.db_err())
     }
 
+    fn set_block(
+        &self,
+        blocker: &str,
+        blocked: &str,
+        on: bool,
+        at_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.sql_set_block(blocker, blocked, on, at_ms)
+    }
+
+    fn blocks(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.sql_blocks()
+    }
+
+    fn file_report(&self, report: &NewReport) -> Result<u64, StoreError> {
+        self.sql_file_report(report)
+    }
+
+    fn open_reports(
+        &self,
+        reporter: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<StoredReport>, StoreError> {
+        self.sql_open_reports(reporter, limit)
+    }
+
+    fn close_report(&self, id: u64) -> Result<bool, StoreError> {
+        self.sql_close_report(id)
+    }
+
+    fn kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError> {
+        self.sql_kibitz(game_id)
+    }
+
+    fn forfeit_losses(
+        &self,
+        player: &str,
+        limit: u32,
+    ) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
+        self.sql_forfeit_losses(player, limit)
+    }
+
     fn rated_games(&self) -> Result<RatedGames, StoreError> {
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(self.db_err())?;
@@ -731,13 +817,17 @@ impl Store for SqliteStore {
         tx.commit().map_err(self.db_err())
     }
 
-    fn replace_ratings(&self, records: &[RatingRecord]) -> Result<(), StoreError> {
+    fn ratings_owed(&self) -> Result<i64, StoreError> {
+        ratings::owed(&*self.lock()?, &self.db_err())
+    }
+
+    fn replace_ratings(&self, records: &[RatingRecord], settled: i64) -> Result<(), StoreError> {
         let mut conn = self.lock()?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.db_err())?;
         let db = self.db_err();
-        ratings::clear(&tx, &db)?;
+        ratings::clear(&tx, settled, &db)?;
         for record in records {
             ratings::record(&tx, record, &db)?;
         }
@@ -948,6 +1038,33 @@ mod tests {
         assert_eq!(done.result.as_deref(), Some("W+R"));
     }
 
+    fn kibitz(game_id: &str, at_ms: i64) -> KibitzRecord {
+        KibitzRecord {
+            game_id: game_id.to_owned(),
+            at_ms,
+            user_id: "kibitzer".to_owned(),
+            name: "Kibitzer".to_owned(),
+            text: format!("line at {at_ms}"),
+        }
+    }
+
+    #[test]
+    fn spectators_chat_is_kept_per_game_oldest_first() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        store.create_game(&game("h", 1, "a", "b")).expect("create");
+        let lines = [kibitz("g", 20), kibitz("h", 5), kibitz("g", 10)];
+        store
+            .append(&lines.map(Append::Kibitz))
+            .expect("kept in one batch");
+        drop(store);
+        let store = open(&path);
+        let kept = store.kibitz("g").expect("read");
+        assert_eq!(kept, [kibitz("g", 10), kibitz("g", 20)]);
+        assert_eq!(store.kibitz("none").expect("read"), []);
+    }
+
     #[test]
     fn requests_about_unknown_or_taken_games_are_refused() {
         let (_dir, path) = temp_db();
@@ -974,6 +1091,7 @@ mod tests {
                 result: "0".to_owned(),
                 ended_at_ms: 1,
             },
+            Append::Kibitz(kibitz("x", 1)),
         ];
         for item in unknown {
             let err = store.append(std::slice::from_ref(&item));

@@ -271,6 +271,36 @@ mod tests {
         fn check_writable(&self) -> Result<(), StoreError> {
             self.inner.check_writable()
         }
+        fn set_block(&self, a: &str, b: &str, on: bool, at: i64) -> Result<(), StoreError> {
+            self.inner.set_block(a, b, on, at)
+        }
+        fn blocks(&self) -> Result<Vec<(String, String)>, StoreError> {
+            self.inner.blocks()
+        }
+        fn file_report(&self, r: &crate::store::NewReport) -> Result<u64, StoreError> {
+            self.inner.file_report(r)
+        }
+        fn open_reports(
+            &self,
+            reporter: Option<&str>,
+            limit: u32,
+        ) -> Result<Vec<crate::store::StoredReport>, StoreError> {
+            self.inner.open_reports(reporter, limit)
+        }
+        fn close_report(&self, id: u64) -> Result<bool, StoreError> {
+            self.inner.close_report(id)
+        }
+        fn kibitz(&self, game_id: &str) -> Result<Vec<crate::store::KibitzRecord>, StoreError> {
+            self.inner.kibitz(game_id)
+        }
+        fn forfeit_losses(
+            &self,
+            player: &str,
+            limit: u32,
+        ) -> Result<Vec<(crate::store::GameRecord, Vec<crate::store::EventRecord>)>, StoreError>
+        {
+            self.inner.forfeit_losses(player, limit)
+        }
         fn rated_games(&self) -> Result<crate::store::RatedGames, StoreError> {
             self.inner.rated_games()
         }
@@ -280,8 +310,12 @@ mod tests {
         fn replace_ratings(
             &self,
             records: &[crate::store::RatingRecord],
+            settled: i64,
         ) -> Result<(), StoreError> {
-            self.inner.replace_ratings(records)
+            self.inner.replace_ratings(records, settled)
+        }
+        fn ratings_owed(&self) -> Result<i64, StoreError> {
+            self.inner.ratings_owed()
         }
         fn player_ratings(&self, player: &str) -> Result<Vec<crate::store::RatingRow>, StoreError> {
             self.inner.player_ratings(player)

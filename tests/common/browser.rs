@@ -2,6 +2,7 @@
 //! Debian's Chromium (or `CHROMIUM`), the pinned `playwright-core` installed from the lock
 //! file when missing, one browser at a time, a time limit, and the screenshots it must
 //! leave. Included by the browser tests that need no server restart.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -46,6 +47,11 @@ fn install_playwright(dir: &Path) {
 
 /// Runs `node tests/browser/<script> <url>`; it must pass and leave `shots`.
 pub async fn run_scenario(script: &str, url: &str, shots: &[&str]) {
+    run_scenario_with(script, url, shots, &[]).await;
+}
+
+/// [`run_scenario`] with more environment for the scenario (say, a token it needs).
+pub async fn run_scenario_with(script: &str, url: &str, shots: &[&str], env: &[(&str, String)]) {
     let _one = BROWSER.lock().await;
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| CHROMIUM.to_string());
     assert!(
@@ -62,6 +68,7 @@ pub async fn run_scenario(script: &str, url: &str, shots: &[&str]) {
         .arg(url)
         .env("CHROMIUM", &chromium)
         .env("TENGEN_ARTIFACTS", &artifacts)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .current_dir(&dir)
         .kill_on_drop(true)
         .spawn()

@@ -12,6 +12,7 @@ use tengen::auth::{claims_for, load_or_create_secret, sign};
 use tengen::config::Config;
 use tengen::protocol::Role;
 use tengen::server::Server;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
@@ -320,6 +321,45 @@ pub async fn event(c: &mut Client, seq: u64) -> Value {
             return v;
         }
     }
+}
+
+/// A plain HTTP/1.1 GET: status and body.
+pub async fn get(server: &TestServer, path: &str) -> (u16, String) {
+    let (status, _, body) = get_with_head(server, path).await;
+    (status, body)
+}
+
+/// A plain HTTP/1.1 GET: status, the head (lower case) and body.
+pub async fn get_with_head(server: &TestServer, path: &str) -> (u16, String, String) {
+    let addr = server.server.as_ref().unwrap().addr();
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let head = head.to_ascii_lowercase();
+    let body = if head.contains("transfer-encoding: chunked") {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, head, body)
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = &rest[n + 2..];
+    }
+    out
 }
 
 /// A plain HTTP/1.1 GET of a JSON body: the status and the body read as JSON.

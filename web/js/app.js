@@ -2,7 +2,8 @@
 // server is out of reach, the login dialog (a pasted token, or the labelled local dev
 // login when the server allows it), and the views, chosen by the address: `#/` the lobby,
 // `#/game/<id>` a game, `#/archive` the finished games, `#/analysis?…` an analysis board,
-// `#/user/<id>` a profile, `#/leaderboard` the ratings. Without the dev login the dialog
+// `#/user/<id>` a profile, `#/leaderboard` the ratings, `#/referee` the open calls and
+// reports (referees and admins). Without the dev login the dialog
 // offers accounts instead.
 
 import { AccountForms, Session } from './account.js';
@@ -14,6 +15,7 @@ import { GameView } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
 import { ProfileView } from './profile.js';
+import { RefereeView, isReferee } from './referee.js';
 import { el, fill, showError, toast } from './ui.js';
 
 const TOKEN_KEY = 'tengen.token';
@@ -56,6 +58,7 @@ class App {
     else if (user) this.view = new ProfileView(this.conn, decodeURIComponent(user[1]));
     else if (location.hash === '#/leaderboard') this.view = new LeaderboardView(this.conn);
     else if (location.hash === '#/archive') this.view = new ArchiveView(this.conn);
+    else if (location.hash === '#/referee') this.view = new RefereeView(this.conn);
     else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(this.conn, new URLSearchParams(location.hash.split('?')[1] || ''));
     else this.view = new LobbyView(this.conn, this);
     this.viewUser = this.conn.user ? this.conn.user.id : null;
@@ -113,6 +116,7 @@ class App {
       fill(this.account,
         el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
         el('a', { href: `#/user/${encodeURIComponent(user.id)}`, class: 'nav', 'data-testid': 'nav-profile' }, 'Profile'),
+        isReferee(user) ? el('a', { href: '#/referee', class: 'nav', 'data-testid': 'nav-referee' }, 'Referee') : null,
         el('span', { class: 'whoami', 'data-testid': 'whoami', title: `user id ${user.id}` }, user.name),
         el('button', { type: 'button', class: 'quiet', 'data-testid': 'logout', onclick: () => this.logout() }, 'Log out'));
     } else {

@@ -1,7 +1,8 @@
 // One game, played, watched or reviewed: builds its state from the `snapshot`, applies
 // every numbered event in `seq` order, takes a fresh snapshot (and with it the server's
 // clock) after a reconnect, and draws the board, clocks, captures, actions, the count,
-// the move list for review and both chats. The side panel is a set of fixed slots
+// the move list for review, both chats and the referee box (its log of referee events, a
+// call, a report, a referee's actions). The side panel is a set of fixed slots
 // updated in place, so an event never wipes a half-typed chat line or the focus.
 
 import { analysisLink } from './analysis.js';
@@ -10,6 +11,7 @@ import { countScore } from './count.js';
 import { showClock } from './clock.js';
 import { Goban } from './goban.js';
 import { prefs } from './prefs.js';
+import { REFEREE_EVENTS, RefereeBox } from './referee.js';
 import { Replay } from './replay.js';
 import { ByoyomiCount, stoneSound } from './sound.js';
 import { chineseText, colourName, describeSettings, el, fill, formatMs, icon, other, resultText, showError, toast } from './ui.js';
@@ -27,6 +29,9 @@ export class GameView {
     this.selected = new Set();
     this.chat = [];
     this.kibitz = [];
+    /** Referee events (warnings, rulings, calls…), oldest first, for the referee log. */
+    this.notes = [];
+    this.referee = new RefereeBox(this);
     /** The move shown in review (a number of moves), or null for the live position. */
     this.cursor = null;
     /** The point a first tap chose, waiting for the confirming second tap. */
@@ -45,7 +50,7 @@ export class GameView {
     this.root = el('section', { class: 'game', 'data-testid': 'game', 'data-game-id': this.id });
     this.boardArea = el('div', { class: 'board-area' });
     this.slots = {};
-    for (const name of ['players', 'status', 'result', 'estimate', 'actions', 'review', 'chat', 'options', 'meta']) {
+    for (const name of ['players', 'status', 'result', 'estimate', 'actions', 'review', 'chat', 'referee', 'options', 'meta']) {
       this.slots[name] = el('div', { class: `slot slot-${name}` });
     }
     this.panel = el('aside', { class: 'panel' }, Object.values(this.slots));
@@ -103,6 +108,7 @@ export class GameView {
     }
     this.apply(msg);
     this.s.seq = msg.seq;
+    if (REFEREE_EVENTS.has(msg.type)) this.note(msg);
     if (msg.type === 'chat') this.drawChat();
     else this.draw();
   }
@@ -132,6 +138,7 @@ export class GameView {
       disputes: snap.disputes,
       marksSeq: snap.marks_seq || null,
       paused: !!snap.paused,
+      refereePaused: !!snap.referee_paused,
       sealedBy: snap.sealed_by || null,
       pauseBy: snap.pause_requested_by || null,
       resumeBy: snap.resume_requested_by || null,
@@ -163,7 +170,42 @@ export class GameView {
     // stays.
     for (const log of [this.chatLog, this.kibitzLog]) log?.replaceChildren();
     if (s.nigiri) this.verifyNigiri();
+    this.loadNotes(snap.seq);
     this.draw();
+  }
+
+  /** A referee event: into the log, and a notice for the players it concerns. */
+  note(ev) {
+    if (this.notes.some((n) => n.seq === ev.seq)) return;
+    this.notes.push(ev);
+    this.notes.sort((a, b) => a.seq - b.seq);
+    const s = this.s;
+    if (s.you && ev.type === 'warned') {
+      toast(ev.color === s.you ? `The referee warned you: ${ev.reason}` : `The referee warned your opponent: ${ev.reason}`, 'error');
+    } else if (s.you && ['ruled', 'result_changed', 'referee_paused'].includes(ev.type)) {
+      toast(`The referee: ${ev.reason}`, 'info');
+    }
+  }
+
+  /**
+   * The referee events before the snapshot, from the game's record (which a tournament
+   * game keeps until it ends: its log then starts with what this page saw).
+   */
+  async loadNotes(upTo) {
+    if (this.notesFor === this.id) return;
+    this.notesFor = this.id;
+    try {
+      const res = await fetch(`/api/games/${encodeURIComponent(this.id)}`, { cache: 'no-store' });
+      if (!res.ok) return;
+      const record = await res.json();
+      for (const ev of record.events || []) {
+        if (ev.seq <= upTo && REFEREE_EVENTS.has(ev.type) && !this.notes.some((n) => n.seq === ev.seq)) this.notes.push(ev);
+      }
+      this.notes.sort((a, b) => a.seq - b.seq);
+      if (this.s) this.referee.draw(this.slots.referee);
+    } catch {
+      // The log is a convenience: the game plays without it.
+    }
   }
 
   setDead(vertices) {
@@ -278,6 +320,25 @@ export class GameView {
         break;
       case 'chat':
         this.chat.push(ev);
+        break;
+      case 'warned':
+        s[ev.color].warnings = ev.warnings;
+        break;
+      case 'clock_adjusted':
+        this.clockFrom(ev.clock);
+        break;
+      case 'referee_paused':
+        s.refereePaused = true;
+        this.clockFrom(ev.clock);
+        break;
+      case 'referee_resumed':
+        s.refereePaused = false;
+        this.clockFrom(ev.clock);
+        break;
+      case 'result_changed':
+        s.result = ev.result;
+        s.score = ev.score || null;
+        if (ev.score) this.setDead(ev.score.dead);
         break;
       case 'presence':
         s[ev.color].online = ev.online;
@@ -426,6 +487,7 @@ export class GameView {
     fill(this.slots.review, this.moveList());
     this.drawNav();
     this.chatBox();
+    this.referee.draw(this.slots.referee);
     if (!this.slots.options.firstChild) fill(this.slots.options, this.options());
     fill(this.slots.meta, this.meta());
     this.tick();
@@ -440,6 +502,7 @@ export class GameView {
         el('span', { class: `stone-icon stone-icon-${colour}`, 'aria-hidden': 'true' }),
         el('span', { class: 'player-name', title: seat.user.id }, seat.user.name),
         s.you === colour ? el('span', { class: 'badge' }, 'you') : null,
+        seat.warnings ? el('span', { class: 'badge warning', 'data-testid': `warnings-${colour}`, title: 'referee warnings' }, `${seat.warnings} warning${seat.warnings > 1 ? 's' : ''}`) : null,
         el('span', { class: `online ${seat.online ? 'is-online' : ''}`, 'data-testid': `online-${colour}`, title: seat.online ? 'online' : 'away' })),
       s.clock ? el('div', { class: 'clock', 'data-testid': `clock-${colour}` },
         el('span', { class: 'clock-main' }), el('span', { class: 'clock-extra' })) : el('div', { class: 'clock untimed' }, 'untimed'),
@@ -459,6 +522,7 @@ export class GameView {
       text = s.you === 'black' ? `Place your ${s.settings.handicap} handicap stones, then confirm.` : `Black is placing ${s.settings.handicap} handicap stones.`;
     } else if (s.phase === 'scheduled') text = 'Waiting for the scheduled start.';
     else if (s.sealedBy) text = `Adjourned: ${this.nameOf(s.sealedBy)} sealed a move.${s.resumeBy ? ` ${this.nameOf(s.resumeBy)} asks to resume.` : ''}`;
+    else if (s.refereePaused) text = 'Paused by the referee.';
     else if (s.paused) text = `Paused.${s.resumeBy ? ` ${this.nameOf(s.resumeBy)} asks to resume.` : ''}`;
     else {
       text = this.myTurn() ? 'Your move' : `${colourName(s.toMove)} to move`;
@@ -659,11 +723,23 @@ export class GameView {
     }, input, el('button', { type: 'submit', 'data-testid': `${testid}-send` }, 'Send'));
   }
 
-  drawChat() {
-    const line = (m) => el('li', {}, el('b', {}, m.from.name), ' ', m.text);
+  /** The chat logs, without the lines of muted users (`force`: redraw them all). */
+  drawChat(force = false) {
+    const muted = new Set(prefs.get('muted'));
+    const me = this.conn.user ? this.conn.user.id : null;
+    const mute = (m) => el('button', {
+      type: 'button', class: 'quiet mute', 'data-testid': 'mute', title: `Hide ${m.from.name}'s chat lines`,
+      onclick: () => {
+        prefs.set('muted', [...new Set([...prefs.get('muted'), m.from.id])]);
+        toast(`${m.from.name} is muted: Options has "Unmute everyone"`, 'info');
+        this.drawChat(true);
+      },
+    }, 'mute');
+    const line = (m) => el('li', { 'data-from': m.from.id }, el('b', {}, m.from.name), ' ', m.text, m.from.id === me ? null : mute(m));
     for (const [log, lines] of [[this.chatLog, this.chat], [this.kibitzLog, this.kibitz]]) {
-      if (!log || log.childElementCount === lines.length) continue;
-      fill(log, lines.map(line));
+      const shown = lines.filter((m) => !muted.has(m.from.id));
+      if (!log || (!force && log.childElementCount === shown.length)) continue;
+      fill(log, shown.map(line));
       log.scrollTop = log.scrollHeight;
     }
   }
@@ -676,7 +752,11 @@ export class GameView {
     return el('details', { class: 'options small' }, el('summary', {}, 'Options'),
       check('sound', 'Stone sound'),
       check('confirm', 'Confirm each move with a second tap'),
-      el('label', { class: 'option' }, 'Count my byo-yomi seconds aloud: ', count));
+      el('label', { class: 'option' }, 'Count my byo-yomi seconds aloud: ', count),
+      el('button', {
+        type: 'button', class: 'quiet', 'data-testid': 'unmute-all',
+        onclick: () => { prefs.set('muted', []); this.drawChat(true); },
+      }, 'Unmute everyone'));
   }
 
   meta() {

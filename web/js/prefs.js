@@ -1,5 +1,6 @@
 // The player's options, kept in localStorage: sound, the spoken byo-yomi count and its
-// language, and confirming a move with a second tap (on by default on touch screens).
+// language, confirming a move with a second tap (on by default on touch screens), and
+// the users whose chat lines this browser hides (muted).
 
 const KEY = 'tengen.prefs';
 
@@ -7,6 +8,8 @@ const DEFAULTS = {
   sound: true,
   /** `off`, `en` or `zh`. */
   count: 'off',
+  /** User ids whose chat lines are hidden. */
+  muted: [],
   confirm: typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches,
 };
 

@@ -1,5 +1,6 @@
-// A player's profile (`#/user/<id>`): their standing in each pool and their rating
-// history drawn as a plot, from `GET /api/users/{id}`. Ratings change a moment after a
+// A player's profile (`#/user/<id>`): their standing in each pool, their rating
+// history drawn as a plot, and their escaper record (games left and then lost by
+// forfeit), from `GET /api/users/{id}`. Ratings change a moment after a
 // rated game ends, so the page has a button to read them again.
 
 import { ratingPlot } from './plot.js';
@@ -62,6 +63,21 @@ export class ProfileView {
       el('table', { class: 'stack-table' }, el('thead', {}, el('tr', {}, ['Pool', 'Rank', 'Rating', 'Games', ''].map((h) => el('th', {}, h)))), el('tbody', {}, rows)),
       el('div', { class: 'card-head' }, el('h3', {}, 'Rating history'), choose),
       history.length ? ratingPlot(history) : el('p', { class: 'muted', 'data-testid': 'plot-empty' }, 'No rated game in this pool yet.'),
-      recent.length ? el('table', { class: 'stack-table' }, el('tbody', {}, recent)) : null);
+      recent.length ? el('table', { class: 'stack-table' }, el('tbody', {}, recent)) : null,
+      this.escapes(p.escapes));
+  }
+
+  /** Games the player left and then lost by a claim or the forfeit limit. */
+  escapes(e) {
+    if (!e) return null;
+    const text = e.count === 0 ? 'No game left and lost by forfeit.'
+      : `${e.count} game${e.count === 1 ? '' : 's'} left and then lost by forfeit:`;
+    return el('div', { class: 'escapes', 'data-testid': 'escapes', 'data-count': e.count },
+      el('h3', {}, 'Escapes'),
+      el('p', { class: e.count ? '' : 'muted' }, text),
+      e.recent.length ? el('ul', {}, e.recent.map((g) => el('li', { 'data-testid': 'escape' },
+        new Date(g.at).toLocaleString(), ' against ',
+        el('a', { href: `#/user/${encodeURIComponent(g.opponent)}` }, g.opponent), ' · ',
+        el('a', { href: `#/game/${encodeURIComponent(g.game_id)}` }, 'the game')))) : null);
   }
 }

@@ -37,6 +37,21 @@ impl LiveGame {
         {
             self.stage = LiveGame::opening(&self.settings);
         }
+        if matches!(
+            event,
+            GameEvent::MovePlayed { .. }
+                | GameEvent::HandicapPlaced { .. }
+                | GameEvent::GameBegan { .. }
+                | GameEvent::Resumed { .. }
+                | GameEvent::RefereeResumed { .. }
+                | GameEvent::PlayResumed { .. }
+        ) {
+            self.turn_since = now;
+        }
+        if event.is_referees() || matches!(event, GameEvent::GameEnded { .. }) {
+            // The referee has come (or the game is over): the players' calls are answered.
+            self.calls = [None, None];
+        }
         match event {
             GameEvent::GameCreated { .. } => return Err("a game is created only once".into()),
             GameEvent::GameBegan { clock } => {
@@ -83,6 +98,8 @@ impl LiveGame {
                     return Err(format!("{color} {vertex} does not capture what it says"));
                 }
                 self.stage = Stage::Play(Play::RUNNING);
+                self.move_seqs.push(seq);
+                self.move_times.push(now);
                 self.lag[color.index()].credit(*lag_credit_ms, *lag_credit_ms);
                 self.set_clock(*clock, now)?;
             }
@@ -216,6 +233,83 @@ impl LiveGame {
                     text: text.clone(),
                     at: *at,
                 });
+            }
+            GameEvent::Warned {
+                color, warnings, ..
+            } => {
+                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                let count = &mut self.warnings[color.index()];
+                if *warnings != *count + 1 {
+                    return Err(format!(
+                        "{color} has {count} warnings, not {}",
+                        warnings - 1
+                    ));
+                }
+                *count = *warnings;
+            }
+            GameEvent::ClockAdjusted { clock, .. } => {
+                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::RefereePaused { clock, .. } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                self.stage = Stage::Play(Play::Halted);
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::RefereeResumed { clock, .. } => {
+                let sealed = matches!(self.stage, Stage::Play(Play::Adjourned { .. }))
+                    && self.adjourn_at.is_some();
+                self.expect(self.stage == Stage::Play(Play::Halted) || sealed)?;
+                // A sealed move, opened here, follows as its own event.
+                if sealed {
+                    self.adjourn_at = None;
+                }
+                self.stage = Stage::Play(Play::RUNNING);
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::AdjournmentScheduled { at, .. } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                self.adjourn_at = Some(*at);
+            }
+            GameEvent::RefereeCalled { color, message, at } => {
+                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                self.calls[color.index()] = Some(super::OpenCall {
+                    seq,
+                    message: message.clone(),
+                    at: *at,
+                });
+            }
+            // The lost turn follows as a pass.
+            GameEvent::IllegalAttempt {
+                move_number, color, ..
+            } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                if *move_number != self.move_count() + 1 || *color != self.game.to_move() {
+                    return Err(format!("{color} is not to play move {move_number}"));
+                }
+            }
+            // The ending follows as its own event.
+            GameEvent::Ruled { .. } => self.expect(!matches!(self.stage, Stage::Ended(_)))?,
+            GameEvent::ResultChanged { result, score, .. } => {
+                let Stage::Ended(ended) = &mut self.stage else {
+                    return Err(self.misplaced());
+                };
+                if let (Some(score), Some(scoring)) = (score, &mut ended.scoring) {
+                    let mut dead = DeadStones::new();
+                    for &v in &score.dead {
+                        if !dead.set_chain(self.game.board(), v, true) {
+                            return Err(format!("there is no stone on {v} to count dead"));
+                        }
+                    }
+                    scoring.dead = dead;
+                }
+                ended.result = *result;
+                ended.reason = match score {
+                    Some(_) => "score",
+                    None => result.reason(),
+                }
+                .into();
+                ended.score = score.clone();
             }
             GameEvent::Presence { color, online } => {
                 let i = color.index();

@@ -10,16 +10,32 @@ use crate::rules::{self, Color, DeadStones, GameResult, Move, Vertex};
 
 /// A decision being built: the game after the events so far, and those events.
 pub(super) struct Draft {
-    game: Box<LiveGame>,
-    events: Vec<GameEvent>,
-    at: Moment,
+    pub(super) game: Box<LiveGame>,
+    pub(super) events: Vec<GameEvent>,
+    pub(super) at: Moment,
 }
 
-fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
+/// The shortest claimable wait: even a bullet game waits this long for a reconnect.
+const MIN_CLAIM_WAIT_MS: u64 = 10_000;
+
+/// How long a player must be away, on their own turn, before the opponent may claim the
+/// game: a tenth of a player's whole time (main time plus all overtime), at least 10 s
+/// and at most the game's `claim_after_ms`; `claim_after_ms` in untimed games.
+pub(super) fn claim_wait_ms(settings: &crate::protocol::GameSettings) -> u64 {
+    let tc = &settings.clock;
+    match crate::clock::PlayerClock::new(tc).remaining_ms(tc) {
+        Some(whole) => (whole / 10)
+            .max(MIN_CLAIM_WAIT_MS)
+            .min(settings.claim_after_ms),
+        None => settings.claim_after_ms,
+    }
+}
+
+pub(super) fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     Refusal::new(code, message)
 }
 
-fn ended(result: GameResult, score: Option<ScoreView>) -> GameEvent {
+pub(super) fn ended(result: GameResult, score: Option<ScoreView>) -> GameEvent {
     GameEvent::GameEnded {
         result,
         reason: result.reason().to_string(),
@@ -27,7 +43,7 @@ fn ended(result: GameResult, score: Option<ScoreView>) -> GameEvent {
     }
 }
 
-fn time_loss(loser: Color) -> GameEvent {
+pub(super) fn time_loss(loser: Color) -> GameEvent {
     ended(
         GameResult::Time {
             winner: loser.opponent(),
@@ -54,7 +70,7 @@ impl Draft {
 
     /// Applies a complete event and keeps it. One the game refuses is the decider's own
     /// mistake: the action is refused as a whole and nothing changes.
-    fn push(&mut self, event: GameEvent) -> Result<(), Refusal> {
+    pub(super) fn push(&mut self, event: GameEvent) -> Result<(), Refusal> {
         let seq = self.game.seq + 1;
         self.game.apply(&event, seq, self.at).map_err(|e| {
             tracing::error!(error = %e, "a decided event did not apply");
@@ -68,7 +84,7 @@ impl Draft {
     }
 
     /// Both clocks after `op` on a copy of the game's clock, for timed games.
-    fn clock_after(
+    pub(super) fn clock_after(
         &self,
         op: impl FnOnce(&mut GameClock) -> Result<(), Flagged>,
     ) -> Result<Option<ClockView>, Flagged> {
@@ -82,7 +98,7 @@ impl Draft {
     }
 
     /// The player whose running clock has run out by now, if any.
-    fn flagged(&self) -> Option<Color> {
+    pub(super) fn flagged(&self) -> Option<Color> {
         let game = &self.game;
         game.stage
             .clock_runs()
@@ -163,10 +179,21 @@ impl Draft {
                 self.scoring()?;
                 self.dispute(Some(who))
             }
+            Action::CallReferee(message) => self.call_referee(who, message),
+            Action::Referee(_) => Err(refuse(
+                ErrorCode::Forbidden,
+                "only a referee or an admin may do this",
+            )),
         }
     }
 
     fn chat(&mut self, who: Color, text: &str) -> Result<(), Refusal> {
+        if self.game.settings.fair_play == crate::protocol::FairPlay::Tournament {
+            return Err(refuse(
+                ErrorCode::Forbidden,
+                "the players' chat is off in tournament games",
+            ));
+        }
         let text = text.trim();
         if text.is_empty() || text.chars().count() > MAX_CHAT_CHARS {
             return Err(refuse(
@@ -183,6 +210,12 @@ impl Draft {
 
     fn play(&mut self, who: Color, number: u32, mv: Move) -> Result<(), Refusal> {
         self.running()?;
+        if self.game.adjourn_at.is_some_and(|t| self.at.wall_ms >= t) {
+            return Err(refuse(
+                ErrorCode::WrongPhase,
+                "the referee has adjourned the game: the player to move seals a move",
+            ));
+        }
         self.numbered(number)?;
         if who != self.game.to_move() {
             return Err(refuse(ErrorCode::NotYourTurn, "it is your opponent's move"));
@@ -190,8 +223,20 @@ impl Draft {
         if let Some(loser) = self.flagged() {
             return self.push(time_loss(loser));
         }
-        self.game.game.check(who, mv).map_err(Refusal::illegal)?;
-        self.move_played(who, mv, None)
+        match self.game.game.check(who, mv) {
+            Ok(()) => self.move_played(who, mv, None),
+            // Off the board is no move at all, so it is refused even in strict mode.
+            Err(e) if self.game.settings.strict_illegal && e.reason() != "off_board" => {
+                self.push(GameEvent::IllegalAttempt {
+                    move_number: number,
+                    color: who,
+                    vertex: mv,
+                    reason: e.reason().to_string(),
+                })?;
+                self.move_played(who, Move::Pass, None)
+            }
+            Err(e) => Err(Refusal::illegal(e)),
+        }
     }
 
     /// Plays a move checked legal, then starts scoring if it was the second pass.
@@ -265,6 +310,12 @@ impl Draft {
                 ));
             }
         };
+        if sealed.is_some() && self.game.adjourn_at.is_some() {
+            return Err(refuse(
+                ErrorCode::WrongPhase,
+                "the referee adjourned this game and opens the sealed move",
+            ));
+        }
         match requested {
             Some(by) if by != who => self.resumption(sealed),
             Some(_) => Ok(()),
@@ -290,15 +341,20 @@ impl Draft {
             Err(flag) => return self.push(time_loss(flag.color)),
         };
         self.push(GameEvent::Resumed { clock })?;
-        if let Some(Sealed { by, mv }) = sealed {
-            let played = if self.game.game.check(by, mv).is_ok() {
-                mv
-            } else {
-                Move::Pass
-            };
-            self.move_played(by, played, Some(mv))?;
+        match sealed {
+            Some(sealed) => self.open_sealed(sealed),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Plays a sealed move, or a pass when the point is occupied or the move illegal.
+    pub(super) fn open_sealed(&mut self, Sealed { by, mv }: Sealed) -> Result<(), Refusal> {
+        let played = if self.game.game.check(by, mv).is_ok() {
+            mv
+        } else {
+            Move::Pass
+        };
+        self.move_played(by, played, Some(mv))
     }
 
     fn seal(&mut self, who: Color, number: u32, mv: Move) -> Result<(), Refusal> {
@@ -337,20 +393,51 @@ impl Draft {
             })?;
         }
         let game = &self.game;
-        let i = who.opponent().index();
+        let absent = who.opponent();
+        if game.to_move() != absent {
+            return Err(refuse(
+                ErrorCode::Forbidden,
+                "a game is claimed only while the absent opponent is to move; it is your move",
+            ));
+        }
+        let i = absent.index();
+        let wait = claim_wait_ms(&game.settings);
         let away = game.absent_since[i]
             .filter(|_| !game.online[i])
             .map(|since| self.at.now.saturating_sub(since));
-        match away {
-            Some(ms) if ms >= game.settings.claim_after_ms => {
-                self.push(ended(GameResult::Forfeit { winner: who }, None))
+        // Untimed games with a stalling limit: the turn's length counts, present or not.
+        let stalled = game
+            .settings
+            .stall_after_ms
+            .filter(|_| !game.settings.clock.is_timed())
+            .map(|limit| (self.at.now.saturating_sub(game.turn_since), limit));
+        let forfeit = ended(GameResult::Forfeit { winner: who }, None);
+        match (away, stalled) {
+            (Some(ms), _) if ms >= wait => self.push(forfeit),
+            (_, Some((ms, limit))) if ms >= limit => self.push(forfeit),
+            (Some(ms), stalled) => {
+                let left = stalled.map_or(wait - ms, |(t, limit)| (wait - ms).min(limit - t));
+                Err(refuse(
+                    ErrorCode::Forbidden,
+                    format!(
+                        "your opponent must be away {} s before you can claim the game",
+                        wait.div_ceil(1000)
+                    ),
+                )
+                .retry_after(left))
             }
-            _ => Err(refuse(
+            (None, Some((ms, limit))) => Err(refuse(
                 ErrorCode::Forbidden,
                 format!(
-                    "your opponent must be away {} s before you can claim the game",
-                    game.settings.claim_after_ms / 1000
+                    "your opponent has been to move {} s; a stall is claimed after {} s",
+                    ms / 1000,
+                    limit.div_ceil(1000)
                 ),
+            )
+            .retry_after(limit - ms)),
+            (None, None) => Err(refuse(
+                ErrorCode::Forbidden,
+                "your opponent is connected; a game is claimed only from an absent player",
             )),
         }
     }
@@ -455,6 +542,12 @@ impl Draft {
 
     /// The count with `dead` removed, as the event that ends the game.
     fn counted(&self, dead: &DeadStones) -> GameEvent {
+        let (result, score) = self.count(dead);
+        ended(result, Some(score))
+    }
+
+    /// The result and the count of the board with `dead` removed.
+    pub(super) fn count(&self, dead: &DeadStones) -> (GameResult, ScoreView) {
         let game = &self.game;
         let prisoners = [
             game.game.prisoners(Color::Black),
@@ -462,20 +555,20 @@ impl Draft {
         ];
         let settings = &game.settings;
         let score = rules::count(game.game.board(), dead, &settings.score_rules(), prisoners);
-        ended(
+        (
             score.result,
-            Some(ScoreView {
+            ScoreView {
                 black: score.black,
                 white: score.white,
                 komi: settings.komi(),
                 margin_stones: score.margin_stones(),
                 chinese: score.chinese(),
                 dead: dead.iter().collect(),
-            }),
+            },
         )
     }
 
-    fn in_stage(&self, fits: bool) -> Result<(), Refusal> {
+    pub(super) fn in_stage(&self, fits: bool) -> Result<(), Refusal> {
         if fits {
             Ok(())
         } else {
@@ -494,7 +587,7 @@ impl Draft {
     }
 
     /// Play with the clocks running; refuses other stages, a pause, an adjournment.
-    fn running(&self) -> Result<&Play, Refusal> {
+    pub(super) fn running(&self) -> Result<&Play, Refusal> {
         match &self.game.stage {
             Stage::Play(play @ Play::Running { .. }) => Ok(play),
             Stage::Play(Play::Paused { .. }) => Err(refuse(

@@ -8,6 +8,9 @@
 
 mod apply;
 mod decide;
+mod referee;
+#[cfg(test)]
+mod referee_tests;
 mod snapshot;
 mod stage;
 #[cfg(test)]
@@ -15,11 +18,13 @@ mod tests;
 
 use crate::clock::{ClockView, GameClock, LagQuota, LagSettings, Millis};
 use crate::protocol::{
-    ChatLine, GameEvent, GameSettings, HandicapPlacement, NigiriProof, Phase, Refusal, UserInfo,
+    ChatLine, FairPlay, GameEvent, GameSettings, HandicapPlacement, NigiriProof, Phase, Refusal,
+    UserInfo,
 };
 use crate::rules::{Color, Game, GameResult, Vertex};
 
 use decide::Draft;
+pub use referee::RefereeAct;
 use stage::{Ended, Play, Scheduled, Scoring, Sealed, Stage};
 
 /// Longest chat line, in characters.
@@ -52,6 +57,18 @@ pub enum Action {
         mv: crate::rules::Move,
     },
     ClaimWin,
+    /// Call the referee with a message.
+    CallReferee(String),
+    /// Anything a referee does; a player asking gets `forbidden`.
+    Referee(RefereeAct),
+}
+
+/// A player's call for the referee, open until a referee acts or the game ends.
+#[derive(Debug, Clone, PartialEq)]
+struct OpenCall {
+    seq: u64,
+    message: String,
+    at: i64,
 }
 
 /// When something happens: the room's monotonic time (for clocks), the wall time (for
@@ -109,8 +126,21 @@ pub struct LiveGame {
     chat: std::collections::VecDeque<ChatLine>,
     nigiri: Option<NigiriProof>,
     online: [bool; 2],
+    /// Referee warnings so far, by [`Color::index`].
+    warnings: [u8; 2],
+    /// A referee's scheduled adjournment, wall Unix ms, until the referee opens the
+    /// sealed move.
+    adjourn_at: Option<i64>,
+    /// Each player's open call for the referee, by [`Color::index`]: at most one each.
+    calls: [Option<OpenCall>; 2],
     /// Whether each player has been here at all (scheduled games' lateness rule).
     ever_present: [bool; 2],
+    /// The seq of each move's `move_played`, in order, for the spectators' delay.
+    move_seqs: Vec<u64>,
+    /// When each move was applied here (this room's timeline), for the delay in time.
+    move_times: Vec<Millis>,
+    /// When the side to move's turn began (or play last went on), for stalling claims.
+    turn_since: Millis,
     /// Since when each player has been away.
     absent_since: [Option<Millis>; 2],
     /// When absent players of a scheduled game forfeit, until both have come.
@@ -186,8 +216,14 @@ impl LiveGame {
             chat: std::collections::VecDeque::new(),
             nigiri: nigiri.clone(),
             online: [false; 2],
+            warnings: [0; 2],
+            calls: [None, None],
+            adjourn_at: None,
             ever_present: [false; 2],
             absent_since: [Some(now); 2],
+            turn_since: now,
+            move_seqs: Vec::new(),
+            move_times: Vec::new(),
             forfeit_at,
             seq: 1,
         })
@@ -324,6 +360,7 @@ impl LiveGame {
     pub fn settle_after_restart(&mut self, now: Millis) -> Vec<Color> {
         self.clock.restore(self.clock.view(now));
         self.absent_since = [Some(now); 2];
+        self.turn_since = now;
         if let Stage::Scheduled(s) = &mut self.stage {
             s.missed = s.begins_at <= now;
         }
@@ -340,6 +377,50 @@ impl LiveGame {
             // No clock runs, so nothing is charged and nothing can flag.
             let _ = self.clock.start(self.game.to_move(), now);
         }
+    }
+
+    /// The last seq spectators may see at `now`: in a tournament game, everything before
+    /// the first move that is among the latest `spectator_delay_moves` moves or younger
+    /// than `spectator_delay_ms`, until the game ends; otherwise every event.
+    pub fn spectator_horizon(&self, now: Millis) -> u64 {
+        let (moves, ms) = self.spectator_delay();
+        if (moves == 0 && ms == 0) || matches!(self.stage, Stage::Ended(_)) {
+            return self.seq;
+        }
+        let by_moves = self.move_seqs.len().saturating_sub(moves);
+        // Moves are applied in time order, so the seen ones are a prefix.
+        let by_time = self.move_times.partition_point(|&t| t + ms <= now);
+        self.move_seqs
+            .get(by_moves.min(by_time))
+            .map_or(self.seq, |&seq| seq - 1)
+    }
+
+    /// When a move now hidden from spectators by the delay in time is theirs to see, if
+    /// one is (the room wakes then to send it).
+    pub fn next_release(&self, now: Millis) -> Option<Millis> {
+        let (_, ms) = self.spectator_delay();
+        if ms == 0 || matches!(self.stage, Stage::Ended(_)) {
+            return None;
+        }
+        self.move_times.iter().map(|&t| t + ms).find(|&at| at > now)
+    }
+
+    /// The spectators' delay in moves and in milliseconds (none outside tournaments).
+    fn spectator_delay(&self) -> (usize, Millis) {
+        match self.settings.fair_play {
+            FairPlay::Tournament => (
+                usize::from(self.settings.spectator_delay_moves),
+                self.settings.spectator_delay_ms,
+            ),
+            FairPlay::Open => (0, 0),
+        }
+    }
+
+    /// Whether `user` watches this game with the spectators' delay: a tournament
+    /// game's spectator who may not referee it.
+    pub fn delays(&self, user: Option<&UserInfo>) -> bool {
+        self.settings.fair_play == FairPlay::Tournament
+            && user.is_none_or(|u| self.color_of(&u.id).is_none() && self.may_referee(u).is_err())
     }
 
     /// Both clocks at `now`, for timed games.

@@ -73,6 +73,8 @@ impl LiveGame {
             accepted,
             disputes: self.disputes,
             paused: matches!(self.stage, Stage::Play(Play::Paused { .. })),
+            adjourn_at: self.adjourn_at,
+            referee_paused: self.stage == Stage::Play(Play::Halted),
             sealed_by,
             pause_requested_by,
             resume_requested_by,
@@ -89,6 +91,7 @@ impl LiveGame {
         Seat {
             user: self.player(color).clone(),
             online: self.online[color.index()],
+            warnings: self.warnings[color.index()],
         }
     }
 }

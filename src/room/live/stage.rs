@@ -27,7 +27,7 @@ pub struct Scheduled {
     pub missed: bool,
 }
 
-/// Play, with the clocks running, stopped by agreement, or stopped by a sealed move.
+/// Play, with the clocks running, stopped by agreement, by a sealed move, or by a referee.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Play {
     Running {
@@ -40,6 +40,8 @@ pub enum Play {
         sealed: Sealed,
         resume_requested_by: Option<Color>,
     },
+    /// Stopped by a referee (an organiser's break): only a referee resumes.
+    Halted,
 }
 
 impl Play {
@@ -103,6 +105,7 @@ impl Stage {
             Stage::Play(Play::Running { .. }) => "in play",
             Stage::Play(Play::Paused { .. }) => "paused",
             Stage::Play(Play::Adjourned { .. }) => "adjourned with a sealed move",
+            Stage::Play(Play::Halted) => "paused by the referee",
             Stage::Scoring(_) => "in the dead-stone phase",
             Stage::Ended(_) => "over",
         }

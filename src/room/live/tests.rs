@@ -7,9 +7,9 @@ use crate::protocol::{ErrorCode, Role};
 use crate::rules::Move;
 
 /// The wall time at creation, Unix ms.
-const WALL: i64 = 1_800_000_000_000;
+pub(super) const WALL: i64 = 1_800_000_000_000;
 
-fn user(id: &str) -> UserInfo {
+pub(super) fn user(id: &str) -> UserInfo {
     UserInfo {
         id: id.into(),
         name: id.into(),
@@ -17,7 +17,7 @@ fn user(id: &str) -> UserInfo {
     }
 }
 
-fn timed() -> GameSettings {
+pub(super) fn timed() -> GameSettings {
     GameSettings {
         board_size: 9,
         clock: TimeControl::Absolute { main_ms: 600_000 },
@@ -25,7 +25,7 @@ fn timed() -> GameSettings {
     }
 }
 
-fn at(now: Millis) -> Moment {
+pub(super) fn at(now: Millis) -> Moment {
     Moment {
         now,
         wall_ms: WALL + now as i64,
@@ -33,22 +33,22 @@ fn at(now: Millis) -> Moment {
     }
 }
 
-fn point(x: u8, y: u8) -> Vertex {
+pub(super) fn point(x: u8, y: u8) -> Vertex {
     Vertex::new(x, y)
 }
 
-fn stone(x: u8, y: u8) -> Move {
+pub(super) fn stone(x: u8, y: u8) -> Move {
     Move::Play(point(x, y))
 }
 
 /// A game being played, with its log: every event with the moment it was recorded at.
-struct Table {
-    game: LiveGame,
-    log: Vec<(GameEvent, Moment)>,
+pub(super) struct Table {
+    pub(super) game: LiveGame,
+    pub(super) log: Vec<(GameEvent, Moment)>,
 }
 
 impl Table {
-    fn new(settings: GameSettings) -> Table {
+    pub(super) fn new(settings: GameSettings) -> Table {
         let first = GameEvent::GameCreated {
             settings: Box::new(settings),
             black: user("b"),
@@ -64,7 +64,7 @@ impl Table {
         }
     }
 
-    fn take(&mut self, step: Step, when: Moment) -> Vec<&'static str> {
+    pub(super) fn take(&mut self, step: Step, when: Moment) -> Vec<&'static str> {
         assert_eq!(step.first_seq(), self.game.seq() + 1);
         let kinds = step.events.iter().map(GameEvent::kind).collect();
         self.log.extend(step.events.into_iter().map(|e| (e, when)));
@@ -72,17 +72,17 @@ impl Table {
         kinds
     }
 
-    fn act(&mut self, who: Color, action: Action, when: Moment) -> Vec<&'static str> {
+    pub(super) fn act(&mut self, who: Color, action: Action, when: Moment) -> Vec<&'static str> {
         let step = self.game.decide(who, &action, when).expect("accepted");
         self.take(step, when)
     }
 
-    fn timer(&mut self, now: Millis) -> Vec<&'static str> {
+    pub(super) fn timer(&mut self, now: Millis) -> Vec<&'static str> {
         let step = self.game.on_timer(at(now));
         self.take(step, at(now))
     }
 
-    fn presence(&mut self, color: Color, now: Millis) {
+    pub(super) fn presence(&mut self, color: Color, now: Millis) {
         let step = self.game.step(
             vec![GameEvent::Presence {
                 color,
@@ -93,13 +93,13 @@ impl Table {
         self.take(step, at(now));
     }
 
-    fn play(&mut self, who: Color, mv: Move, now: Millis) -> Vec<&'static str> {
+    pub(super) fn play(&mut self, who: Color, mv: Move, now: Millis) -> Vec<&'static str> {
         let move_number = self.game.move_count() + 1;
         self.act(who, Action::Play { move_number, mv }, at(now))
     }
 
     /// The log replayed, each event at the moment it was recorded.
-    fn replayed(&self) -> LiveGame {
+    pub(super) fn replayed(&self) -> LiveGame {
         let (first, when) = &self.log[0];
         let mut game = LiveGame::create(first, *when, LagSettings::default()).expect("created");
         for (i, (event, when)) in self.log.iter().enumerate().skip(1) {
@@ -109,7 +109,7 @@ impl Table {
     }
 }
 
-fn snapshot_json(game: &LiveGame, now: Millis) -> serde_json::Value {
+pub(super) fn snapshot_json(game: &LiveGame, now: Millis) -> serde_json::Value {
     serde_json::to_value(game.snapshot("g", now, 0, None)).expect("serializes")
 }
 

@@ -1,0 +1,905 @@
+//! The referee through a real server: who may act, each action's events and effects on
+//! clocks, results, the JSON record and the SGF; strict mode; claims.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Client, TestServer, get, play, start_game};
+use serde_json::{Value, json};
+use tengen::protocol::Role;
+
+/// A client logged in as `sub` with `role`.
+async fn login_as(server: &TestServer, sub: &str, role: Role) -> Client {
+    Client::connect(&format!(
+        "{}?token={}",
+        server.url,
+        server.token_as(sub, role)
+    ))
+    .await
+}
+
+/// Black, White, and a 9×9 game between them with `settings` (Black the challenger).
+async fn game(server: &TestServer, settings: Value) -> (Client, Client, String) {
+    let mut black = server.login("black").await;
+    let mut white = server.login("white").await;
+    let mut settings = settings;
+    settings["color"] = json!("black");
+    settings["board_size"] = json!(9);
+    let id = start_game(&mut black, &mut white, settings).await;
+    (black, white, id)
+}
+
+/// Every referee action, for `game_id`.
+fn every_action(game_id: &str) -> Vec<Value> {
+    vec![
+        json!({"type": "warn", "game_id": game_id, "color": "black", "reason": "r"}),
+        json!({"type": "adjust_clock", "game_id": game_id, "color": "black", "delta_ms": 5000, "reason": "r"}),
+        json!({"type": "referee_pause", "game_id": game_id, "reason": "r"}),
+        json!({"type": "referee_resume", "game_id": game_id, "reason": "r"}),
+        json!({"type": "rule", "game_id": game_id, "ruling": "draw", "reason": "r"}),
+        json!({"type": "correct_count", "game_id": game_id, "dead": [], "reason": "r"}),
+        json!({"type": "change_result", "game_id": game_id, "ruling": "annul", "reason": "r"}),
+    ]
+}
+
+/// The `kind` event of move `n`, skipping earlier ones.
+async fn of_move(c: &mut Client, kind: &str, n: u64) -> Value {
+    loop {
+        let m = c.recv_type(kind).await;
+        if m["move_number"] == n {
+            return m;
+        }
+    }
+}
+
+/// The game's last seq, from a fresh snapshot.
+async fn last_seq(c: &mut Client, game_id: &str) -> u64 {
+    c.ok(json!({"type": "leave", "game_id": game_id})).await;
+    c.clear();
+    c.ok(json!({"type": "join", "game_id": game_id})).await;
+    c.recv_type("snapshot").await["seq"].as_u64().expect("seq")
+}
+
+#[tokio::test]
+async fn players_spectators_and_other_referees_are_forbidden_and_nothing_changes() {
+    let server = TestServer::start().await;
+    let clock = json!({"system": "absolute", "main_ms": 600_000});
+    let (mut black, mut white, id) = game(&server, json!({"clock": clock, "referee": "li"})).await;
+    play(&mut black, &id, 1, "E5").await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let mut other = login_as(&server, "wang", Role::Referee).await;
+    let mut admin_player = login_as(&server, "black", Role::Admin).await;
+    let before = last_seq(&mut kibitzer, &id).await;
+    for action in every_action(&id) {
+        for c in [
+            &mut black,
+            &mut white,
+            &mut kibitzer,
+            &mut other,
+            &mut admin_player,
+        ] {
+            c.refused(action.clone(), "forbidden").await;
+        }
+    }
+    assert_eq!(last_seq(&mut kibitzer, &id).await, before);
+    // The assigned referee may act.
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "warn", "game_id": id, "color": "black", "reason": "noise"}))
+        .await;
+    assert_eq!(last_seq(&mut kibitzer, &id).await, before + 1);
+}
+
+#[tokio::test]
+async fn two_warnings_lose_the_game_in_the_record_and_the_sgf() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({"referee": "li"})).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    let warn = json!({"type": "warn", "game_id": id, "color": "white", "reason": "abusive chat"});
+    let ack = li.ok(warn.clone()).await;
+    let warned = white.recv_type("warned").await;
+    assert_eq!(warned["seq"], ack["seq"]);
+    assert_eq!(warned["warnings"], 1);
+    assert_eq!(warned["by"]["id"], "li");
+    assert_eq!(warned["reason"], "abusive chat");
+    li.ok(warn).await;
+    assert_eq!(black.recv_type("warned").await["warnings"], 1);
+    assert_eq!(black.recv_type("warned").await["warnings"], 2);
+    let ended = black.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "B+F");
+    assert_eq!(ended["reason"], "forfeit");
+    let (status, body) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200);
+    let record: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(record["result"], "B+F");
+    let kinds: Vec<&str> = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["type"].as_str())
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "warned").count(), 2);
+    let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert!(sgf.contains("RE[B+F]"), "{sgf}");
+    assert!(
+        sgf.contains("Referee li: warned white (warning 2): abusive chat"),
+        "{sgf}"
+    );
+}
+
+#[tokio::test]
+async fn a_penalty_and_a_bonus_reach_the_clock_and_a_referee_pause_holds_it() {
+    let server = TestServer::start().await;
+    let clock = json!({"system": "absolute", "main_ms": 600_000});
+    let (mut black, mut white, id) = game(&server, json!({"clock": clock})).await;
+    let mut admin = login_as(&server, "root", Role::Admin).await;
+    admin
+        .ok(json!({"type": "adjust_clock", "game_id": id, "color": "white", "delta_ms": 60_000, "reason": "bonus"}))
+        .await;
+    let adjusted = white.recv_type("clock_adjusted").await;
+    assert_eq!(adjusted["clock"]["white"]["main_ms"], 660_000);
+    admin
+        .ok(json!({"type": "adjust_clock", "game_id": id, "color": "white", "delta_ms": -100_000, "reason": "penalty"}))
+        .await;
+    let adjusted = white.recv_type("clock_adjusted").await;
+    assert_eq!(adjusted["clock"]["white"]["main_ms"], 560_000);
+    assert_eq!(adjusted["delta_ms"], -100_000);
+    admin
+        .ok(json!({"type": "referee_pause", "game_id": id, "reason": "break"}))
+        .await;
+    let paused = black.recv_type("referee_paused").await;
+    assert_eq!(paused["clock"]["running"], Value::Null);
+    for msg in [
+        json!({"type": "resume", "game_id": id}),
+        json!({"type": "play", "game_id": id, "move_number": 1, "vertex": "E5"}),
+    ] {
+        black.refused(msg, "wrong_phase").await;
+    }
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = kibitzer.recv_type("snapshot").await;
+    assert_eq!(snapshot["referee_paused"], true);
+    assert_eq!(snapshot["clock"]["white"]["main_ms"], 560_000);
+    admin
+        .ok(json!({"type": "referee_resume", "game_id": id, "reason": "go on"}))
+        .await;
+    let resumed = black.recv_type("referee_resumed").await;
+    assert_eq!(resumed["clock"]["running"], "black");
+    play(&mut black, &id, 1, "E5").await;
+}
+
+/// A 9×9 game that ended by counting with Black's lone E5 agreed dead: W+7.5.
+async fn counted_game(server: &TestServer) -> (Client, Client, String) {
+    let (mut black, mut white, id) = game(server, json!({})).await;
+    play(&mut black, &id, 1, "E5").await;
+    play(&mut white, &id, 2, "pass").await;
+    play(&mut black, &id, 3, "pass").await;
+    white
+        .ok(json!({"type": "mark_dead", "game_id": id, "vertex": "E5"}))
+        .await;
+    white
+        .ok(json!({"type": "accept_score", "game_id": id}))
+        .await;
+    black
+        .ok(json!({"type": "accept_score", "game_id": id}))
+        .await;
+    assert_eq!(white.recv_type("game_ended").await["result"], "W+7.5");
+    (black, white, id)
+}
+
+#[tokio::test]
+async fn a_corrected_count_and_a_changed_result_are_in_effect_with_the_original_kept() {
+    let server = TestServer::start().await;
+    let (mut black, _white, id) = counted_game(&server).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "correct_count", "game_id": id, "dead": [], "reason": "E5 lives"}))
+        .await;
+    let changed = black.recv_type("result_changed").await;
+    assert_eq!(changed["previous"], "W+7.5");
+    // E5 alive: all 81 points are Black's.
+    assert_eq!(changed["result"], "B+73.5");
+    assert_eq!(changed["score"]["dead"], json!([]));
+    let (_, body) = get(&server, &format!("/api/games/{id}")).await;
+    let record: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(record["result"], "B+73.5");
+    let events = record["events"].as_array().unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "game_ended" && e["result"] == "W+7.5")
+    );
+    let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert!(sgf.contains("RE[B+73.5]"), "{sgf}");
+    assert!(sgf.contains("corrected the count"), "{sgf}");
+    assert!(sgf.contains("W+7.5 -> B+73.5"), "{sgf}");
+    // Annulled afterwards, by an admin.
+    let mut root = login_as(&server, "root", Role::Admin).await;
+    root.ok(
+        json!({"type": "change_result", "game_id": id, "ruling": "annul", "reason": "fixed game"}),
+    )
+    .await;
+    let changed = black.recv_type("result_changed").await;
+    assert_eq!(changed["previous"], "B+73.5");
+    assert_eq!(changed["result"], "Void");
+    let (_, body) = get(&server, &format!("/api/games/{id}")).await;
+    let record: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(record["result"], "Void");
+    let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert!(sgf.contains("changed the result: B+73.5 -> Void"), "{sgf}");
+    let mut fresh = server.login("later").await;
+    fresh.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = fresh.recv_type("snapshot").await;
+    assert_eq!(snapshot["result"], "Void");
+    assert_eq!(snapshot["reason"], "void");
+}
+
+#[tokio::test]
+async fn a_replay_ruling_starts_a_linked_game_with_the_same_players() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({"komi": 5.5})).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "rule", "game_id": id, "ruling": "replay", "reason": "wrong board"}))
+        .await;
+    let ruled = black.recv_type("ruled").await;
+    let replay = ruled["replay_game_id"]
+        .as_str()
+        .expect("a replay id")
+        .to_string();
+    assert_ne!(replay, id);
+    let ended = black.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "Void");
+    assert_eq!(ended["reason"], "void");
+    for c in [&mut black, &mut white] {
+        let started = c.recv_type("game_started").await;
+        assert_eq!(started["game_id"], replay.as_str());
+        assert_eq!(started["black"]["id"], "black");
+        assert_eq!(started["white"]["id"], "white");
+        assert_eq!(started["settings"]["komi"], 5.5);
+    }
+    black.ok(json!({"type": "join", "game_id": replay})).await;
+    play(&mut black, &replay, 1, "E5").await;
+    black
+        .refused(
+            json!({"type": "rule", "game_id": replay, "ruling": "draw", "reason": "x"}),
+            "forbidden",
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn strict_mode_makes_an_illegal_move_a_lost_turn() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({"strict_illegal": true})).await;
+    // B B1, W C1, B A2, W B2, B J9, W A1 takes B1: a ko.
+    let script = [
+        (1, "B1"),
+        (2, "C1"),
+        (3, "A2"),
+        (4, "B2"),
+        (5, "J9"),
+        (6, "A1"),
+    ];
+    for (n, v) in script {
+        let c = if n % 2 == 1 { &mut black } else { &mut white };
+        play(c, &id, n, v).await;
+    }
+    // Black retakes at once: the ko costs Black the turn.
+    let ack = black
+        .ok(json!({"type": "play", "game_id": id, "move_number": 7, "vertex": "B1"}))
+        .await;
+    let attempt = white.recv_type("illegal_attempt").await;
+    assert!(
+        attempt["reason"] == "ko" || attempt["reason"] == "superko",
+        "{attempt}"
+    );
+    assert_eq!(attempt["vertex"], "B1");
+    let pass = of_move(&mut white, "move_played", 7).await;
+    assert_eq!(pass["vertex"], "pass");
+    assert_eq!(pass["seq"], ack["seq"]);
+    // White plays on an occupied point: White's turn is lost too, and two passes score.
+    white
+        .ok(json!({"type": "play", "game_id": id, "move_number": 8, "vertex": "A2"}))
+        .await;
+    let attempt = of_move(&mut black, "illegal_attempt", 8).await;
+    assert_eq!(attempt["reason"], "occupied");
+    black.recv_type("scoring_started").await;
+    // Off the board is still only refused.
+    let (mut b2, _w2, id2) = game(&server, json!({"strict_illegal": true})).await;
+    b2.refused(
+        json!({"type": "play", "game_id": id2, "move_number": 1, "vertex": "K9"}),
+        "illegal_move",
+    )
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_claim_is_refused_on_the_claimants_turn_and_accepted_on_the_absent_players() {
+    let server = TestServer::start_with(|c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    let (mut black, mut white, id) = game(&server, json!({"claim_after_ms": 30_000})).await;
+    play(&mut black, &id, 1, "E5").await;
+    black.close().await;
+    loop {
+        let p = white.recv_type("presence").await;
+        if p["color"] == "black" && p["online"] == false {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(60_000)).await;
+    // White to move: Black's absence does not let White claim.
+    let refused = white
+        .refused(json!({"type": "claim_win", "game_id": id}), "forbidden")
+        .await;
+    assert!(refused.get("retry_after_ms").is_none(), "{refused}");
+    // Black to move, away 60 s of the 30 s allowed.
+    play(&mut white, &id, 2, "C3").await;
+    white.ok(json!({"type": "claim_win", "game_id": id})).await;
+    let ended = white.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "W+F");
+    assert_eq!(ended["reason"], "forfeit");
+    // Too early on the absent player's turn: the wait left is in the refusal.
+    let (mut black, mut white, id) = game(&server, json!({"claim_after_ms": 30_000})).await;
+    play(&mut black, &id, 1, "E5").await;
+    play(&mut white, &id, 2, "C3").await;
+    black.close().await;
+    loop {
+        let p = white.recv_type("presence").await;
+        if p["color"] == "black" && p["online"] == false {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(10_000)).await;
+    let refused = white
+        .refused(json!({"type": "claim_win", "game_id": id}), "forbidden")
+        .await;
+    assert_eq!(refused["retry_after_ms"], 20_000);
+    tokio::time::sleep(Duration::from_millis(20_000)).await;
+    white.ok(json!({"type": "claim_win", "game_id": id})).await;
+    assert_eq!(white.recv_type("game_ended").await["result"], "W+F");
+}
+
+#[tokio::test]
+async fn a_players_call_is_listed_for_referees_until_one_acts() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({})).await;
+    let (mut b2, _w2, assigned) = game(&server, json!({"referee": "zhao"})).await;
+    let call = json!({"type": "referee_call", "game_id": id, "message": "dead stones dispute"});
+    black.ok(call.clone()).await;
+    let called = white.recv_type("referee_called").await;
+    assert_eq!(called["color"], "black");
+    assert_eq!(called["message"], "dead stones dispute");
+    black.refused(call, "limit_reached").await;
+    b2.ok(json!({"type": "referee_call", "game_id": assigned, "message": "help"}))
+        .await;
+    white
+        .refused(json!({"type": "list_referee_calls"}), "forbidden")
+        .await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    let list = li.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(list["type"], "referee_calls");
+    // The game assigned to another referee is not li's to see.
+    let games = list["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{list}");
+    assert_eq!(games[0]["game"]["game_id"], id.as_str());
+    assert_eq!(games[0]["game"]["phase"], "play");
+    assert_eq!(games[0]["calls"][0]["from"]["id"], "black");
+    assert_eq!(games[0]["calls"][0]["seq"], called["seq"]);
+    let mut root = login_as(&server, "root", Role::Admin).await;
+    let all = root.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(all["games"].as_array().unwrap().len(), 2, "{all}");
+    li.ok(json!({"type": "warn", "game_id": id, "color": "white", "reason": "answered"}))
+        .await;
+    let list = li.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(list["games"], json!([]));
+    assert_eq!(list["assigned"], json!([]));
+    // Zhao sees the game assigned to him, called or not, until it is over.
+    let mut zhao = login_as(&server, "zhao", Role::Referee).await;
+    let mine = zhao.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(mine["assigned"][0]["game_id"], assigned.as_str(), "{mine}");
+    assert_eq!(mine["games"][0]["game"]["game_id"], assigned.as_str());
+    zhao.ok(json!({"type": "rule", "game_id": assigned, "ruling": "draw", "reason": "agreed"}))
+        .await;
+    let mine = zhao.ok(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(
+        (&mine["games"], &mine["assigned"]),
+        (&json!([]), &json!([]))
+    );
+}
+
+#[tokio::test]
+async fn a_sealed_adjournment_is_opened_by_the_referee() {
+    let server = TestServer::start().await;
+    let clock = json!({"system": "absolute", "main_ms": 600_000});
+    let (mut black, mut white, id) = game(&server, json!({"clock": clock, "referee": "li"})).await;
+    play(&mut black, &id, 1, "E5").await;
+    play(&mut white, &id, 2, "C3").await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    // Adjourned from now on: Black, to move, may only seal.
+    li.ok(json!({"type": "adjourn", "game_id": id, "at": 0, "reason": "end of round"}))
+        .await;
+    let scheduled = white.recv_type("adjournment_scheduled").await;
+    assert_eq!(scheduled["at"], 0);
+    black
+        .refused(
+            json!({"type": "play", "game_id": id, "move_number": 3, "vertex": "G7"}),
+            "wrong_phase",
+        )
+        .await;
+    black
+        .ok(json!({"type": "seal", "game_id": id, "move_number": 3, "vertex": "G7"}))
+        .await;
+    let sealed = white.recv_type("move_sealed").await;
+    assert!(sealed.get("vertex").is_none(), "{sealed}");
+    for c in [&mut black, &mut white] {
+        c.refused(json!({"type": "resume", "game_id": id}), "wrong_phase")
+            .await;
+    }
+    li.ok(json!({"type": "referee_resume", "game_id": id, "reason": "round 2"}))
+        .await;
+    white.recv_type("referee_resumed").await;
+    let opened = of_move(&mut white, "move_played", 3).await;
+    assert_eq!(opened["vertex"], "G7");
+    assert_eq!(opened["sealed"], "G7");
+    play(&mut white, &id, 4, "D4").await;
+}
+
+#[tokio::test]
+async fn a_blocked_user_cannot_challenge_accept_or_chat_and_the_block_survives_a_restart() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({})).await;
+    white.ok(json!({"type": "block", "user": "black"})).await;
+    black
+        .refused(
+            json!({"type": "chat", "game_id": id, "text": "hi"}),
+            "forbidden",
+        )
+        .await;
+    white
+        .refused(
+            json!({"type": "chat", "game_id": id, "text": "hi"}),
+            "forbidden",
+        )
+        .await;
+    black
+        .refused(
+            json!({"type": "challenge", "opponent": "white", "settings": {"board_size": 9}}),
+            "forbidden",
+        )
+        .await;
+    let seek = white
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    let challenge_id = seek["challenge"]["challenge_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    black
+        .refused(
+            json!({"type": "accept", "challenge_id": challenge_id}),
+            "forbidden",
+        )
+        .await;
+    white
+        .refused(json!({"type": "block", "user": "white"}), "bad_request")
+        .await;
+    // Someone else still plays and chats with both.
+    let mut carol = server.login("carol").await;
+    carol
+        .ok(json!({"type": "accept", "challenge_id": challenge_id}))
+        .await;
+    // Stored: after a restart the block still holds.
+    drop((black, white, carol));
+    let dir = server.stop().await;
+    let server = TestServer::start_in(dir, |_| {}).await;
+    let mut black = server.login("black").await;
+    let _white = server.login("white").await;
+    black
+        .refused(
+            json!({"type": "challenge", "opponent": "white", "settings": {"board_size": 9}}),
+            "forbidden",
+        )
+        .await;
+    let mut white = server.login("white").await;
+    white.ok(json!({"type": "unblock", "user": "black"})).await;
+    black
+        .ok(json!({"type": "challenge", "opponent": "white", "settings": {"board_size": 9}}))
+        .await;
+}
+
+#[tokio::test]
+async fn reports_cite_a_game_and_its_events_and_referees_list_and_close_them() {
+    let server = TestServer::start().await;
+    let (mut black, _white, id) = game(&server, json!({})).await;
+    play(&mut black, &id, 1, "E5").await;
+    let filed = black
+        .ok(json!({"type": "report", "user": "white", "game_id": id, "from_seq": 2, "to_seq": 4, "reason": "insults in chat"}))
+        .await;
+    assert_eq!(filed["type"], "report_filed");
+    let report_id = filed["report_id"].as_u64().unwrap();
+    for (bad, code) in [
+        (json!({"type": "report", "reason": "x"}), "bad_request"),
+        (
+            json!({"type": "report", "user": "white", "reason": " "}),
+            "bad_request",
+        ),
+        (
+            json!({"type": "report", "game_id": id, "from_seq": 3, "to_seq": 99, "reason": "x"}),
+            "bad_request",
+        ),
+        (
+            json!({"type": "report", "game_id": id, "from_seq": 3, "reason": "x"}),
+            "bad_request",
+        ),
+        (
+            json!({"type": "report", "game_id": "nosuchgame", "reason": "x"}),
+            "not_found",
+        ),
+    ] {
+        black.refused(bad, code).await;
+    }
+    black
+        .refused(json!({"type": "list_reports"}), "forbidden")
+        .await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    let list = li.ok(json!({"type": "list_reports"})).await;
+    let reports = list["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 1, "{list}");
+    assert_eq!(reports[0]["report_id"], report_id);
+    assert_eq!(reports[0]["reporter"], "black");
+    assert_eq!(reports[0]["user"], "white");
+    assert_eq!(reports[0]["game_id"], id.as_str());
+    assert_eq!(
+        (
+            reports[0]["from_seq"].as_u64(),
+            reports[0]["to_seq"].as_u64()
+        ),
+        (Some(2), Some(4))
+    );
+    li.ok(json!({"type": "close_report", "report_id": report_id}))
+        .await;
+    li.refused(
+        json!({"type": "close_report", "report_id": report_id}),
+        "not_found",
+    )
+    .await;
+    let list = li.ok(json!({"type": "list_reports"})).await;
+    assert_eq!(list["reports"], json!([]));
+}
+
+/// The move numbers of the `move_played` events `c` has received so far.
+async fn moves_seen(c: &mut Client) -> Vec<u64> {
+    c.ok(json!({"type": "ping"})).await;
+    c.pending()
+        .iter()
+        .filter(|v| v["type"] == "move_played")
+        .filter_map(|v| v["move_number"].as_u64())
+        .collect()
+}
+
+#[tokio::test]
+async fn tournament_spectators_see_moves_late_while_players_and_the_referee_see_them_at_once() {
+    let server = TestServer::start().await;
+    let settings = json!({"fair_play": "tournament", "spectator_delay_moves": 2});
+    let (mut black, mut white, id) = game(&server, settings).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "join", "game_id": id})).await;
+    assert!(li.recv_type("snapshot").await.is_object());
+    let script = ["E5", "C3", "G7", "C7", "G3"];
+    for (i, v) in script.iter().enumerate() {
+        let n = i as u64 + 1;
+        let mover = if n % 2 == 1 { &mut black } else { &mut white };
+        play(mover, &id, n as u32, v).await;
+        let other = if n % 2 == 1 { &mut white } else { &mut black };
+        assert_eq!(of_move(other, "move_played", n).await["vertex"], *v);
+        assert_eq!(of_move(&mut li, "move_played", n).await["vertex"], *v);
+        // The spectator has seen exactly the moves two behind.
+        let seen = moves_seen(&mut kibitzer).await;
+        assert_eq!(
+            seen,
+            (1..=n.saturating_sub(2)).collect::<Vec<_>>(),
+            "after move {n}"
+        );
+    }
+    assert!(kibitzer.pending().iter().all(|v| v["type"] != "snapshot"));
+    // A spectator who joins now gets the events up to the horizon, not a snapshot.
+    let mut late = server.login("late").await;
+    late.ok(json!({"type": "join", "game_id": id})).await;
+    assert_eq!(moves_seen(&mut late).await, [1, 2, 3]);
+    assert!(late.pending().iter().all(|v| v["type"] != "snapshot"));
+    // The record waits for the end; the players' chat is off.
+    let (status, _) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 403);
+    black
+        .refused(
+            json!({"type": "chat", "game_id": id, "text": "hi"}),
+            "forbidden",
+        )
+        .await;
+    // At the end everything is released.
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    kibitzer.recv_type("game_ended").await;
+    assert_eq!(moves_seen(&mut kibitzer).await, [1, 2, 3, 4, 5]);
+    let (status, _) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200);
+}
+
+/// The `kibitz` lines of `id`'s JSON record (none when the record has no `kibitz`).
+async fn archived_kibitz(server: &TestServer, id: &str) -> Value {
+    let (status, body) = get(server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let record: Value = serde_json::from_str(&body).expect("JSON");
+    record.get("kibitz").cloned().unwrap_or(json!([]))
+}
+
+#[tokio::test]
+async fn spectators_chat_is_kept_from_the_players_and_archived_once_the_game_ends() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({})).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let mut other = server.login("other").await;
+    other.ok(json!({"type": "join", "game_id": id})).await;
+    let said = kibitzer
+        .ok(json!({"type": "chat", "game_id": id, "text": "white should resign"}))
+        .await;
+    assert!(said.get("seq").is_none(), "{said}");
+    assert_eq!(
+        other.recv_type("kibitz").await["text"],
+        "white should resign"
+    );
+    play(&mut black, &id, 1, "E5").await;
+    // The players never hear it, and the record does not show it while they play.
+    for p in [&mut black, &mut white] {
+        p.ok(json!({"type": "ping"})).await;
+        assert!(p.pending().iter().all(|v| v["type"] != "kibitz"));
+    }
+    assert_eq!(archived_kibitz(&server, &id).await, json!([]));
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    let kept = archived_kibitz(&server, &id).await;
+    assert_eq!(kept.as_array().map(Vec::len), Some(1), "{kept}");
+    assert_eq!(kept[0]["from"], "kibitzer");
+    assert_eq!(kept[0]["text"], "white should resign");
+    assert!(kept[0]["at"].as_i64().is_some_and(|at| at > 0));
+    for p in [&mut black, &mut white] {
+        p.ok(json!({"type": "ping"})).await;
+        assert!(p.pending().iter().all(|v| v["type"] != "kibitz"));
+    }
+    // It survives a restart: it is in the store, not in the room.
+    drop((black, white, kibitzer, other));
+    let server = TestServer::start_in(server.stop().await, |_| {}).await;
+    assert_eq!(archived_kibitz(&server, &id).await, kept);
+}
+
+#[tokio::test]
+async fn a_tournament_games_spectators_chat_is_published_with_its_record_at_the_end() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({"fair_play": "tournament"})).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    kibitzer
+        .ok(json!({"type": "chat", "game_id": id, "text": "B should play tengen"}))
+        .await;
+    play(&mut black, &id, 1, "E5").await;
+    let (status, body) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(!body.contains("tengen"), "{body}");
+    black.ok(json!({"type": "ping"})).await;
+    assert!(black.pending().iter().all(|v| v["type"] != "kibitz"));
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    let kept = archived_kibitz(&server, &id).await;
+    assert_eq!(kept[0]["text"], "B should play tengen", "{kept}");
+}
+
+/// Waits until `c` hears that `color` left the game.
+async fn left(c: &mut Client, color: &str) {
+    loop {
+        let p = c.recv_type("presence").await;
+        if p["color"] == color && p["online"] == false {
+            return;
+        }
+    }
+}
+
+/// `player`'s escaper record from their profile.
+async fn escapes(server: &TestServer, player: &str) -> Value {
+    let (status, profile) = common::get_json(server, &format!("/api/users/{player}")).await;
+    assert_eq!(status, 200, "{profile}");
+    profile["escapes"].clone()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_escaper_record_counts_games_lost_by_a_claim_after_leaving_and_no_others() {
+    let server = TestServer::start_with(|c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    let claimable = json!({"claim_after_ms": 30_000});
+    // Black leaves on their own turn and White claims the game: an escape.
+    let (mut black, mut white, escaped) = game(&server, claimable.clone()).await;
+    play(&mut black, &escaped, 1, "E5").await;
+    play(&mut white, &escaped, 2, "C3").await;
+    black.close().await;
+    left(&mut white, "black").await;
+    tokio::time::sleep(Duration::from_millis(60_000)).await;
+    white
+        .ok(json!({"type": "claim_win", "game_id": escaped}))
+        .await;
+    // Black leaves again, but a referee awards the game: a ruling, not an escape.
+    let (black, mut white, ruled) = game(&server, claimable.clone()).await;
+    black.close().await;
+    left(&mut white, "black").await;
+    let mut admin = login_as(&server, "admin", Role::Admin).await;
+    admin
+        .ok(json!({"type": "rule", "game_id": ruled, "ruling": "white_wins", "reason": "left"}))
+        .await;
+    // White, present, loses on warnings: no escape either.
+    let (_black, _white, warned) = game(&server, claimable).await;
+    for reason in ["one", "two"] {
+        admin
+            .ok(json!({"type": "warn", "game_id": warned, "color": "white", "reason": reason}))
+            .await;
+    }
+    let record = escapes(&server, "black").await;
+    assert_eq!(record["count"], 1, "{record}");
+    assert_eq!(record["recent"][0]["game_id"], escaped.as_str());
+    assert_eq!(record["recent"][0]["opponent"], "white");
+    assert!(record["recent"][0]["at"].as_i64().is_some_and(|at| at > 0));
+    assert_eq!(
+        escapes(&server, "white").await,
+        json!({"count": 0, "recent": []})
+    );
+    // The record follows the result in effect: an annulled game is no escape.
+    admin
+        .ok(json!({"type": "change_result", "game_id": escaped, "ruling": "annul", "reason": "network trouble"}))
+        .await;
+    assert_eq!(escapes(&server, "black").await["count"], 0);
+}
+
+/// `player`'s profile once `done` holds for its overall pool (the rating task works a
+/// moment after the news reaches it).
+async fn overall_when(server: &TestServer, player: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..1000 {
+        let (status, profile) = common::get_json(server, &format!("/api/users/{player}")).await;
+        if status == 200 && done(&profile["ratings"][0]) {
+            return profile;
+        }
+        last = profile;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{player}'s overall rating never got there: {last}");
+}
+
+fn won_lost(pool: &Value) -> (u64, u64) {
+    (
+        pool["won"].as_u64().unwrap_or(99),
+        pool["lost"].as_u64().unwrap_or(99),
+    )
+}
+
+#[tokio::test]
+async fn a_changed_result_on_a_rated_game_rebuilds_the_ratings() {
+    let server = TestServer::start().await;
+    let (_black, mut white, id) = game(&server, json!({"rated": true})).await;
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    let before = overall_when(&server, "black", |p| won_lost(p) == (1, 0)).await;
+    assert!(before["ratings"][0]["rating"].as_f64() > Some(1500.0));
+    let mut admin = login_as(&server, "admin", Role::Admin).await;
+    admin
+        .ok(json!({"type": "change_result", "game_id": id, "ruling": "white_wins", "reason": "Black's phone was in use"}))
+        .await;
+    let black = overall_when(&server, "black", |p| won_lost(p) == (0, 1)).await;
+    let white = overall_when(&server, "white", |p| won_lost(p) == (1, 0)).await;
+    // Exactly what Black had, the other way round: one game, rated once.
+    let gained = before["ratings"][0]["rating"].as_f64().unwrap() - 1500.0;
+    let now = |p: &Value| p["ratings"][0]["rating"].as_f64().unwrap();
+    assert!((1500.0 - now(&black) - gained).abs() < 1e-9, "{black}");
+    assert!((now(&white) - 1500.0 - gained).abs() < 1e-9, "{white}");
+    assert_eq!(
+        black["history"].as_array().map(Vec::len),
+        Some(2),
+        "{black}"
+    );
+    // Annulled, the game rates nothing.
+    admin
+        .ok(json!({"type": "change_result", "game_id": id, "ruling": "annul", "reason": "both agreed the result"}))
+        .await;
+    let black = overall_when(&server, "black", |p| p["games"] == 0).await;
+    assert_eq!(black["ratings"][0]["rating"], 1500.0);
+    assert_eq!(black["history"], json!([]));
+    // And the lobby no longer shows a rank for either player.
+    let mut player = server.login("black").await;
+    let seek = player
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    assert!(seek["challenge"].get("from_rank").is_none(), "{seek}");
+}
+
+#[tokio::test]
+async fn a_rebuild_owed_when_the_server_stopped_is_made_at_the_next_start() {
+    use tengen::store::{Append, SqliteStore, Store, SyncMode};
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::seed_rated_games(dir.path(), &[("g1", "alice", "bob", "B+R", 9)]);
+    let server = TestServer::start_in(dir, |_| {}).await;
+    overall_when(&server, "alice", |p| won_lost(p) == (1, 0)).await;
+    let dir = server.stop().await;
+    // A referee's change committed just before a crash, the rebuild not yet made.
+    let path = dir.path().join(tengen::server::DB_FILE);
+    let store = SqliteStore::open(&path, SyncMode::Full).expect("opens");
+    store
+        .append(&[Append::Rejudge {
+            game_id: "g1".into(),
+            result: "W+F".into(),
+        }])
+        .expect("written");
+    assert!(store.ratings_owed().expect("read") > 0);
+    store.close().expect("closed");
+    let server = TestServer::start_in(dir, |_| {}).await;
+    overall_when(&server, "alice", |p| won_lost(p) == (0, 1)).await;
+    overall_when(&server, "bob", |p| won_lost(p) == (1, 0)).await;
+    let dir = server.stop().await;
+    let store = SqliteStore::open(&dir.path().join(tengen::server::DB_FILE), SyncMode::Full)
+        .expect("opens");
+    assert_eq!(store.ratings_owed().expect("read"), 0, "settled");
+}
+
+#[tokio::test]
+async fn automatch_never_pairs_users_one_of_whom_blocked_the_other() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    alice.ok(json!({"type": "block", "user": "bob"})).await;
+    let wish = json!({"type": "automatch", "sizes": [9], "speeds": ["blitz"]});
+    alice.ok(wish.clone()).await;
+    bob.ok(wish.clone()).await;
+    // A round trip after each request: every round they caused is over.
+    for c in [&mut alice, &mut bob] {
+        c.ok(json!({"type": "ping"})).await;
+        assert!(c.pending().iter().all(|v| v["type"] != "game_started"));
+    }
+    // Once unblocked, the next round pairs them.
+    alice.ok(json!({"type": "unblock", "user": "bob"})).await;
+    bob.ok(wish).await;
+    let started = bob.recv_type("game_started").await;
+    assert_eq!(alice.recv_type("game_started").await, started);
+}
+
+#[tokio::test(start_paused = true)]
+async fn tournament_spectators_can_see_each_move_a_set_time_late() {
+    let server = TestServer::start_with(|c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    let settings = json!({"fair_play": "tournament", "spectator_delay_moves": 0, "spectator_delay_ms": 30_000});
+    let (mut black, mut white, id) = game(&server, settings).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    play(&mut black, &id, 1, "E5").await;
+    assert_eq!(of_move(&mut white, "move_played", 1).await["vertex"], "E5");
+    assert_eq!(moves_seen(&mut kibitzer).await, Vec::<u64>::new());
+    tokio::time::sleep(Duration::from_millis(20_000)).await;
+    play(&mut white, &id, 2, "C3").await;
+    assert_eq!(of_move(&mut black, "move_played", 2).await["vertex"], "C3");
+    // Move 1 is 20 s old: still hidden.
+    assert_eq!(moves_seen(&mut kibitzer).await, Vec::<u64>::new());
+    tokio::time::sleep(Duration::from_millis(11_000)).await;
+    // 31 s: move 1 comes by itself, move 2 (11 s old) does not.
+    assert_eq!(kibitzer.recv_type("move_played").await["move_number"], 1);
+    assert_eq!(moves_seen(&mut kibitzer).await, Vec::<u64>::new());
+    tokio::time::sleep(Duration::from_millis(20_000)).await;
+    assert_eq!(kibitzer.recv_type("move_played").await["move_number"], 2);
+    // A delay over ten minutes is refused.
+    let too_long =
+        json!({"board_size": 9, "fair_play": "tournament", "spectator_delay_ms": 600_001});
+    black
+        .refused(json!({"type": "seek", "settings": too_long}), "bad_request")
+        .await;
+}
