@@ -201,6 +201,22 @@ impl Game {
         }
     }
 
+    /// The stones `color` playing `mv` would capture, listed as [`Game::last_captures`]
+    /// would list them after [`Game::play`], or why the move is illegal (as `play` would
+    /// refuse it). The game is not changed: this is how a decision learns a move's
+    /// captures without playing it on a copy of the game.
+    pub fn captures(&self, color: Color, mv: Move) -> Result<Vec<Vertex>, IllegalMove> {
+        match mv {
+            Move::Pass => Ok(Vec::new()),
+            Move::Play(v) => {
+                let (p, placement) = self.judge(color, v, true)?;
+                let mut out = Vec::with_capacity(usize::from(placement.captures));
+                self.board.captured_by(p, color, |s| out.push(s));
+                Ok(out)
+            }
+        }
+    }
+
     /// Plays `mv` for `color`. The game does not enforce alternation (game records may
     /// hold two moves by one side); the server checks turn order before calling this.
     /// After a move, [`Game::to_move`] is `color`'s opponent.
@@ -332,6 +348,45 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A game of random moves with captures; `captures` before each move must list
+    /// exactly what `play` then reports, in the same order, and refuse what it refuses.
+    #[test]
+    fn captures_lists_what_play_removes() {
+        for ko_rule in [KoRule::Situational, KoRule::Positional, KoRule::Simple] {
+            let mut game = Game::new(9, ko_rule).unwrap();
+            let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+            let (mut captured, mut refused) = (0, 0);
+            for _ in 0..3000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let c = game.to_move();
+                let mv = match seed % 50 {
+                    0 => Move::Pass,
+                    r => Move::Play(Vertex::new((r % 9) as u8, ((seed >> 8) % 9) as u8)),
+                };
+                let predicted = game.captures(c, mv);
+                let before = game.clone();
+                match game.play(c, mv) {
+                    Ok(()) => {
+                        assert_eq!(predicted.as_deref(), Ok(game.last_captures()));
+                        captured += game.last_captures().len();
+                    }
+                    Err(e) => {
+                        assert_eq!(predicted, Err(e));
+                        assert_eq!(game.moves(), before.moves());
+                        refused += 1;
+                    }
+                }
+            }
+            assert!(
+                captured > 100,
+                "{ko_rule:?}: the games captured: {captured}"
+            );
+            assert!(refused > 100, "{ko_rule:?}: moves were refused: {refused}");
+        }
+    }
 
     #[test]
     fn seen_set_grows_and_keeps_every_key() {
