@@ -7,6 +7,8 @@
 //! legal move. Rebuilding is rare (real repetitions), so the common path stays a hash
 //! probe with no allocation.
 
+use std::sync::Arc;
+
 use super::board::{Board, Placement, SizeError};
 use super::ruleset::KoRule;
 use super::vertex::{Color, Move, Vertex};
@@ -41,7 +43,8 @@ impl IllegalMove {
 }
 
 /// A set of position keys with no false negatives: open addressing over a power-of-two
-/// table, grown (rarely) when half full.
+/// table, grown (rarely) when three-quarters full. Every decision copies its game, so
+/// the table's size is copied per move: it is kept no larger than that load allows.
 #[derive(Clone)]
 struct Seen {
     slots: Vec<u64>,
@@ -51,7 +54,7 @@ struct Seen {
 impl Seen {
     fn with_capacity(positions: usize) -> Seen {
         Seen {
-            slots: vec![0; (positions * 2).next_power_of_two().max(64)],
+            slots: vec![0; (positions * 4 / 3 + 1).next_power_of_two().max(64)],
             len: 0,
         }
     }
@@ -76,7 +79,7 @@ impl Seen {
     }
 
     fn insert(&mut self, key: u64) {
-        if (self.len + 1) * 2 > self.slots.len() {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
             let grown = vec![0; self.slots.len() * 2];
             let old = std::mem::replace(&mut self.slots, grown);
             self.len = 0;
@@ -104,8 +107,12 @@ impl Seen {
 #[derive(Clone)]
 pub struct Game {
     ko_rule: KoRule,
-    start: Board,
-    board: Board,
+    /// Never changes after the set-up: shared by every copy of the game, so copying a
+    /// game (as a decision does) copies one board, not two.
+    start: Arc<Board>,
+    /// On the heap, so that moving a game (and the room's game around it) does not copy
+    /// the board's several KB.
+    board: Box<Board>,
     start_to_move: Color,
     to_move: Color,
     moves: Vec<(Color, Move)>,
@@ -140,8 +147,8 @@ impl Game {
         let area = size as usize * size as usize;
         let mut game = Game {
             ko_rule,
-            start: board.clone(),
-            board,
+            start: Arc::new(board.clone()),
+            board: Box::new(board),
             start_to_move: to_move,
             to_move,
             moves: Vec::with_capacity(area * 3 / 2),
@@ -322,9 +329,9 @@ impl Game {
         if !self.seen.contains(self.key(hash_after, next)) {
             return false;
         }
-        let mut after = self.board.clone();
+        let mut after = Board::clone(&self.board);
         after.apply(p, color, |_| {});
-        let mut replay = self.start.clone();
+        let mut replay = Board::clone(&self.start);
         let mut replayed = 0;
         for (i, &hash) in self.history.iter().enumerate() {
             let side_matches = self.ko_rule == KoRule::Positional || self.to_move_at(i) == next;
