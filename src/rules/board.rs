@@ -256,6 +256,33 @@ impl Board {
         }
     }
 
+    /// Calls `captured` for every opposing stone that `color` playing on the empty point
+    /// `p` would remove, in the order [`Board::apply`] removes them: chain by chain as
+    /// the neighbours of `p` are visited, each chain from its head.
+    pub(super) fn captured_by(&self, p: usize, color: Color, mut captured: impl FnMut(Vertex)) {
+        let own = stone(color);
+        let mut seen_heads = [u16::MAX; 4];
+        for (k, n) in self.around(p).into_iter().enumerate() {
+            let cell = self.cells[n];
+            if cell == own || cell == EMPTY || cell == EDGE {
+                continue;
+            }
+            let h = self.head[n];
+            if seen_heads[..k].contains(&h) || self.libs[h as usize] != self.touching(p, h) {
+                continue;
+            }
+            seen_heads[k] = h;
+            let mut s = h as usize;
+            loop {
+                captured(self.vertex(s));
+                s = self.next[s] as usize;
+                if s == h as usize {
+                    break;
+                }
+            }
+        }
+    }
+
     fn chain_hash(&self, h: usize) -> u64 {
         let c = color_of(self.cells[h]).unwrap_or(Color::Black);
         let mut hash = 0;

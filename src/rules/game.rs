@@ -7,6 +7,8 @@
 //! legal move. Rebuilding is rare (real repetitions), so the common path stays a hash
 //! probe with no allocation.
 
+use std::sync::Arc;
+
 use super::board::{Board, Placement, SizeError};
 use super::ruleset::KoRule;
 use super::vertex::{Color, Move, Vertex};
@@ -41,7 +43,8 @@ impl IllegalMove {
 }
 
 /// A set of position keys with no false negatives: open addressing over a power-of-two
-/// table, grown (rarely) when half full.
+/// table, grown (rarely) when three-quarters full. Every decision copies its game, so
+/// the table's size is copied per move: it is kept no larger than that load allows.
 #[derive(Clone)]
 struct Seen {
     slots: Vec<u64>,
@@ -51,7 +54,7 @@ struct Seen {
 impl Seen {
     fn with_capacity(positions: usize) -> Seen {
         Seen {
-            slots: vec![0; (positions * 2).next_power_of_two().max(64)],
+            slots: vec![0; (positions * 4 / 3 + 1).next_power_of_two().max(64)],
             len: 0,
         }
     }
@@ -76,7 +79,7 @@ impl Seen {
     }
 
     fn insert(&mut self, key: u64) {
-        if (self.len + 1) * 2 > self.slots.len() {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
             let grown = vec![0; self.slots.len() * 2];
             let old = std::mem::replace(&mut self.slots, grown);
             self.len = 0;
@@ -104,8 +107,12 @@ impl Seen {
 #[derive(Clone)]
 pub struct Game {
     ko_rule: KoRule,
-    start: Board,
-    board: Board,
+    /// Never changes after the set-up: shared by every copy of the game, so copying a
+    /// game (as a decision does) copies one board, not two.
+    start: Arc<Board>,
+    /// On the heap, so that moving a game (and the room's game around it) does not copy
+    /// the board's several KB.
+    board: Box<Board>,
     start_to_move: Color,
     to_move: Color,
     moves: Vec<(Color, Move)>,
@@ -140,8 +147,8 @@ impl Game {
         let area = size as usize * size as usize;
         let mut game = Game {
             ko_rule,
-            start: board.clone(),
-            board,
+            start: Arc::new(board.clone()),
+            board: Box::new(board),
             start_to_move: to_move,
             to_move,
             moves: Vec::with_capacity(area * 3 / 2),
@@ -198,6 +205,22 @@ impl Game {
         match mv {
             Move::Pass => Ok(()),
             Move::Play(v) => self.judge(color, v, true).map(|_| ()),
+        }
+    }
+
+    /// The stones `color` playing `mv` would capture, listed as [`Game::last_captures`]
+    /// would list them after [`Game::play`], or why the move is illegal (as `play` would
+    /// refuse it). The game is not changed: this is how a decision learns a move's
+    /// captures without playing it on a copy of the game.
+    pub fn captures(&self, color: Color, mv: Move) -> Result<Vec<Vertex>, IllegalMove> {
+        match mv {
+            Move::Pass => Ok(Vec::new()),
+            Move::Play(v) => {
+                let (p, placement) = self.judge(color, v, true)?;
+                let mut out = Vec::with_capacity(usize::from(placement.captures));
+                self.board.captured_by(p, color, |s| out.push(s));
+                Ok(out)
+            }
         }
     }
 
@@ -306,9 +329,9 @@ impl Game {
         if !self.seen.contains(self.key(hash_after, next)) {
             return false;
         }
-        let mut after = self.board.clone();
+        let mut after = Board::clone(&self.board);
         after.apply(p, color, |_| {});
-        let mut replay = self.start.clone();
+        let mut replay = Board::clone(&self.start);
         let mut replayed = 0;
         for (i, &hash) in self.history.iter().enumerate() {
             let side_matches = self.ko_rule == KoRule::Positional || self.to_move_at(i) == next;
@@ -332,6 +355,45 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A game of random moves with captures; `captures` before each move must list
+    /// exactly what `play` then reports, in the same order, and refuse what it refuses.
+    #[test]
+    fn captures_lists_what_play_removes() {
+        for ko_rule in [KoRule::Situational, KoRule::Positional, KoRule::Simple] {
+            let mut game = Game::new(9, ko_rule).unwrap();
+            let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+            let (mut captured, mut refused) = (0, 0);
+            for _ in 0..3000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let c = game.to_move();
+                let mv = match seed % 50 {
+                    0 => Move::Pass,
+                    r => Move::Play(Vertex::new((r % 9) as u8, ((seed >> 8) % 9) as u8)),
+                };
+                let predicted = game.captures(c, mv);
+                let before = game.clone();
+                match game.play(c, mv) {
+                    Ok(()) => {
+                        assert_eq!(predicted.as_deref(), Ok(game.last_captures()));
+                        captured += game.last_captures().len();
+                    }
+                    Err(e) => {
+                        assert_eq!(predicted, Err(e));
+                        assert_eq!(game.moves(), before.moves());
+                        refused += 1;
+                    }
+                }
+            }
+            assert!(
+                captured > 100,
+                "{ko_rule:?}: the games captured: {captured}"
+            );
+            assert!(refused > 100, "{ko_rule:?}: moves were refused: {refused}");
+        }
+    }
 
     #[test]
     fn seen_set_grows_and_keeps_every_key() {

@@ -10,19 +10,31 @@ use crate::rules::{Color, DeadStones, Game, Vertex};
 impl LiveGame {
     /// Applies event number `seq`, which must be the next one and must fit the game.
     pub fn apply(&mut self, event: &GameEvent, seq: u64, at: Moment) -> Result<(), ReplayError> {
+        // Applied to a copy, so an event that fails halfway leaves no trace.
+        let mut next = self.clone();
+        next.apply_in_place(event, seq, at)?;
+        *self = next;
+        Ok(())
+    }
+
+    /// [`LiveGame::apply`] on this game itself, with no copy: an event that fails halfway
+    /// leaves the game half changed. Only for a game that is thrown away on an error, as a
+    /// decision's draft is.
+    pub(super) fn apply_in_place(
+        &mut self,
+        event: &GameEvent,
+        seq: u64,
+        at: Moment,
+    ) -> Result<(), ReplayError> {
         if seq != self.seq + 1 {
             return Err(ReplayError {
                 seq,
                 reason: format!("expected event {}", self.seq + 1),
             });
         }
-        // Applied to a copy, so an event that fails halfway leaves no trace.
-        let mut next = self.clone();
-        next.seq = seq;
-        next.record(event, seq, at.now)
-            .map_err(|reason| ReplayError { seq, reason })?;
-        *self = next;
-        Ok(())
+        self.seq = seq;
+        self.record(event, seq, at.now)
+            .map_err(|reason| ReplayError { seq, reason })
     }
 
     fn record(&mut self, event: &GameEvent, seq: u64, now: Millis) -> Result<(), String> {

@@ -72,13 +72,17 @@ impl Draft {
     /// mistake: the action is refused as a whole and nothing changes.
     pub(super) fn push(&mut self, event: GameEvent) -> Result<(), Refusal> {
         let seq = self.game.seq + 1;
-        self.game.apply(&event, seq, self.at).map_err(|e| {
-            tracing::error!(error = %e, "a decided event did not apply");
-            refuse(
-                ErrorCode::Unavailable,
-                format!("the server could not apply its own decision: {e}"),
-            )
-        })?;
+        // The draft is the decision's own copy, dropped whole on a refusal: no copy per
+        // event is needed to keep a failure from leaving a trace.
+        self.game
+            .apply_in_place(&event, seq, self.at)
+            .map_err(|e| {
+                tracing::error!(error = %e, "a decided event did not apply");
+                refuse(
+                    ErrorCode::Unavailable,
+                    format!("the server could not apply its own decision: {e}"),
+                )
+            })?;
         self.events.push(event);
         Ok(())
     }
@@ -242,8 +246,7 @@ impl Draft {
     /// Plays a move checked legal, then starts scoring if it was the second pass.
     fn move_played(&mut self, color: Color, mv: Move, sealed: Option<Move>) -> Result<(), Refusal> {
         let game = &self.game;
-        let mut after = game.game.clone();
-        after.play(color, mv).map_err(Refusal::illegal)?;
+        let captures = game.game.captures(color, mv).map_err(Refusal::illegal)?;
         let elapsed = match game.clock.running() {
             Some(running) if running == color => game.clock.elapsed(self.at.now).unwrap_or(0),
             _ => 0,
@@ -256,7 +259,7 @@ impl Draft {
                 move_number: self.game.move_count() + 1,
                 color,
                 vertex: mv,
-                captures: after.last_captures().to_vec(),
+                captures,
                 clock,
                 at: self.at.wall_ms,
                 sealed,
