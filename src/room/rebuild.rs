@@ -39,7 +39,8 @@ pub fn rebuild(
             reason: format!("unreadable: {e}"),
         })?;
         match live.as_mut() {
-            Some(game) => game.apply(&frame.event, frame.seq, at)?,
+            // A log that does not apply fails the whole rebuild, so no copy per event.
+            Some(game) => game.apply_in_place(&frame.event, frame.seq, at)?,
             None => {
                 live = Some(LiveGame::create(&frame.event, at, lag)?);
             }

@@ -19,8 +19,8 @@ impl LiveGame {
 
     /// [`LiveGame::apply`] on this game itself, with no copy: an event that fails halfway
     /// leaves the game half changed. Only for a game that is thrown away on an error, as a
-    /// decision's draft is.
-    pub(super) fn apply_in_place(
+    /// decision's draft is, and a game being rebuilt from its log.
+    pub(in crate::room) fn apply_in_place(
         &mut self,
         event: &GameEvent,
         seq: u64,
