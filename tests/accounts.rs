@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Client, TestServer};
+use common::{Client, TestServer, tengen};
 use serde_json::{Value, json};
 use tengen::config::{JwtAlgorithm, Registration};
 use tengen::protocol::Role;
@@ -759,32 +759,6 @@ async fn local_accounts_and_an_identity_services_users_connect_at_once() {
         "invalid_credentials"
     );
     assert_eq!(user_ids(&server), ["alice", "eve"]);
-}
-
-/// Runs the built `tengen` binary with `args` (and `--data dir`), feeding `stdin`.
-fn tengen(dir: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String, String) {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .args(args)
-        .arg("--data")
-        .arg(dir)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("it ends");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
 }
 
 #[tokio::test]

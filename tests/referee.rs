@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, TestServer, get, play, start_game};
+use common::{Client, TestServer, get, play, start_game, tengen};
 use serde_json::{Value, json};
 use tengen::protocol::Role;
 
@@ -755,7 +755,25 @@ async fn the_escaper_record_counts_games_lost_by_a_claim_after_leaving_and_no_ot
         escapes(&server, "white").await,
         json!({"count": 0, "recent": []})
     );
+    // Operators read the same record from the data directory.
+    let data = server.stop().await;
+    let (ok, out, err) = tengen(data.path(), &["user", "escapes", "black"], "");
+    assert!(ok, "{err}");
+    let at = record["recent"][0]["at"].as_i64().unwrap_or_default();
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["escapes\t1".to_string(), format!("{escaped}\twhite\t{at}")]
+    );
+    let (ok, out, _) = tengen(data.path(), &["user", "escapes", "white"], "");
+    assert!(ok);
+    assert_eq!(out, "escapes\t0\n");
     // The record follows the result in effect: an annulled game is no escape.
+    let server = TestServer::start_in(data, |c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    let mut admin = login_as(&server, "admin", Role::Admin).await;
     admin
         .ok(json!({"type": "change_result", "game_id": escaped, "ruling": "annul", "reason": "network trouble"}))
         .await;

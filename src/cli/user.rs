@@ -12,8 +12,10 @@ use tengen::accounts::username::{GUEST_PREFIX, Username};
 use tengen::auth::display_name;
 use tengen::protocol::Role;
 use tengen::server::DB_FILE;
+use tengen::standings::view::{ESCAPE_SCAN, Escapes};
 use tengen::store::{
-    AccountStore, NewInvite, Origin, SqliteStore, StoreError, SyncMode, UserChange, UserRecord,
+    AccountStore, NewInvite, Origin, SqliteStore, Store, StoreError, SyncMode, UserChange,
+    UserRecord,
 };
 use tengen::time::wall_ms;
 
@@ -68,6 +70,15 @@ pub enum Args {
     },
     /// Print every user: id, origin, role, state, display name (tab-separated).
     List {
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Print a player's escaper record, as their profile shows it: `escapes`, the count
+    /// of games they left and then lost by a claim or the forfeit limit, then the latest
+    /// such games, one per line: game id, opponent, end (Unix ms) (tab-separated).
+    Escapes {
+        /// The player's id (any player's, with or without an account here).
+        id: String,
         #[command(flatten)]
         config: ConfigArgs,
     },
@@ -207,6 +218,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("reset the password of {id}; its sessions are revoked");
         }
         Args::List { config } => list(&open(&config)?)?,
+        Args::Escapes { id, config } => {
+            let store = open(&config)?;
+            let escapes = Escapes::of(&id, &store.forfeit_losses(&id, ESCAPE_SCAN)?);
+            println!("escapes\t{}", escapes.count);
+            for e in &escapes.recent {
+                println!("{}\t{}\t{}", e.game_id, e.opponent, e.at);
+            }
+        }
         Args::Invite { expires, config } => {
             let store = open(&config)?;
             let code = hex::encode(rand::random::<[u8; 12]>());

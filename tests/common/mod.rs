@@ -439,3 +439,29 @@ pub fn seed_rated_games(dir: &std::path::Path, games: &[(&str, &str, &str, &str,
     }
     store.close().expect("closed");
 }
+
+/// Runs the built `tengen` binary with `args` (and `--data dir`), feeding `stdin`.
+pub fn tengen(dir: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(args)
+        .arg("--data")
+        .arg(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("it ends");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
