@@ -615,6 +615,9 @@ async fn tournament_spectators_see_moves_late_while_players_and_the_referee_see_
     // The record waits for the end; the players' chat is off.
     let (status, _) = get(&server, &format!("/api/games/{id}")).await;
     assert_eq!(status, 403);
+    // So does the estimate, which would show the position now.
+    let (status, _) = get(&server, &format!("/api/games/{id}/estimate")).await;
+    assert_eq!(status, 403);
     black
         .refused(
             json!({"type": "chat", "game_id": id, "text": "hi"}),
@@ -920,4 +923,80 @@ async fn tournament_spectators_can_see_each_move_a_set_time_late() {
     black
         .refused(json!({"type": "seek", "settings": too_long}), "bad_request")
         .await;
+}
+
+#[tokio::test]
+async fn referee_actions_that_do_not_fit_the_games_state_are_refused_and_change_nothing() {
+    let server = TestServer::start().await;
+    let (mut black, _white, id) = game(&server, json!({})).await;
+    play(&mut black, &id, 1, "E5").await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let before = last_seq(&mut kibitzer, &id).await;
+    let act = |kind: &str, extra: Value| {
+        let mut m = json!({"type": kind, "game_id": id, "reason": "r"});
+        for (k, v) in extra.as_object().expect("object") {
+            m[k] = v.clone();
+        }
+        m
+    };
+    // In play, in an untimed game.
+    for (msg, code) in [
+        (
+            act("adjust_clock", json!({"color": "black", "delta_ms": 5000})),
+            "bad_request",
+        ),
+        (
+            act("warn", json!({"color": "black", "reason": "   "})),
+            "bad_request",
+        ),
+        (act("adjourn", json!({"at": -1})), "bad_request"),
+        (act("rule", json!({"ruling": "annul"})), "bad_request"),
+        (act("referee_resume", json!({})), "wrong_phase"),
+        (
+            act("change_result", json!({"ruling": "draw"})),
+            "wrong_phase",
+        ),
+        (act("correct_count", json!({"dead": []})), "wrong_phase"),
+    ] {
+        li.refused(msg, code).await;
+    }
+    // Only the game's players call the referee.
+    kibitzer
+        .refused(
+            json!({"type": "referee_call", "game_id": id, "message": "help"}),
+            "forbidden",
+        )
+        .await;
+    assert_eq!(last_seq(&mut kibitzer, &id).await, before);
+    // Over (by resignation, not by counting).
+    black.ok(json!({"type": "resign", "game_id": id})).await;
+    let over = last_seq(&mut kibitzer, &id).await;
+    for (msg, code) in [
+        (act("warn", json!({"color": "white"})), "wrong_phase"),
+        (act("rule", json!({"ruling": "draw"})), "wrong_phase"),
+        (act("referee_pause", json!({})), "wrong_phase"),
+        (act("correct_count", json!({"dead": []})), "wrong_phase"),
+        (
+            act("change_result", json!({"ruling": "replay"})),
+            "bad_request",
+        ),
+    ] {
+        li.refused(msg, code).await;
+    }
+    black
+        .refused(
+            json!({"type": "referee_call", "game_id": id, "message": "help"}),
+            "wrong_phase",
+        )
+        .await;
+    assert_eq!(last_seq(&mut kibitzer, &id).await, over);
+    // A finished game's result can still be changed.
+    li.ok(act("change_result", json!({"ruling": "annul"})))
+        .await;
+    let (status, body) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200);
+    let record: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(record["result"], "Void", "{body}");
 }
