@@ -565,8 +565,12 @@ impl Hub {
         for room in rooms {
             let user = user.clone();
             if let Ok((called, mine)) = room.ask(|reply| RoomCmd::Calls { user, reply }).await {
-                games.extend(called);
-                assigned.extend(mine);
+                // The summaries as the game list shows them, ranks included.
+                games.extend(called.map(|c| CalledGame {
+                    game: self.lobby.ranked(c.game),
+                    ..c
+                }));
+                assigned.extend(mine.map(|g| self.lobby.ranked(g)));
             }
         }
         games.sort_by(|a, b| a.game.game_id.cmp(&b.game.game_id));

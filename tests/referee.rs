@@ -1000,3 +1000,33 @@ async fn referee_actions_that_do_not_fit_the_games_state_are_refused_and_change_
     let record: Value = serde_json::from_str(&body).expect("json");
     assert_eq!(record["result"], "Void", "{body}");
 }
+
+#[tokio::test]
+async fn the_referees_list_shows_games_as_the_game_list_does_ranks_included() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::seed_rated_games(dir.path(), &[("g1", "black", "white", "W+R", 9)]);
+    let server = TestServer::start_in(dir, |_| {}).await;
+    let (mut black, _white, id) = game(&server, json!({"referee": "li"})).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    // The ranks come once the seeded game is rated at start.
+    let listed = loop {
+        let games = li.request(json!({"type": "list_games"})).await;
+        let listed = games["games"]
+            .as_array()
+            .expect("games")
+            .iter()
+            .find(|g| g["game_id"] == id.as_str())
+            .cloned()
+            .expect("the game is listed");
+        if listed.get("black_rank").is_some() && listed.get("white_rank").is_some() {
+            break listed;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    black
+        .ok(json!({"type": "referee_call", "game_id": id, "message": "help"}))
+        .await;
+    let calls = li.request(json!({"type": "list_referee_calls"})).await;
+    assert_eq!(calls["games"][0]["game"], listed, "{calls}");
+    assert_eq!(calls["assigned"][0], listed, "{calls}");
+}
