@@ -1030,3 +1030,30 @@ async fn the_referees_list_shows_games_as_the_game_list_does_ranks_included() {
     assert_eq!(calls["games"][0]["game"], listed, "{calls}");
     assert_eq!(calls["assigned"][0], listed, "{calls}");
 }
+
+#[tokio::test]
+async fn a_finished_games_result_changes_after_a_restart_from_the_stored_game() {
+    let server = TestServer::start().await;
+    let (mut black, _white, id) = game(&server, json!({})).await;
+    play(&mut black, &id, 1, "E5").await;
+    black.ok(json!({"type": "resign", "game_id": id})).await;
+    drop(black);
+    let server = TestServer::start_in(server.stop().await, |_| {}).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "change_result", "game_id": id, "ruling": "black_wins", "reason": "misclick"}))
+        .await;
+    let (status, body) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200);
+    let record: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(record["result"], "B+F", "{body}");
+    let changed = record["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .find(|e| e["type"] == "result_changed")
+        .cloned()
+        .expect("the change is in the log");
+    assert_eq!(changed["previous"], "W+R", "{changed}");
+    let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert!(sgf.contains("RE[B+F]"), "{sgf}");
+}
