@@ -1057,3 +1057,40 @@ async fn a_finished_games_result_changes_after_a_restart_from_the_stored_game() 
     let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
     assert!(sgf.contains("RE[B+F]"), "{sgf}");
 }
+
+#[tokio::test]
+async fn a_penalty_of_all_the_time_left_loses_on_time_with_the_clock_at_zero_and_stopped() {
+    let server = TestServer::start().await;
+    let clock = json!({"system": "absolute", "main_ms": 600_000});
+    let (mut black, _white, id) = game(&server, json!({"clock": clock})).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    // More than a day either way, or nothing, is refused.
+    for delta in [-86_400_001_i64, 86_400_001, 0] {
+        li.refused(
+            json!({"type": "adjust_clock", "game_id": id, "color": "black", "delta_ms": delta, "reason": "r"}),
+            "bad_request",
+        )
+        .await;
+    }
+    let ack = li
+        .ok(json!({"type": "adjust_clock", "game_id": id, "color": "black", "delta_ms": -86_400_000, "reason": "absent"}))
+        .await;
+    let adjusted = black.recv_type("clock_adjusted").await;
+    assert_eq!(adjusted["clock"]["black"]["main_ms"], 0, "{adjusted}");
+    assert_eq!(adjusted["clock"]["running"], Value::Null, "{adjusted}");
+    let ended = black.recv_type("game_ended").await;
+    assert_eq!(
+        (&ended["result"], &ended["reason"]),
+        (&json!("W+T"), &json!("time"))
+    );
+    assert_eq!(
+        ack["seq"], ended["seq"],
+        "the ack carries the last event's seq"
+    );
+    // After the end, the clock is no longer the referee's to change.
+    li.refused(
+        json!({"type": "adjust_clock", "game_id": id, "color": "black", "delta_ms": 1000, "reason": "r"}),
+        "wrong_phase",
+    )
+    .await;
+}
