@@ -89,6 +89,13 @@ async fn players_spectators_and_other_referees_are_forbidden_and_nothing_changes
     li.ok(json!({"type": "warn", "game_id": id, "color": "black", "reason": "noise"}))
         .await;
     assert_eq!(last_seq(&mut kibitzer, &id).await, before + 1);
+    // The snapshot shows the warning on the seat, and none on the other.
+    kibitzer.clear();
+    kibitzer.ok(json!({"type": "leave", "game_id": id})).await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = kibitzer.recv_type("snapshot").await;
+    assert_eq!(snapshot["black"]["warnings"], 1, "{snapshot}");
+    assert!(snapshot["white"].get("warnings").is_none(), "{snapshot}");
 }
 
 #[tokio::test]
@@ -1056,6 +1063,11 @@ async fn a_finished_games_result_changes_after_a_restart_from_the_stored_game() 
     assert_eq!(changed["previous"], "W+R", "{changed}");
     let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
     assert!(sgf.contains("RE[B+F]"), "{sgf}");
+    // The archive's list shows the result in effect too.
+    let (_, list) = get(&server, "/api/games?player=black").await;
+    let list: Value = serde_json::from_str(&list).expect("json");
+    assert_eq!(list["games"][0]["game_id"], id.as_str(), "{list}");
+    assert_eq!(list["games"][0]["result"], "B+F", "{list}");
 }
 
 #[tokio::test]
