@@ -1106,3 +1106,27 @@ async fn a_penalty_of_all_the_time_left_loses_on_time_with_the_clock_at_zero_and
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_count_is_corrected_even_after_the_result_was_changed() {
+    let server = TestServer::start().await;
+    let (mut black, _white, id) = counted_game(&server).await;
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "change_result", "game_id": id, "ruling": "annul", "reason": "in doubt"}))
+        .await;
+    assert_eq!(black.recv_type("result_changed").await["result"], "Void");
+    li.ok(json!({"type": "correct_count", "game_id": id, "dead": [], "reason": "E5 lives"}))
+        .await;
+    let changed = black.recv_type("result_changed").await;
+    assert_eq!(
+        (&changed["previous"], &changed["result"]),
+        (&json!("Void"), &json!("B+73.5"))
+    );
+    let mut fresh = server.login("later").await;
+    fresh.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = fresh.recv_type("snapshot").await;
+    assert_eq!(
+        (&snapshot["result"], &snapshot["reason"]),
+        (&json!("B+73.5"), &json!("score"))
+    );
+}

@@ -230,6 +230,7 @@ impl LiveGame {
                     result: *result,
                     reason: reason.clone(),
                     score: score.clone(),
+                    counted: score.is_some(),
                     scoring,
                 });
                 self.stop_clock(now);

@@ -316,7 +316,7 @@ impl Draft {
         reason: String,
     ) -> Result<(), Refusal> {
         let previous = match &self.game.stage {
-            Stage::Ended(e) if e.score.is_some() => e.result,
+            Stage::Ended(e) if e.counted => e.result,
             _ => {
                 return Err(refuse(
                     ErrorCode::WrongPhase,

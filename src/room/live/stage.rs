@@ -75,6 +75,9 @@ pub struct Ended {
     pub result: GameResult,
     pub reason: String,
     pub score: Option<ScoreView>,
+    /// Whether the game ended by counting, whatever a referee made of the result since:
+    /// its count can still be corrected.
+    pub counted: bool,
     /// The dead-stone phase the game ended in, if it did: its marks and acceptances stay
     /// on show.
     pub scoring: Option<Scoring>,
