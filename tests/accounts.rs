@@ -223,6 +223,7 @@ async fn logout_ends_a_session_and_a_password_change_ends_them_all() {
     let out = with_cookie(&server, "/api/auth/logout", &ca).await;
     assert_eq!(out.status, 204);
     assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
+    assert_eq!(out.header("cache-control"), Some("no-store"));
     let gone = with_cookie(&server, "/api/auth/refresh", &ca).await;
     assert_eq!((gone.status, gone.code()), (401, "invalid_refresh"));
     assert_eq!(
@@ -630,8 +631,10 @@ async fn a_disabled_account_cannot_log_in_refresh_or_connect() {
 
     let refused = login(&server, "bob", PASSWORD).await;
     assert_eq!((refused.status, refused.code()), (403, "account_disabled"));
+    // Disabling ended the session, and the refresh says why (and clears the cookie).
     let refresh = with_cookie(&server, "/api/auth/refresh", &cookie).await;
-    assert_eq!((refresh.status, refresh.code()), (401, "invalid_refresh"));
+    assert_eq!((refresh.status, refresh.code()), (403, "account_disabled"));
+    assert!(refresh.header("set-cookie").unwrap().contains("Max-Age=0"));
     // The access token is still within its 15 minutes, but the WebSocket asks the store.
     let mut ws = connect(&server, &token).await;
     assert_eq!(ws.welcome["type"], "error", "{}", ws.welcome);
@@ -657,6 +660,13 @@ async fn a_disabled_account_cannot_log_in_refresh_or_connect() {
         login(&server, "bob", "wrong password").await.code(),
         "invalid_credentials"
     );
+    // Enabled again, bob logs in anew: the sessions the disabling ended stay ended.
+    store
+        .update_user("bob", &UserChange::Disabled(false))
+        .unwrap();
+    let again = with_cookie(&server, "/api/auth/refresh", &cookie).await;
+    assert_eq!((again.status, again.code()), (401, "invalid_refresh"));
+    assert_eq!(login(&server, "bob", PASSWORD).await.status, 200);
 }
 
 #[tokio::test]
@@ -825,7 +835,7 @@ async fn operators_manage_accounts_with_the_cli_beside_a_running_server() {
         with_cookie(&server, "/api/auth/refresh", &cookie)
             .await
             .code(),
-        "invalid_refresh"
+        "account_disabled"
     );
     assert!(tengen(&path, &["user", "enable", "alice"], "").0);
     assert_eq!(login(&server, "alice", &generated).await.status, 200);
