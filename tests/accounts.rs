@@ -258,6 +258,12 @@ async fn logout_ends_a_session_and_a_password_change_ends_them_all() {
     )
     .await;
     assert_eq!((none.status, none.code()), (401, "unauthorized"));
+    // The length cap is checked before anything else, the token included.
+    let long = "x".repeat(300);
+    for body in [change(&long, "a new long secret"), change(PASSWORD, &long)] {
+        let refused = send(&server, "/api/auth/password", &[], body.as_bytes()).await;
+        assert_eq!((refused.status, refused.code()), (400, "password_too_long"));
+    }
     // Nothing changed so far.
     assert_eq!(login(&server, "alice", PASSWORD).await.status, 200);
 
