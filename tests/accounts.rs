@@ -703,7 +703,14 @@ async fn a_token_signed_with_another_key_is_refused_everywhere() {
 async fn the_dev_login_never_speaks_for_a_registered_account() {
     let server = TestServer::start().await;
     assert_eq!(register(&server, "alice", PASSWORD).await.status, 201);
-    for name in ["alice", "Alice", "ALICE"] {
+    for name in [
+        "alice",
+        "Alice",
+        "ALICE",
+        "Ａｌｉｃｅ",
+        "guest-7",
+        "ｇｕｅｓｔ7",
+    ] {
         let reply = post(&server, "/api/dev-login", json!({"name": name})).await;
         assert_eq!(reply.status, 409, "{name}: {}", reply.body);
         assert!(reply.body.get("token").is_none());
