@@ -797,6 +797,10 @@ async fn operators_manage_accounts_with_the_cli_beside_a_running_server() {
         .to_string();
     let (ok, _, err) = tengen(&path, &["user", "add", "ALICE"], "");
     assert!(!ok && err.contains("taken"), "{err}");
+    // A reserved name is the operator's to give, a guest's never.
+    assert!(tengen(&path, &["user", "add", "admin"], "").0);
+    let (ok, _, err) = tengen(&path, &["user", "add", "Guest7"], "");
+    assert!(!ok && err.contains("guests"), "{err}");
     let (ok, _, err) = tengen(
         &path,
         &["user", "add", "bob", "--password-stdin"],
@@ -871,6 +875,7 @@ async fn operators_manage_accounts_with_the_cli_beside_a_running_server() {
     assert_eq!(
         list.lines().collect::<Vec<_>>(),
         [
+            "admin\tlocal\tplayer\tenabled\tadmin",
             "alice\tlocal\tplayer\tenabled\tAlice",
             "bob\tlocal\treferee\tenabled\tbob",
             "carol\tlocal\tplayer\tenabled\tcarol",
