@@ -883,3 +883,32 @@ async fn operators_manage_accounts_with_the_cli_beside_a_running_server() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_new_account_and_a_guest_have_profiles_before_their_first_game() {
+    let server = TestServer::start().await;
+    assert_eq!(register(&server, "Alice", PASSWORD).await.status, 201);
+    let guest = send(&server, "/api/auth/guest", &[], b"").await;
+    let guest_id = guest.body["user"]["id"].as_str().unwrap().to_string();
+    for (id, name) in [("alice", "Alice"), (guest_id.as_str(), guest_id.as_str())] {
+        let (status, profile) = common::get_json(&server, &format!("/api/users/{id}")).await;
+        assert_eq!(status, 200, "{profile}");
+        assert_eq!(profile["name"], name);
+        let pools: Vec<_> = profile["ratings"].as_array().unwrap().iter().collect();
+        assert_eq!(pools.len(), 4, "{profile}");
+        for (pool, want) in pools.iter().zip(["overall", "9x9", "13x13", "19x19"]) {
+            assert_eq!(pool["pool"], want);
+            assert_eq!(
+                (pool["rating"].as_f64(), pool["games"].as_u64()),
+                (Some(1500.0), Some(0))
+            );
+            assert_eq!(pool["rank"], "15k?");
+            assert!(pool.get("last_game_at").is_none(), "{pool}");
+        }
+        assert_eq!(profile["history"], json!([]));
+        assert_eq!(profile["escapes"], json!({"count": 0, "recent": []}));
+    }
+    // Nobody has played a rated game: an empty leaderboard.
+    let (_, board) = common::get_json(&server, "/api/ratings").await;
+    assert_eq!(board, json!({"pool": "overall", "players": []}));
+}
