@@ -912,3 +912,31 @@ async fn a_new_account_and_a_guest_have_profiles_before_their_first_game() {
     let (_, board) = common::get_json(&server, "/api/ratings").await;
     assert_eq!(board, json!({"pool": "overall", "players": []}));
 }
+
+#[tokio::test]
+async fn an_eleventh_session_ends_the_oldest() {
+    let server = TestServer::start().await;
+    let first = register(&server, "alice", PASSWORD)
+        .await
+        .refresh_cookie()
+        .unwrap();
+    let mut cookies = Vec::new();
+    for _ in 0..10 {
+        cookies.push(
+            login(&server, "alice", PASSWORD)
+                .await
+                .refresh_cookie()
+                .unwrap(),
+        );
+    }
+    let oldest = with_cookie(&server, "/api/auth/refresh", &first).await;
+    assert_eq!((oldest.status, oldest.code()), (401, "invalid_refresh"));
+    for cookie in &cookies {
+        assert_eq!(
+            with_cookie(&server, "/api/auth/refresh", cookie)
+                .await
+                .status,
+            200
+        );
+    }
+}
