@@ -940,3 +940,29 @@ async fn an_eleventh_session_ends_the_oldest() {
         );
     }
 }
+
+#[tokio::test]
+async fn wrong_old_passwords_count_as_failed_logins() {
+    let server = TestServer::start().await;
+    let token = register(&server, "alice", PASSWORD).await.token();
+    let bearer = format!("Bearer {token}");
+    let body = json!({"old": "not the password", "new": "a new long secret"}).to_string();
+    for i in 1..=6 {
+        let reply = send(
+            &server,
+            "/api/auth/password",
+            &[("Authorization", &bearer)],
+            body.as_bytes(),
+        )
+        .await;
+        assert_eq!(reply.code(), "invalid_credentials", "attempt {i}");
+    }
+    // The sixth failure started the account's delay, at login too.
+    let held = login(&server, "alice", PASSWORD).await;
+    assert_eq!(
+        (held.status, held.code()),
+        (429, "rate_limited"),
+        "{}",
+        held.body
+    );
+}
