@@ -223,6 +223,7 @@ async fn logout_ends_a_session_and_a_password_change_ends_them_all() {
     let out = with_cookie(&server, "/api/auth/logout", &ca).await;
     assert_eq!(out.status, 204);
     assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
+    assert_eq!(out.header("cache-control"), Some("no-store"));
     let gone = with_cookie(&server, "/api/auth/refresh", &ca).await;
     assert_eq!((gone.status, gone.code()), (401, "invalid_refresh"));
     assert_eq!(
@@ -257,6 +258,12 @@ async fn logout_ends_a_session_and_a_password_change_ends_them_all() {
     )
     .await;
     assert_eq!((none.status, none.code()), (401, "unauthorized"));
+    // The length cap is checked before anything else, the token included.
+    let long = "x".repeat(300);
+    for body in [change(&long, "a new long secret"), change(PASSWORD, &long)] {
+        let refused = send(&server, "/api/auth/password", &[], body.as_bytes()).await;
+        assert_eq!((refused.status, refused.code()), (400, "password_too_long"));
+    }
     // Nothing changed so far.
     assert_eq!(login(&server, "alice", PASSWORD).await.status, 200);
 
@@ -630,8 +637,10 @@ async fn a_disabled_account_cannot_log_in_refresh_or_connect() {
 
     let refused = login(&server, "bob", PASSWORD).await;
     assert_eq!((refused.status, refused.code()), (403, "account_disabled"));
+    // Disabling ended the session, and the refresh says why (and clears the cookie).
     let refresh = with_cookie(&server, "/api/auth/refresh", &cookie).await;
-    assert_eq!((refresh.status, refresh.code()), (401, "invalid_refresh"));
+    assert_eq!((refresh.status, refresh.code()), (403, "account_disabled"));
+    assert!(refresh.header("set-cookie").unwrap().contains("Max-Age=0"));
     // The access token is still within its 15 minutes, but the WebSocket asks the store.
     let mut ws = connect(&server, &token).await;
     assert_eq!(ws.welcome["type"], "error", "{}", ws.welcome);
@@ -657,6 +666,13 @@ async fn a_disabled_account_cannot_log_in_refresh_or_connect() {
         login(&server, "bob", "wrong password").await.code(),
         "invalid_credentials"
     );
+    // Enabled again, bob logs in anew: the sessions the disabling ended stay ended.
+    store
+        .update_user("bob", &UserChange::Disabled(false))
+        .unwrap();
+    let again = with_cookie(&server, "/api/auth/refresh", &cookie).await;
+    assert_eq!((again.status, again.code()), (401, "invalid_refresh"));
+    assert_eq!(login(&server, "bob", PASSWORD).await.status, 200);
 }
 
 #[tokio::test]
@@ -687,7 +703,14 @@ async fn a_token_signed_with_another_key_is_refused_everywhere() {
 async fn the_dev_login_never_speaks_for_a_registered_account() {
     let server = TestServer::start().await;
     assert_eq!(register(&server, "alice", PASSWORD).await.status, 201);
-    for name in ["alice", "Alice", "ALICE"] {
+    for name in [
+        "alice",
+        "Alice",
+        "ALICE",
+        "Ａｌｉｃｅ",
+        "guest-7",
+        "ｇｕｅｓｔ7",
+    ] {
         let reply = post(&server, "/api/dev-login", json!({"name": name})).await;
         assert_eq!(reply.status, 409, "{name}: {}", reply.body);
         assert!(reply.body.get("token").is_none());
@@ -774,6 +797,10 @@ async fn operators_manage_accounts_with_the_cli_beside_a_running_server() {
         .to_string();
     let (ok, _, err) = tengen(&path, &["user", "add", "ALICE"], "");
     assert!(!ok && err.contains("taken"), "{err}");
+    // A reserved name is the operator's to give, a guest's never.
+    assert!(tengen(&path, &["user", "add", "admin"], "").0);
+    let (ok, _, err) = tengen(&path, &["user", "add", "Guest7"], "");
+    assert!(!ok && err.contains("guests"), "{err}");
     let (ok, _, err) = tengen(
         &path,
         &["user", "add", "bob", "--password-stdin"],
@@ -825,7 +852,7 @@ async fn operators_manage_accounts_with_the_cli_beside_a_running_server() {
         with_cookie(&server, "/api/auth/refresh", &cookie)
             .await
             .code(),
-        "invalid_refresh"
+        "account_disabled"
     );
     assert!(tengen(&path, &["user", "enable", "alice"], "").0);
     assert_eq!(login(&server, "alice", &generated).await.status, 200);
@@ -848,10 +875,94 @@ async fn operators_manage_accounts_with_the_cli_beside_a_running_server() {
     assert_eq!(
         list.lines().collect::<Vec<_>>(),
         [
+            "admin\tlocal\tplayer\tenabled\tadmin",
             "alice\tlocal\tplayer\tenabled\tAlice",
             "bob\tlocal\treferee\tenabled\tbob",
             "carol\tlocal\tplayer\tenabled\tcarol",
         ]
     );
     server.stop().await;
+}
+
+#[tokio::test]
+async fn a_new_account_and_a_guest_have_profiles_before_their_first_game() {
+    let server = TestServer::start().await;
+    assert_eq!(register(&server, "Alice", PASSWORD).await.status, 201);
+    let guest = send(&server, "/api/auth/guest", &[], b"").await;
+    let guest_id = guest.body["user"]["id"].as_str().unwrap().to_string();
+    for (id, name) in [("alice", "Alice"), (guest_id.as_str(), guest_id.as_str())] {
+        let (status, profile) = common::get_json(&server, &format!("/api/users/{id}")).await;
+        assert_eq!(status, 200, "{profile}");
+        assert_eq!(profile["name"], name);
+        let pools: Vec<_> = profile["ratings"].as_array().unwrap().iter().collect();
+        assert_eq!(pools.len(), 4, "{profile}");
+        for (pool, want) in pools.iter().zip(["overall", "9x9", "13x13", "19x19"]) {
+            assert_eq!(pool["pool"], want);
+            assert_eq!(
+                (pool["rating"].as_f64(), pool["games"].as_u64()),
+                (Some(1500.0), Some(0))
+            );
+            assert_eq!(pool["rank"], "15k?");
+            assert!(pool.get("last_game_at").is_none(), "{pool}");
+        }
+        assert_eq!(profile["history"], json!([]));
+        assert_eq!(profile["escapes"], json!({"count": 0, "recent": []}));
+    }
+    // Nobody has played a rated game: an empty leaderboard.
+    let (_, board) = common::get_json(&server, "/api/ratings").await;
+    assert_eq!(board, json!({"pool": "overall", "players": []}));
+}
+
+#[tokio::test]
+async fn an_eleventh_session_ends_the_oldest() {
+    let server = TestServer::start().await;
+    let first = register(&server, "alice", PASSWORD)
+        .await
+        .refresh_cookie()
+        .unwrap();
+    let mut cookies = Vec::new();
+    for _ in 0..10 {
+        cookies.push(
+            login(&server, "alice", PASSWORD)
+                .await
+                .refresh_cookie()
+                .unwrap(),
+        );
+    }
+    let oldest = with_cookie(&server, "/api/auth/refresh", &first).await;
+    assert_eq!((oldest.status, oldest.code()), (401, "invalid_refresh"));
+    for cookie in &cookies {
+        assert_eq!(
+            with_cookie(&server, "/api/auth/refresh", cookie)
+                .await
+                .status,
+            200
+        );
+    }
+}
+
+#[tokio::test]
+async fn wrong_old_passwords_count_as_failed_logins() {
+    let server = TestServer::start().await;
+    let token = register(&server, "alice", PASSWORD).await.token();
+    let bearer = format!("Bearer {token}");
+    let body = json!({"old": "not the password", "new": "a new long secret"}).to_string();
+    for i in 1..=6 {
+        let reply = send(
+            &server,
+            "/api/auth/password",
+            &[("Authorization", &bearer)],
+            body.as_bytes(),
+        )
+        .await;
+        assert_eq!(reply.code(), "invalid_credentials", "attempt {i}");
+    }
+    // The sixth failure started the account's delay, at login too.
+    let held = login(&server, "alice", PASSWORD).await;
+    assert_eq!(
+        (held.status, held.code()),
+        (429, "rate_limited"),
+        "{}",
+        held.body
+    );
 }

@@ -182,6 +182,16 @@ async fn guests_play_unrated_games_only() {
     // Nothing changed: the seek is still open, and anyone else may accept it.
     let seeks = guest.ok(json!({"type": "list_seeks"})).await;
     assert_eq!(seeks["challenges"][0]["challenge_id"], challenge_id);
+    // A rated challenge to a guest is posted, and refused when the guest accepts it.
+    let to_guest = alice
+        .ok(json!({"type": "challenge", "opponent": "guest-1", "settings": {"rated": true}}))
+        .await;
+    guest
+        .refused(
+            json!({"type": "accept", "challenge_id": to_guest["challenge"]["challenge_id"]}),
+            "rated_not_allowed",
+        )
+        .await;
     // An unrated game with a guest is fine.
     start_game(&mut alice, &mut guest, json!({"board_size": 9})).await;
 }

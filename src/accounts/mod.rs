@@ -194,6 +194,8 @@ impl Accounts {
         req: RegisterRequest,
         from: IpAddr,
     ) -> Result<Issued, AuthProblem> {
+        // The cap comes first at every route that takes a password (accounts.md).
+        password::check_length(&req.password).map_err(password_problem)?;
         let invite = match (self.auth.registration, req.invite.as_deref()) {
             (Registration::Closed, _) => {
                 return Err(problem(
@@ -363,6 +365,8 @@ impl Accounts {
         req: PasswordRequest,
         from: IpAddr,
     ) -> Result<Issued, AuthProblem> {
+        password::check_length(&req.old).map_err(password_problem)?;
+        password::check_length(&req.new).map_err(password_problem)?;
         let bearer = bearer.ok_or_else(|| {
             problem(
                 AuthCode::Unauthorized,
@@ -372,7 +376,6 @@ impl Accounts {
         let (who, signer) = verifier
             .verify_signed(bearer)
             .map_err(|why| problem(AuthCode::Unauthorized, why))?;
-        password::check_length(&req.old).map_err(password_problem)?;
         let id = who.id.clone();
         let user = match signer {
             Signer::Local => self

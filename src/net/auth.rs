@@ -258,7 +258,13 @@ async fn refresh(State(desk): State<Desk>, headers: HeaderMap) -> Response {
 
 async fn logout(State(desk): State<Desk>, headers: HeaderMap) -> Response {
     match desk.accounts.logout(refresh_cookie(&headers)).await {
-        Ok(()) => with_cleared_cookie(StatusCode::NO_CONTENT.into_response(), &desk.accounts),
+        Ok(()) => {
+            let done = (
+                StatusCode::NO_CONTENT,
+                [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+            );
+            with_cleared_cookie(done.into_response(), &desk.accounts)
+        }
         Err(p) => refusal(p),
     }
 }

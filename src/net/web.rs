@@ -231,16 +231,20 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
 /// account, a guest, an identity service's user) or that looks like a guest's: the dev
 /// login asks no password, so it must never speak for someone who has one.
 async fn unclaimed(hub: &Arc<Hub>, name: &str) -> Result<(), Response> {
-    if name.to_lowercase().starts_with(GUEST_PREFIX) {
+    let canonical = Username::canonical(name).ok().map(Username::into_string);
+    // `ｇｕｅｓｔ…` in full-width letters folds to `guest…` as a username would.
+    if name.to_lowercase().starts_with(GUEST_PREFIX)
+        || canonical
+            .as_deref()
+            .is_some_and(|c| c.starts_with(GUEST_PREFIX))
+    {
         return Err(problem(
             StatusCode::CONFLICT,
             "names starting with `guest` are for guests; choose another",
         ));
     }
     let mut ids = vec![name.to_string()];
-    if let Ok(canonical) = Username::canonical(name) {
-        ids.push(canonical.into_string());
-    }
+    ids.extend(canonical);
     let store = hub.store().clone();
     let found = tokio::task::spawn_blocking(move || {
         ids.iter()

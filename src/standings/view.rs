@@ -22,7 +22,8 @@ pub const ESCAPES_LISTED: usize = 20;
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     pub id: String,
-    /// The name the player had in their latest game.
+    /// The account's display name, or for a user without an account here the name they
+    /// had in their latest game.
     pub name: String,
     /// Every pool, overall first; a pool never played shows a new player's rating.
     pub ratings: Vec<PoolStanding>,

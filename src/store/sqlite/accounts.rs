@@ -294,6 +294,13 @@ impl AccountStore for SqliteStore {
             let Some((family, user_id, expires_at_ms, state)) = found else {
                 return Ok(Rotation::Invalid);
             };
+            let user = self.read_user(tx, &user_id)?;
+            // Disabling revoked the user's tokens; an unexpired one still names the
+            // account, so its holder learns why instead of being told to log in again.
+            if user.as_ref().is_some_and(|u| u.disabled) && expires_at_ms > new.issued_at_ms {
+                self.revoke_family(tx, &family)?;
+                return Ok(Rotation::Disabled);
+            }
             match state.as_str() {
                 "used" => {
                     self.revoke_family(tx, &family)?;
@@ -305,7 +312,6 @@ impl AccountStore for SqliteStore {
             if expires_at_ms <= new.issued_at_ms {
                 return Ok(Rotation::Invalid);
             }
-            let user = self.read_user(tx, &user_id)?;
             let Some(user) = user.filter(|u| !u.disabled) else {
                 self.revoke_family(tx, &family)?;
                 return Ok(Rotation::Disabled);
@@ -513,6 +519,41 @@ mod tests {
         assert_eq!(
             store
                 .rotate_refresh("f3b", &token("f3c", 30))
+                .expect("revoked"),
+            Rotation::Invalid
+        );
+    }
+
+    #[test]
+    fn a_disabled_users_unexpired_token_says_so_and_stays_revoked() {
+        let (_dir, store) = open();
+        store
+            .create_user(&user("alice", Origin::Local), None, 1)
+            .expect("create");
+        store
+            .start_refresh_family("alice", &token("a1", 10), 5)
+            .expect("family");
+        store
+            .update_user("alice", &UserChange::Disabled(true))
+            .expect("disable");
+        assert_eq!(
+            store
+                .rotate_refresh("a1", &token("a2", 20))
+                .expect("disabled"),
+            Rotation::Disabled
+        );
+        assert_eq!(
+            store
+                .rotate_refresh("a1", &token("a3", 2000))
+                .expect("expired"),
+            Rotation::Invalid
+        );
+        store
+            .update_user("alice", &UserChange::Disabled(false))
+            .expect("enable");
+        assert_eq!(
+            store
+                .rotate_refresh("a1", &token("a4", 30))
                 .expect("revoked"),
             Rotation::Invalid
         );
