@@ -400,6 +400,11 @@ async fn a_review_is_saved_by_a_logged_in_user_and_opened_by_anyone() {
     let huge = serde_json::json!({"sgf": format!("(;C[{}])", "x".repeat(70_000))}).to_string();
     let (status, _, _) = http(&server, "POST", "/api/reviews", &[json, auth], &huge).await;
     assert_eq!(status, 413);
+    // Past the server's body limit too, the refusal is the documented JSON.
+    let vast = serde_json::json!({"sgf": "x".repeat(3 << 20)}).to_string();
+    let (status, _, reply) = http(&server, "POST", "/api/reviews", &[json, auth], &vast).await;
+    assert_eq!(status, 413, "{reply}");
+    assert!(serde_json::from_str::<Value>(&reply).unwrap()["error"].is_string());
 
     let (status, _, reply) = http(&server, "POST", "/api/reviews", &[json, auth], &body).await;
     assert_eq!(status, 201, "{reply}");

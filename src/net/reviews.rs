@@ -8,6 +8,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -44,7 +45,27 @@ struct ReviewView {
     sgf: String,
 }
 
-pub async fn create(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn create(
+    State(hub): State<Arc<Hub>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    // A body past the server's limit is refused in the archive's JSON shape, not as text.
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return problem(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("a review's SGF is limited to {MAX_SGF_BYTES} bytes"),
+            );
+        }
+        Err(e) => {
+            return problem(
+                StatusCode::BAD_REQUEST,
+                format!("the body cannot be read: {}", e.body_text()),
+            );
+        }
+    };
     let Some(token) = super::http::bearer(&headers) else {
         return problem(
             StatusCode::UNAUTHORIZED,
