@@ -6,48 +6,16 @@
 //! archive, offline clocks, move confirmation, the spoken count; see
 //! tests/browser/README.md). Screenshots go to `target/browser-artifacts/`.
 
+#[path = "common/browser.rs"]
+mod browser;
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{Client, TestServer, play, start_game};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-
-/// Chromium from Debian's package; `CHROMIUM` points elsewhere.
-const CHROMIUM: &str = "/usr/bin/chromium";
-/// The whole scenario takes well under a minute; this bounds a hung browser.
-const LIMIT: Duration = Duration::from_secs(240);
-
-fn browser_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser")
-}
-
-/// Installs the pinned `playwright-core` from the lock file when it is missing.
-fn install_playwright(dir: &Path) {
-    if dir
-        .join("node_modules/playwright-core/package.json")
-        .exists()
-    {
-        return;
-    }
-    let status = std::process::Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund"])
-        .current_dir(dir)
-        .status()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run `npm ci` in {} (is Node.js installed?): {e}",
-                dir.display()
-            )
-        });
-    assert!(status.success(), "`npm ci` in {} failed", dir.display());
-}
-
-/// One Chromium at a time: the machine is small, and both scenarios share `npm ci`.
-static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The line a scenario prints to have the server restarted; it is answered on the
 /// scenario's stdin with `restarted` once the server is back on the same address.
@@ -59,32 +27,15 @@ const DOWNTIME: Duration = Duration::from_secs(3);
 /// Runs `tests/browser/<script>` against a fresh server (restarted when it asks); it
 /// must pass and leave `shots` among the artifacts.
 async fn browser_scenario(script: &str, shots: &[&str]) {
-    let _one = BROWSER.lock().await;
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| CHROMIUM.to_string());
-    assert!(
-        Path::new(&chromium).exists(),
-        "the browser test needs Chromium at {chromium}: install it with `apt-get install -y chromium` (or set CHROMIUM)"
-    );
-    let dir = browser_dir();
-    install_playwright(&dir);
-    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
-    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
-
+    let setup = browser::setup().await;
     let mut server = Some(TestServer::start().await);
     let url = server.as_ref().expect("started").http("/");
-    let started = Instant::now();
-    let mut node = tokio::process::Command::new("node");
-    node.arg(dir.join(script))
-        .arg(&url)
-        .env("CHROMIUM", &chromium)
-        .env("TENGEN_ARTIFACTS", &artifacts)
+    let mut child = setup
+        .command(script, &url)
         .env("TENGEN_RESTART", "1")
-        .current_dir(&dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true);
-    let mut child = node
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run `node` (is Node.js installed?): {e}"));
     let mut answers = child.stdin.take().expect("piped stdin");
@@ -106,25 +57,17 @@ async fn browser_scenario(script: &str, shots: &[&str]) {
         }
         child.wait().await
     };
-    let status = match tokio::time::timeout(LIMIT, run).await {
+    let status = match tokio::time::timeout(browser::LIMIT, run).await {
         Ok(status) => status.expect("node runs"),
         Err(_) => {
             let _ = child.kill().await;
-            panic!("the browser test did not finish within {LIMIT:?}");
+            panic!(
+                "the browser test did not finish within {:?}",
+                browser::LIMIT
+            );
         }
     };
-    assert!(
-        status.success(),
-        "the browser test {script} failed ({status}) after {:.1?}; screenshots in {}",
-        started.elapsed(),
-        artifacts.display()
-    );
-    for shot in shots {
-        assert!(
-            artifacts.join(shot).exists(),
-            "the screenshot {shot} is missing"
-        );
-    }
+    setup.check(script, status, shots);
     server.expect("running").stop().await;
 }
 
