@@ -23,6 +23,7 @@ pub struct Config {
     pub store: StoreConfig,
     pub clock: ClockConfig,
     pub log: LogConfig,
+    pub cluster: ClusterConfig,
 }
 
 impl Default for Config {
@@ -35,6 +36,7 @@ impl Default for Config {
             store: StoreConfig::default(),
             clock: ClockConfig::default(),
             log: LogConfig::default(),
+            cluster: ClusterConfig::default(),
         }
     }
 }
@@ -191,6 +193,47 @@ pub enum SyncSetting {
 #[serde(deny_unknown_fields, default)]
 pub struct StoreConfig {
     pub sync: SyncSetting,
+}
+
+/// Several nodes acting as one server (docs/ARCHITECTURE.md §8). Without `nats_url`
+/// the server is a single node and none of the rest is read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClusterConfig {
+    /// The NATS server the nodes talk through (`nats://host:4222`); unset: one node.
+    pub nats_url: Option<String>,
+    /// This node's name among the nodes; unset: generated once and kept in the data dir.
+    pub node_id: Option<String>,
+    /// How long a node owns a game without renewing its lease: after a crash, the
+    /// longest a game waits for another node to take it over.
+    pub lease_ms: u64,
+    /// The prefix of every subject the nodes use, so that several clusters (or tests)
+    /// can share one NATS server.
+    pub name: String,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            nats_url: None,
+            node_id: None,
+            lease_ms: 5000,
+            name: "tengen".into(),
+        }
+    }
+}
+
+impl ClusterConfig {
+    /// The shortest and longest lease a node may hold.
+    pub const LEASE_MS: std::ops::RangeInclusive<u64> = 500..=300_000;
+}
+
+/// A node id or cluster name: what NATS subjects and the store can carry as they are.
+pub fn is_plain_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// Clock policy.
@@ -427,6 +470,29 @@ impl Config {
         }
         if self.data_dir.as_os_str().is_empty() {
             return invalid("data_dir", "must not be empty");
+        }
+        let c = &self.cluster;
+        if !ClusterConfig::LEASE_MS.contains(&c.lease_ms) {
+            return invalid(
+                "cluster.lease_ms",
+                format!(
+                    "must be from {} to {} milliseconds",
+                    ClusterConfig::LEASE_MS.start(),
+                    ClusterConfig::LEASE_MS.end()
+                ),
+            );
+        }
+        if !is_plain_name(&c.name) {
+            return invalid(
+                "cluster.name",
+                "must be 1 to 64 letters, digits, '-' or '_' (it prefixes NATS subjects)",
+            );
+        }
+        if c.node_id.as_deref().is_some_and(|id| !is_plain_name(id)) {
+            return invalid(
+                "cluster.node_id",
+                "must be 1 to 64 letters, digits, '-' or '_'",
+            );
         }
         let a = &self.auth;
         match (&a.secret, a.algorithm) {

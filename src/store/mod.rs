@@ -14,6 +14,7 @@
 
 mod accounts;
 mod fairplay;
+mod leases;
 mod migrations;
 mod ratings;
 mod sqlite;
@@ -29,6 +30,7 @@ pub use accounts::{
     AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, UserChange, UserRecord,
 };
 pub use fairplay::{KibitzRecord, NewReport, StoredReport};
+pub use leases::{Claim, Leases};
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};

@@ -1,0 +1,160 @@
+//! The nodes' message bus: one NATS connection per node and the subjects it uses.
+//!
+//! Every subject starts with the cluster's name (`cluster.name`), so several clusters,
+//! or several tests, share one NATS server without hearing each other. Game ids and
+//! node ids are plain names ([`crate::config::is_plain_name`], base-36 game ids), so
+//! they are subject tokens as they are.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+/// Why the bus could not be reached or used.
+#[derive(Debug, thiserror::Error)]
+pub enum BusError {
+    #[error("cannot connect to NATS at {url}: {detail}")]
+    Connect { url: String, detail: String },
+    #[error("NATS refused a message on {subject}: {detail}")]
+    Publish { subject: String, detail: String },
+    #[error("nobody answers on {subject}")]
+    NoResponders { subject: String },
+    #[error("no answer on {subject} in time")]
+    TimedOut { subject: String },
+    #[error("a request on {subject} failed: {detail}")]
+    Request { subject: String, detail: String },
+}
+
+/// A node's connection to the others.
+#[derive(Clone, Debug)]
+pub struct Bus {
+    client: async_nats::Client,
+    prefix: Arc<str>,
+    node: Arc<str>,
+}
+
+/// The URL without its credentials, for messages and logs.
+fn shown(url: &str) -> String {
+    match url.split_once("://").and_then(|(s, rest)| {
+        let at = rest.find('@')?;
+        Some(format!("{s}://***@{}", &rest[at + 1..]))
+    }) {
+        Some(hidden) => hidden,
+        None => url.to_string(),
+    }
+}
+
+impl Bus {
+    /// Connects as node `node` of cluster `prefix`. The client reconnects by itself after
+    /// a NATS restart; what was published meanwhile is lost, which the readers of game
+    /// events make up from the store (see [`super::mirror`]).
+    pub async fn connect(url: &str, prefix: &str, node: &str) -> Result<Bus, BusError> {
+        let client = async_nats::ConnectOptions::new()
+            .name(format!("tengen {prefix}/{node}"))
+            .retry_on_initial_connect()
+            .connect(url)
+            .await
+            .map_err(|e| BusError::Connect {
+                url: shown(url),
+                detail: e.to_string(),
+            })?;
+        // `retry_on_initial_connect` returns at once: wait until it is really up.
+        for _ in 0..100 {
+            if client.connection_state() == async_nats::connection::State::Connected {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        if client.connection_state() != async_nats::connection::State::Connected {
+            return Err(BusError::Connect {
+                url: shown(url),
+                detail: "not connected after 5 s".into(),
+            });
+        }
+        Ok(Bus {
+            client,
+            prefix: prefix.into(),
+            node: node.into(),
+        })
+    }
+
+    /// This node's id.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    pub fn client(&self) -> &async_nats::Client {
+        &self.client
+    }
+
+    /// `<cluster>.<rest>`.
+    pub fn subject(&self, rest: &str) -> String {
+        format!("{}.{rest}", self.prefix)
+    }
+
+    /// Where a game's owner takes commands from the other nodes.
+    pub fn game_commands(&self, game: &str) -> String {
+        self.subject(&format!("game.{game}.cmd"))
+    }
+
+    /// Where a game's owner publishes each committed frame once for every node.
+    pub fn game_events(&self, game: &str) -> String {
+        self.subject(&format!("game.{game}.ev"))
+    }
+
+    /// Publishes without waiting for anyone; an error means the connection is gone.
+    pub async fn publish(&self, subject: String, payload: Bytes) -> Result<(), BusError> {
+        self.client
+            .publish(subject.clone(), payload)
+            .await
+            .map_err(|e| BusError::Publish {
+                subject,
+                detail: e.to_string(),
+            })
+    }
+
+    /// Sends a request and waits for the one answer, at most `timeout`.
+    pub async fn request(
+        &self,
+        subject: String,
+        payload: Bytes,
+        timeout: std::time::Duration,
+    ) -> Result<Bytes, BusError> {
+        use async_nats::RequestErrorKind;
+        let request = async_nats::Request::new()
+            .payload(payload)
+            .timeout(Some(timeout));
+        match self.client.send_request(subject.clone(), request).await {
+            Ok(message) => Ok(message.payload),
+            Err(e) => Err(match e.kind() {
+                RequestErrorKind::NoResponders => BusError::NoResponders { subject },
+                RequestErrorKind::TimedOut => BusError::TimedOut { subject },
+                _ => BusError::Request {
+                    subject,
+                    detail: e.to_string(),
+                },
+            }),
+        }
+    }
+
+    /// Subscribes to `subject`.
+    pub async fn subscribe(&self, subject: String) -> Result<async_nats::Subscriber, BusError> {
+        self.client
+            .subscribe(subject.clone())
+            .await
+            .map_err(|e| BusError::Publish {
+                subject,
+                detail: e.to_string(),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn credentials_never_show() {
+        assert_eq!(shown("nats://u:secret@h:4222"), "nats://***@h:4222");
+        assert_eq!(shown("nats://h:4222"), "nats://h:4222");
+    }
+}

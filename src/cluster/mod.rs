@@ -1,0 +1,7 @@
+//! Several nodes acting as one server (docs/ARCHITECTURE.md §8): games owned through
+//! leases with fencing numbers in the shared store, commands forwarded to a game's
+//! owner and its frames relayed to every node over NATS.
+
+pub mod bus;
+
+pub use bus::{Bus, BusError};
