@@ -157,6 +157,11 @@ const MIGRATIONS: &[&str] = &[
         game_id TEXT NOT NULL REFERENCES games (id)
     ) STRICT;
     ",
+    // 6: the fencing number of the lease that owns each game (`Append::Fence`): only a
+    // claim at least as high may write, so a former owner is shut out for good.
+    "
+    ALTER TABLE games ADD COLUMN fence INTEGER NOT NULL DEFAULT 0 CHECK (fence >= 0);
+    ",
 ];
 
 /// The schema version this build writes and understands.
@@ -242,5 +247,45 @@ pub(crate) fn classify_read_error(path: &Path, source: rusqlite::Error) -> Store
             path: path.to_path_buf(),
             source: Arc::new(source),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Append, SqliteStore, Store, StoreError, SyncMode};
+
+    #[test]
+    fn migration_6_gives_existing_games_fence_0() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("v5.sqlite");
+        {
+            let conn = Connection::open(&path).expect("raw open");
+            for sql in &MIGRATIONS[..5] {
+                conn.execute_batch(sql).expect("an older schema");
+            }
+            conn.execute_batch(&format!(
+                "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
+                     white_name, status)
+                 VALUES ('old', 1, '{{}}', 'a', 'b', 'A', 'B', 'live');
+                 PRAGMA application_id = {APPLICATION_ID};
+                 PRAGMA user_version = 5;"
+            ))
+            .expect("a game from before fencing");
+        }
+        let store = SqliteStore::open(&path, SyncMode::Normal).expect("upgraded");
+        let claim = |fence| {
+            store.append(&[Append::Fence {
+                game_id: "old".into(),
+                fence,
+            }])
+        };
+        claim(0).expect("an old game starts at fence 0");
+        claim(3).expect("and takes a claim");
+        let stale = claim(2);
+        assert!(
+            matches!(stale, Err(StoreError::Fenced { current: 3, .. })),
+            "{stale:?}"
+        );
     }
 }

@@ -156,6 +156,16 @@ pub enum Append {
         /// The game, created earlier in the batch or before.
         game_id: String,
     },
+    /// This node's claim on the game: refused with [`StoreError::Fenced`] unless the game's
+    /// stored fence is at most `fence`, then the stored fence becomes `fence`. A node that
+    /// takes a game over appends this alone before reading the log, so a former owner
+    /// (paused, partitioned) with a lower number can never write to the game again.
+    Fence {
+        /// The game claimed.
+        game_id: String,
+        /// The claiming lease's fencing number; it only grows.
+        fence: u64,
+    },
 }
 
 impl Append {
@@ -168,7 +178,8 @@ impl Append {
             Append::MoveCount { game_id, .. }
             | Append::Finish { game_id, .. }
             | Append::Rejudge { game_id, .. }
-            | Append::Rated { game_id } => game_id,
+            | Append::Rated { game_id }
+            | Append::Fence { game_id, .. } => game_id,
         }
     }
 }
@@ -348,6 +359,19 @@ pub enum StoreError {
     /// An invite that does not exist, is used up, or has expired.
     #[error("The invite code is unknown, used or expired.")]
     InvalidInvite,
+    /// [`Append::Fence`] with a number below the game's stored fence: another node has
+    /// taken the game over since this one claimed it.
+    #[error(
+        "Game {game_id} is fenced at {current}, so this node's claim {fence} is stale: another node owns the game now."
+    )]
+    Fenced {
+        /// The game.
+        game_id: String,
+        /// The number given.
+        fence: u64,
+        /// The game's stored fence.
+        current: u64,
+    },
 }
 
 impl StoreError {
@@ -364,6 +388,7 @@ impl StoreError {
                 | StoreError::DuplicateUser { .. }
                 | StoreError::UnknownUser { .. }
                 | StoreError::InvalidInvite
+                | StoreError::Fenced { .. }
         )
     }
 }

@@ -470,6 +470,34 @@ impl SqliteStore {
                 }
             }
             Write::Rated(game_id) => ratings::mark_rated(tx, game_id, &db)?,
+            Write::Fence { game_id, fence } => {
+                // A number past SQLite's integers cannot be stored, so it is refused as
+                // stale like any claim the stored fence does not allow.
+                let claimed = i64::try_from(fence).ok();
+                let updated = tx
+                    .prepare_cached("UPDATE games SET fence = ?2 WHERE id = ?1 AND fence <= ?2")
+                    .map_err(&db)?
+                    .execute(rusqlite::params![game_id, claimed])
+                    .map_err(&db)?;
+                if updated == 0 {
+                    let current: Option<i64> = tx
+                        .prepare_cached("SELECT fence FROM games WHERE id = ?1")
+                        .map_err(&db)?
+                        .query_row([game_id], |row| row.get(0))
+                        .optional()
+                        .map_err(&db)?;
+                    return Err(match current {
+                        None => StoreError::UnknownGame {
+                            game_id: game_id.to_owned(),
+                        },
+                        Some(current) => StoreError::Fenced {
+                            game_id: game_id.to_owned(),
+                            fence,
+                            current: current.unsigned_abs(),
+                        },
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -569,6 +597,10 @@ enum Write<'a> {
     },
     Kibitz(&'a KibitzRecord),
     Rated(&'a str),
+    Fence {
+        game_id: &'a str,
+        fence: u64,
+    },
 }
 
 impl<'a> From<&'a Append> for Write<'a> {
@@ -595,6 +627,10 @@ impl<'a> From<&'a Append> for Write<'a> {
             Append::Rejudge { game_id, result } => Write::Rejudge { game_id, result },
             Append::Kibitz(line) => Write::Kibitz(line),
             Append::Rated { game_id } => Write::Rated(game_id),
+            Append::Fence { game_id, fence } => Write::Fence {
+                game_id,
+                fence: *fence,
+            },
         }
     }
 }
@@ -1101,6 +1137,74 @@ mod tests {
             );
             assert!(err.err().is_some_and(|e| e.is_rejection()));
         }
+    }
+
+    fn fence(game_id: &str, fence: u64) -> Append {
+        Append::Fence {
+            game_id: game_id.to_owned(),
+            fence,
+        }
+    }
+
+    fn stored_fence(store: &SqliteStore, game_id: &str) -> i64 {
+        store
+            .lock()
+            .expect("lock")
+            .query_row("SELECT fence FROM games WHERE id = ?1", [game_id], |row| {
+                row.get(0)
+            })
+            .expect("fence")
+    }
+
+    #[test]
+    fn a_fence_only_grows_and_a_stale_claim_rolls_the_batch_back() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        assert_eq!(stored_fence(&store, "g"), 0, "a new game is unfenced");
+        store
+            .append(&[fence("g", 0)])
+            .expect("an equal claim passes");
+        store
+            .append(&[fence("g", 5)])
+            .expect("a higher claim passes");
+        assert_eq!(stored_fence(&store, "g"), 5);
+        store
+            .append(&[fence("g", 5), Append::Event(event("g", 1))])
+            .expect("the owner claims again and writes");
+
+        // A former owner's claim fails, and with it everything in its batch.
+        let err = store.append(&[
+            Append::Create(game("h", 2, "c", "d")),
+            fence("g", 4),
+            Append::Event(event("g", 2)),
+        ]);
+        assert!(
+            matches!(
+                err,
+                Err(StoreError::Fenced {
+                    fence: 4,
+                    current: 5,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        assert!(err.err().is_some_and(|e| e.is_rejection()));
+        assert_eq!(store.game("h").expect("read"), None);
+        assert_eq!(store.events("g").expect("events").len(), 1);
+        assert_eq!(stored_fence(&store, "g"), 5);
+
+        // A number SQLite cannot hold is no claim either.
+        let err = store.append(&[fence("g", u64::MAX)]);
+        assert!(matches!(err, Err(StoreError::Fenced { .. })), "{err:?}");
+        assert_eq!(stored_fence(&store, "g"), 5);
+
+        let err = store.append(&[fence("x", 1)]);
+        assert!(
+            matches!(err, Err(StoreError::UnknownGame { .. })),
+            "{err:?}"
+        );
     }
 
     #[test]
