@@ -10,6 +10,7 @@ use dashmap::DashMap;
 use dashmap::mapref::entry::Entry;
 
 use crate::auth::Verifier;
+use crate::cluster::{Node, mirror, owner};
 use crate::config::Config;
 use crate::fanout::{Outbox, encode};
 use crate::lobby::automatch::{BotSeat, Seeker, Wish};
@@ -18,10 +19,10 @@ use crate::protocol::{
     CalledGame, Challenge, ColorChoice, ErrorCode, GameSettings, GameSummary, Refusal, ServerMsg,
     UserInfo,
 };
-use crate::room::{Gone, Prepared, Room, RoomCmd, RoomContext, RoomHandle, RoomNews};
+use crate::room::{Gone, Prepared, Rejoin, Room, RoomCmd, RoomContext, RoomHandle, RoomNews};
 use crate::rules::GameResult;
 use crate::standings::{self, Standings};
-use crate::store::{Store, StoreError, StoreWriter};
+use crate::store::{Claim, Store, StoreError, StoreWriter};
 
 /// A game just started, for [`Hub::announce`].
 struct GameStarted {
@@ -49,6 +50,9 @@ pub struct Hub {
     pub(crate) connections: std::sync::atomic::AtomicUsize,
     /// Flips to true once when the server begins to shut down.
     pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
+    /// This node's part in a cluster; None on a single node.
+    pub(crate) cluster: Option<Arc<Node>>,
+    me: Weak<Hub>,
 }
 
 impl Hub {
@@ -57,12 +61,14 @@ impl Hub {
         verifier: Verifier,
         store: Arc<dyn Store>,
         writer: StoreWriter,
+        cluster: Option<Arc<Node>>,
     ) -> Arc<Hub> {
         let standings = Standings::spawn(store.clone());
         let lobby = Lobby::new(standings.ranks().clone());
-        Arc::new_cyclic(|hub: &Weak<Hub>| {
-            let hub = hub.clone();
+        Arc::new_cyclic(|me: &Weak<Hub>| {
+            let hub = me.clone();
             let rooms_ctx = RoomContext {
+                relay: cluster.as_ref().map(|node| node.relay()),
                 writer,
                 store: store.clone(),
                 lag: config.clock.lag,
@@ -84,9 +90,52 @@ impl Hub {
                 next_conn: AtomicU64::new(1),
                 connections: std::sync::atomic::AtomicUsize::new(0),
                 shutdown: tokio::sync::watch::Sender::new(false),
+                cluster,
+                me: me.clone(),
             }
         })
         .with_automatch_rounds()
+        .with_leases()
+    }
+
+    /// In a cluster: renews this node's leases (a game whose lease was lost stops here),
+    /// takes over games whose owner died, and forgets the connections of nodes gone.
+    fn with_leases(self: Arc<Hub>) -> Arc<Hub> {
+        let Some(node) = self.cluster.clone() else {
+            return self;
+        };
+        let hub = Arc::downgrade(&self);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(node.lease() / 3);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let Some(hub) = hub.upgrade() else { return };
+                if *hub.shutdown.borrow() {
+                    return;
+                }
+                for game in node.renew().await {
+                    tracing::warn!(%game, "another node owns this game now; stopping it here");
+                    if let Some(room) = hub.local_room(&game) {
+                        room.tell(RoomCmd::Release).await;
+                    }
+                }
+                for gone in node.newly_gone() {
+                    tracing::warn!(node = %gone, "a node is gone; its connections leave the games here");
+                    let gone: Arc<str> = gone.into();
+                    for room in hub.rooms.iter().map(|r| r.clone()).collect::<Vec<_>>() {
+                        let node = gone.clone();
+                        room.tell(RoomCmd::LeaveNode { node }).await;
+                    }
+                }
+                for game in node.orphans().await {
+                    if let Err(e) = hub.take_over(&game).await {
+                        tracing::warn!(%game, error = %e, "could not take over a game");
+                    }
+                }
+            }
+        });
+        self
     }
 
     /// Runs an automatch round every [`ROUND_EVERY`](lobby::automatch::ROUND_EVERY) for as
@@ -200,17 +249,35 @@ impl Hub {
             white: game.live.white.clone(),
             settings: open.challenge.settings.clone(),
         };
-        self.open_room(game);
+        self.open_room(game).await;
         Ok(started)
     }
 
-    /// Registers and starts the room of a game just stored (its players' slots taken).
-    fn open_room(&self, game: crate::room::NewGame) {
+    /// Registers and starts the room of a game just stored (its players' slots taken);
+    /// in a cluster, under this node's lease (if the store cannot give one, the game
+    /// waits for a node to take it over, as after a crash).
+    async fn open_room(&self, game: crate::room::NewGame) {
         let prepared = Room::open(self.rooms_ctx.clone(), game);
-        self.rooms
-            .insert(prepared.handle().game_id.clone(), prepared.handle().clone());
         crate::metrics::live_games(1);
-        prepared.start();
+        let Some(node) = self.cluster.clone() else {
+            self.rooms
+                .insert(prepared.handle().game_id.clone(), prepared.handle().clone());
+            prepared.start();
+            return;
+        };
+        let game_id = prepared.handle().game_id.clone();
+        let _one_at_a_time = node.claiming.lock().await;
+        match node.claim(&game_id).await {
+            Ok(Claim::Ours(fence)) => {
+                self.start_here(&node, prepared.fenced(fence));
+            }
+            Ok(Claim::Held { node: other }) => {
+                tracing::error!(game = %game_id, %other, "a new game is held by another node")
+            }
+            Err(e) => {
+                tracing::error!(game = %game_id, error = %e, "no lease for a new game; it waits to be taken over")
+            }
+        }
     }
 
     /// Tells both players (`game_started`) and the lobby (`game_listed`) of a game
@@ -298,7 +365,7 @@ impl Hub {
             white: game.live.white.clone(),
             settings,
         };
-        self.open_room(game);
+        self.open_room(game).await;
         Ok(self.announce(started).await)
     }
 
@@ -419,7 +486,19 @@ impl Hub {
                 self.lobby
                     .announce(&encode(&ServerMsg::GameListed { game }));
             }
-            RoomNews::Closed { game_id, room } => self.forget(&game_id, room),
+            RoomNews::Closed { game_id, room } => {
+                self.forget(&game_id, room);
+                self.disown(&game_id);
+            }
+            RoomNews::Moved {
+                game_id,
+                room,
+                members,
+            } => {
+                self.forget(&game_id, room);
+                self.disown(&game_id);
+                self.rejoin(&game_id, members);
+            }
             RoomNews::ResultChanged {
                 game_id,
                 previous,
@@ -437,8 +516,66 @@ impl Hub {
     }
 
     /// Removes room `room` of a game from the registry, if it is still the one there.
-    fn forget(&self, game_id: &str, room: u64) {
+    pub(crate) fn forget(&self, game_id: &str, room: u64) {
         self.rooms.remove_if(game_id, |_, h| h.instance() == room);
+    }
+
+    /// In a cluster, gives up the lease of a game whose room stopped here.
+    fn disown(&self, game_id: &str) {
+        if let Some(node) = self.cluster.clone() {
+            let game = game_id.to_owned();
+            tokio::spawn(async move { node.disown(&game).await });
+        }
+    }
+
+    /// The room (or mirror) the registry holds for a game now, if any.
+    pub(crate) fn registered(&self, game_id: &str) -> Option<RoomHandle> {
+        self.rooms.get(game_id).map(|r| r.clone())
+    }
+
+    /// A room of a game that runs on this node (not a mirror of one elsewhere).
+    fn local_room(&self, game_id: &str) -> Option<RoomHandle> {
+        let node = self.cluster.as_ref()?;
+        node.owns(game_id)
+            .then(|| self.rooms.get(game_id).map(|r| r.clone()))
+            .flatten()
+    }
+
+    /// Joins connections again to a game that stopped running where they were joined
+    /// (its node went, or it moved here), from just after what each was sent; tries
+    /// until the game runs somewhere again, a lease and a little more at most.
+    pub(crate) fn rejoin(&self, game_id: &str, members: Vec<Rejoin>) {
+        if members.is_empty() || *self.shutdown.borrow() {
+            return;
+        }
+        let Some(hub) = self.me.upgrade() else { return };
+        let patience = self
+            .cluster
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, |n| n.lease() * 3)
+            + std::time::Duration::from_secs(5);
+        for member in members {
+            let (hub, game) = (hub.clone(), game_id.to_owned());
+            tokio::spawn(async move {
+                let until = tokio::time::Instant::now() + patience;
+                loop {
+                    let (outbox, user) = (member.outbox.clone(), member.user.clone());
+                    let joined = hub.join(&game, outbox, user, Some(member.since_seq)).await;
+                    match joined {
+                        Ok(_) => return,
+                        Err(refusal) if refusal.code != ErrorCode::Unavailable => {
+                            tracing::info!(%game, %refusal, "a connection could not follow its game");
+                            return;
+                        }
+                        Err(_) if tokio::time::Instant::now() > until || *hub.shutdown.borrow() => {
+                            tracing::warn!(%game, "a game found no node to run on; a connection stops following it");
+                            return;
+                        }
+                        Err(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+                    }
+                }
+            });
+        }
     }
 
     /// Joins a connection to a game, live or finished. A room can stop (its game over,
@@ -480,9 +617,127 @@ impl Hub {
     /// The room of a game: running, or rebuilt from the store (a finished game, or one
     /// not yet opened since a restart).
     pub async fn room(&self, game_id: &str) -> Result<RoomHandle, Refusal> {
-        if let Some(room) = self.rooms.get(game_id) {
+        if let Some(room) = self.rooms.get(game_id)
+            && !room.is_closed()
+        {
             return Ok(room.clone());
         }
+        if let Some(node) = self.cluster.clone() {
+            return self.cluster_room(&node, game_id).await;
+        }
+        let prepared = self.rebuild(game_id).await?;
+        Ok(self.register(prepared))
+    }
+
+    /// In a cluster, the room of a game: run here if nobody else does (its lease taken
+    /// first, so its log is final when it is read), else a mirror of the owner's.
+    async fn cluster_room(&self, node: &Arc<Node>, game_id: &str) -> Result<RoomHandle, Refusal> {
+        let _one_at_a_time = node.claiming.lock().await;
+        if let Some(room) = self.rooms.get(game_id)
+            && !room.is_closed()
+        {
+            return Ok(room.clone());
+        }
+        match node.claim(game_id).await {
+            Ok(Claim::Ours(fence)) => Ok(self.run_here(node, game_id, fence).await?.0),
+            Ok(Claim::Held { .. }) => {
+                let game: Arc<str> = game_id.into();
+                let mirror = mirror::open(
+                    node.bus.clone(),
+                    self.me.clone(),
+                    self.store.clone(),
+                    game.clone(),
+                )
+                .await
+                .map_err(|e| Refusal::new(ErrorCode::Unavailable, e.to_string()))?;
+                self.rooms.insert(game, mirror.clone());
+                Ok(mirror)
+            }
+            Err(StoreError::UnknownGame { .. }) => Err(Refusal::new(
+                ErrorCode::NotFound,
+                format!("no game `{game_id}`"),
+            )),
+            Err(e) => Err(Refusal::new(
+                ErrorCode::Unavailable,
+                format!("the store could not be reached: {e}"),
+            )),
+        }
+    }
+
+    /// Runs the room of a game whose lease this node just took (under `fence`),
+    /// rebuilt from its log, in place of whatever the registry held for it (returned).
+    async fn run_here(
+        &self,
+        node: &Arc<Node>,
+        game_id: &str,
+        fence: u64,
+    ) -> Result<(RoomHandle, Option<RoomHandle>), Refusal> {
+        let prepared = match self.rebuild(game_id).await {
+            Ok(prepared) => prepared.fenced(fence),
+            Err(refusal) => {
+                node.disown(game_id).await;
+                return Err(refusal);
+            }
+        };
+        Ok(self.start_here(node, prepared))
+    }
+
+    /// Registers and starts a room this node owns, answering the other nodes for it.
+    fn start_here(&self, node: &Arc<Node>, prepared: Prepared) -> (RoomHandle, Option<RoomHandle>) {
+        let room = prepared.handle().clone();
+        let replaced = self.rooms.insert(room.game_id.clone(), room.clone());
+        tokio::spawn(owner::serve(node.bus.clone(), room.clone()));
+        prepared.start();
+        (room, replaced)
+    }
+
+    /// Takes over a game whose owner died or let it go, if nobody else has: its room
+    /// runs here from now on, and a mirror of it here stops (its connections join the
+    /// room here).
+    pub async fn take_over(&self, game_id: &str) -> Result<(), Refusal> {
+        let Some(node) = self.cluster.clone() else {
+            return Ok(());
+        };
+        let _one_at_a_time = node.claiming.lock().await;
+        if self.local_room(game_id).is_some() {
+            return Ok(());
+        }
+        let claim = node
+            .claim(game_id)
+            .await
+            .map_err(|e| Refusal::new(ErrorCode::Unavailable, e.to_string()))?;
+        if let Claim::Ours(fence) = claim {
+            tracing::info!(game = %game_id, fence, "took the game over");
+            let (_, replaced) = self.run_here(&node, game_id, fence).await?;
+            if let Some(mirror) = replaced {
+                mirror.tell(RoomCmd::Release).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// In a cluster, stops every room this node runs and gives up their leases, so the
+    /// other nodes take them over at once (a graceful stop).
+    pub async fn hand_over(&self) {
+        let Some(node) = self.cluster.clone() else {
+            return;
+        };
+        let rooms: Vec<RoomHandle> = self
+            .rooms
+            .iter()
+            .filter(|r| node.owns(r.key()))
+            .map(|r| r.clone())
+            .collect();
+        for room in &rooms {
+            room.tell(RoomCmd::Release).await;
+        }
+        let stopped = futures_util::future::join_all(rooms.iter().map(RoomHandle::closed));
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), stopped).await;
+        node.release_all().await;
+    }
+
+    /// A game's room rebuilt from its log, not yet running.
+    async fn rebuild(&self, game_id: &str) -> Result<Prepared, Refusal> {
         let store = self.store.clone();
         let id = game_id.to_string();
         let unreadable = |e: &dyn std::fmt::Display| {
@@ -509,7 +764,7 @@ impl Hub {
                     format!("game `{game_id}` could not be rebuilt from its log: {e}"),
                 )
             })?;
-        Ok(self.register(prepared))
+        Ok(prepared)
     }
 
     /// Registers a rebuilt room and starts it, unless another request rebuilt the same
@@ -618,7 +873,7 @@ mod tests {
             Arc::new(SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).expect("store"));
         let writer = StoreWriter::spawn(store.clone(), 16);
         let verifier = Verifier::new(&config.auth, &config.data_dir).expect("verifier");
-        let hub = Hub::new(config, verifier, store, writer);
+        let hub = Hub::new(config, verifier, store, writer, None);
         let (alice, bob) = (user("alice"), user("bob"));
         let seek = hub
             .lobby

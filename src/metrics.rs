@@ -23,6 +23,16 @@ const COMMIT_BUCKETS_US: [u64; 10] = [
 ];
 static COMMIT_HIST: [AtomicU64; 11] = [const { AtomicU64::new(0) }; 11];
 static COMMIT_SUM_US: AtomicU64 = AtomicU64::new(0);
+/// The cluster's figures (all zero on a single node).
+static OWNED_GAMES: AtomicI64 = AtomicI64::new(0);
+static FORWARDED: AtomicU64 = AtomicU64::new(0);
+static FORWARD_SUM_US: AtomicU64 = AtomicU64::new(0);
+static RELAYED: AtomicU64 = AtomicU64::new(0);
+static RELAY_DROPPED: AtomicU64 = AtomicU64::new(0);
+static GAPS_FILLED: AtomicU64 = AtomicU64::new(0);
+static RENEWALS: AtomicU64 = AtomicU64::new(0);
+static TAKEOVERS: AtomicU64 = AtomicU64::new(0);
+static LEASES_LOST: AtomicU64 = AtomicU64::new(0);
 
 /// Label values of `tengen_connections`, indexed like `CONNECTIONS`.
 const ROLES: [&str; 6] = ["anonymous", "player", "bot", "referee", "admin", "guest"];
@@ -93,6 +103,46 @@ pub fn store_commit(micros: u64) {
         .unwrap_or(COMMIT_BUCKETS_US.len());
     COMMIT_HIST[i].fetch_add(1, Relaxed);
     COMMIT_SUM_US.fetch_add(micros, Relaxed);
+}
+
+/// Games this node owns the lease of: +1 when it takes one, -1 when it lets it go.
+pub fn owned_games(delta: i64) {
+    OWNED_GAMES.fetch_add(delta, Relaxed);
+}
+
+/// A command forwarded to another node answered after `micros` (the bus's round trip
+/// plus the owner's work).
+pub fn cluster_forwarded(micros: u64) {
+    FORWARDED.fetch_add(1, Relaxed);
+    FORWARD_SUM_US.fetch_add(micros, Relaxed);
+}
+
+pub fn cluster_relayed() {
+    RELAYED.fetch_add(1, Relaxed);
+}
+
+pub fn cluster_relay_dropped() {
+    RELAY_DROPPED.fetch_add(1, Relaxed);
+}
+
+/// Relayed frames a mirror missed and read from the store instead.
+pub fn cluster_gap_filled(frames: usize) {
+    GAPS_FILLED.fetch_add(frames as u64, Relaxed);
+}
+
+/// One round of lease renewals.
+pub fn cluster_renewal() {
+    RENEWALS.fetch_add(1, Relaxed);
+}
+
+/// A game taken over from a node whose lease had lapsed (or that handed it over).
+pub fn cluster_takeover() {
+    TAKEOVERS.fetch_add(1, Relaxed);
+}
+
+/// A game this node found owned by another node (a lapsed lease, a refused write).
+pub fn cluster_lease_lost() {
+    LEASES_LOST.fetch_add(1, Relaxed);
 }
 
 /// Everything, in the Prometheus text exposition format (version 0.0.4).
@@ -220,6 +270,67 @@ pub fn render() -> String {
         seconds(COMMIT_SUM_US.load(Relaxed))
     );
     let _ = writeln!(out, "tengen_store_commit_seconds_count {cumulative}");
+
+    let cluster: [(&str, &str, &str, String); 9] = [
+        (
+            "tengen_cluster_owned_games",
+            "gauge",
+            "Games whose lease this node holds (cluster only).",
+            OWNED_GAMES.load(Relaxed).max(0).to_string(),
+        ),
+        (
+            "tengen_cluster_forwarded_total",
+            "counter",
+            "Commands forwarded to the node that owns their game.",
+            FORWARDED.load(Relaxed).to_string(),
+        ),
+        (
+            "tengen_cluster_forward_seconds_total",
+            "counter",
+            "Time forwarded commands waited for their answer (divide by the count for the bus latency).",
+            seconds(FORWARD_SUM_US.load(Relaxed)),
+        ),
+        (
+            "tengen_cluster_relayed_total",
+            "counter",
+            "Frames this node published once for every node.",
+            RELAYED.load(Relaxed).to_string(),
+        ),
+        (
+            "tengen_cluster_relay_dropped_total",
+            "counter",
+            "Frames not published because the bus fell behind (other nodes read them from the store).",
+            RELAY_DROPPED.load(Relaxed).to_string(),
+        ),
+        (
+            "tengen_cluster_gap_frames_total",
+            "counter",
+            "Relayed frames this node missed and read from the store.",
+            GAPS_FILLED.load(Relaxed).to_string(),
+        ),
+        (
+            "tengen_cluster_lease_renewals_total",
+            "counter",
+            "Rounds of lease renewal.",
+            RENEWALS.load(Relaxed).to_string(),
+        ),
+        (
+            "tengen_cluster_takeovers_total",
+            "counter",
+            "Games taken over from a node that died or handed them over.",
+            TAKEOVERS.load(Relaxed).to_string(),
+        ),
+        (
+            "tengen_cluster_leases_lost_total",
+            "counter",
+            "Games found owned by another node after this node held them.",
+            LEASES_LOST.load(Relaxed).to_string(),
+        ),
+    ];
+    for (name, kind, help, value) in cluster {
+        header(&mut out, name, kind, help);
+        let _ = writeln!(out, "{name} {value}");
+    }
     out
 }
 

@@ -10,9 +10,10 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use crate::auth::{AuthError, Verifier};
+use crate::cluster::{BusError, Node};
 use crate::config::{Config, SyncSetting};
 use crate::hub::Hub;
-use crate::store::{SqliteStore, Store, StoreError, StoreWriter, SyncMode};
+use crate::store::{Leases, SqliteStore, Store, StoreError, StoreWriter, SyncMode};
 
 /// The SQLite file's name in the data dir.
 pub const DB_FILE: &str = "tengen.db";
@@ -31,6 +32,17 @@ pub enum StartError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Auth(#[from] AuthError),
+    #[error(transparent)]
+    Bus(#[from] BusError),
+    #[error(
+        "cluster.nats_url is set, but the store is not one that several nodes can share; set store.backend = \"postgres\""
+    )]
+    ClusterNeedsSharedStore,
+    #[error("cannot keep the node id in {path}: {source}")]
+    NodeId {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -58,11 +70,29 @@ impl Server {
             SyncSetting::Normal => SyncMode::Normal,
         };
         let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&data.join(DB_FILE), sync)?);
+        let leases: Option<Arc<dyn Leases>> = None;
         let writer = StoreWriter::spawn(store.clone(), 4096);
         let verifier = Verifier::new(&config.auth, &data)?;
         let listen = config.listen;
-        let hub = Hub::new(config, verifier, store, writer);
-        let restored = hub.restore_unfinished()?;
+        let cluster = match &config.cluster.nats_url {
+            None => None,
+            Some(url) => {
+                let leases = leases.ok_or(StartError::ClusterNeedsSharedStore)?;
+                let id = crate::cluster::node_id(&config.cluster, &data).map_err(|source| {
+                    StartError::NodeId {
+                        path: data.clone(),
+                        source,
+                    }
+                })?;
+                let node = Node::join(&config.cluster, url, &id, leases).await?;
+                tracing::info!(node = %id, cluster = %config.cluster.name, "joined the cluster");
+                Some(node)
+            }
+        };
+        let single = cluster.is_none();
+        let hub = Hub::new(config, verifier, store, writer, cluster);
+        // A cluster's games are taken by whichever node finds them without an owner.
+        let restored = if single { hub.restore_unfinished()? } else { 0 };
         hub.lobby.blocks.load(hub.store().blocks()?);
         let listener = TcpListener::bind(listen)
             .await
@@ -106,6 +136,8 @@ impl Server {
     pub async fn shutdown(self) {
         tracing::info!("shutting down");
         self.hub.shutdown.send_replace(true);
+        // The other nodes take this node's games at once rather than after a lease.
+        self.hub.hand_over().await;
         if tokio::time::timeout(DRAIN, self.task).await.is_err() {
             tracing::warn!("connections did not close within {DRAIN:?}; closing the store anyway");
         }

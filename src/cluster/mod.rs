@@ -1,7 +1,238 @@
 //! Several nodes acting as one server (docs/ARCHITECTURE.md §8): games owned through
-//! leases with fencing numbers in the shared store, commands forwarded to a game's
-//! owner and its frames relayed to every node over NATS.
+//! leases with fencing numbers in the shared store ([`crate::store::Leases`]), commands
+//! forwarded to a game's owner ([`owner`], [`mirror`]) and its frames relayed to every
+//! node over NATS ([`relay`]), nodes that hear each other ([`Node::heard`]).
 
 pub mod bus;
+pub mod mirror;
+pub mod owner;
+pub mod relay;
+pub mod wire;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dashmap::DashMap;
+use futures_util::StreamExt;
 
 pub use bus::{Bus, BusError};
+
+use crate::config::{ClusterConfig, is_plain_name};
+use crate::room::Relay;
+use crate::store::{Claim, Leases, StoreError};
+
+/// The file in the data dir that keeps a generated node id across restarts.
+const NODE_ID_FILE: &str = "node-id";
+
+/// This node's part in the cluster: its bus, its leases, and what it hears of the others.
+pub struct Node {
+    pub bus: Bus,
+    leases: Arc<dyn Leases>,
+    lease_ms: u64,
+    /// The games this node owns, with the fencing numbers it owns them by.
+    owned: DashMap<Arc<str>, u64>,
+    relay: Arc<relay::BusRelay>,
+    /// When each other node was last heard, and whether it is counted gone.
+    heard: DashMap<String, (Instant, bool)>,
+    /// One claim at a time here: two claims of one game by this node would leave the
+    /// first room holding a fencing number the store no longer accepts.
+    pub(crate) claiming: tokio::sync::Mutex<()>,
+}
+
+/// This node's id: the configured one, else the one generated at its first start and
+/// kept in the data dir.
+pub fn node_id(config: &ClusterConfig, data_dir: &Path) -> std::io::Result<String> {
+    if let Some(id) = &config.node_id {
+        return Ok(id.clone());
+    }
+    let path = data_dir.join(NODE_ID_FILE);
+    if let Ok(kept) = std::fs::read_to_string(&path) {
+        let kept = kept.trim();
+        if is_plain_name(kept) {
+            return Ok(kept.to_string());
+        }
+    }
+    let id = format!("node-{}", crate::lobby::new_id());
+    std::fs::create_dir_all(data_dir)?;
+    std::fs::write(&path, format!("{id}\n"))?;
+    Ok(id)
+}
+
+impl Node {
+    /// Joins the cluster: connects to NATS and starts relaying and hearing the others.
+    pub async fn join(
+        config: &ClusterConfig,
+        url: &str,
+        node: &str,
+        leases: Arc<dyn Leases>,
+    ) -> Result<Arc<Node>, BusError> {
+        let bus = Bus::connect(url, &config.name, node).await?;
+        let heartbeats = bus.subscribe(bus.subject("nodes")).await?;
+        let node = Arc::new(Node {
+            relay: Arc::new(relay::BusRelay::spawn(bus.clone())),
+            bus,
+            leases,
+            lease_ms: config.lease_ms,
+            owned: DashMap::new(),
+            heard: DashMap::new(),
+            claiming: tokio::sync::Mutex::new(()),
+        });
+        tokio::spawn(Node::listen(Arc::downgrade(&node), heartbeats));
+        tokio::spawn(Node::beat(Arc::downgrade(&node)));
+        Ok(node)
+    }
+
+    pub fn id(&self) -> &str {
+        self.bus.node()
+    }
+
+    pub fn lease(&self) -> Duration {
+        Duration::from_millis(self.lease_ms)
+    }
+
+    pub fn relay(&self) -> Arc<dyn Relay> {
+        self.relay.clone()
+    }
+
+    /// Says "alive" on the bus every tenth of a lease.
+    async fn beat(node: std::sync::Weak<Node>) {
+        loop {
+            let Some(n) = node.upgrade() else { return };
+            let every = n.lease() / 10;
+            let _ = n
+                .bus
+                .publish(n.bus.subject("nodes"), n.id().to_owned().into())
+                .await;
+            drop(n);
+            tokio::time::sleep(every).await;
+        }
+    }
+
+    async fn listen(node: std::sync::Weak<Node>, mut heartbeats: async_nats::Subscriber) {
+        while let Some(message) = heartbeats.next().await {
+            let Some(n) = node.upgrade() else { return };
+            if let Ok(id) = std::str::from_utf8(&message.payload)
+                && id != n.id()
+            {
+                n.heard.insert(id.to_owned(), (Instant::now(), false));
+            }
+        }
+    }
+
+    /// Nodes not heard for a whole lease since the last call that named them: their
+    /// connections are gone, so the rooms here stop counting them.
+    pub fn newly_gone(&self) -> Vec<String> {
+        let mut gone = Vec::new();
+        for mut entry in self.heard.iter_mut() {
+            let (at, counted) = *entry.value();
+            if !counted && at.elapsed() > self.lease() {
+                entry.value_mut().1 = true;
+                gone.push(entry.key().clone());
+            }
+        }
+        gone
+    }
+
+    /// Takes `game` for this node if nobody else holds it.
+    pub async fn claim(&self, game: &str) -> Result<Claim, StoreError> {
+        let (leases, id, node, ms) = (
+            self.leases.clone(),
+            game.to_owned(),
+            self.id().to_owned(),
+            self.lease_ms,
+        );
+        let claim = tokio::task::spawn_blocking(move || leases.claim(&id, &node, ms))
+            .await
+            .map_err(|_| StoreError::WriterStopped)??;
+        if let Claim::Ours(fence) = claim {
+            if self.owned.insert(game.into(), fence).is_none() {
+                crate::metrics::owned_games(1);
+            }
+            if fence > 1 {
+                crate::metrics::cluster_takeover();
+            }
+        }
+        Ok(claim)
+    }
+
+    /// Whether this node holds `game`'s lease.
+    pub fn owns(&self, game: &str) -> bool {
+        self.owned.contains_key(game)
+    }
+
+    /// Lets `game` go (its room stopped here).
+    pub async fn disown(&self, game: &str) {
+        if self.owned.remove(game).is_none() {
+            return;
+        }
+        crate::metrics::owned_games(-1);
+        let (leases, node, games) = (
+            self.leases.clone(),
+            self.id().to_owned(),
+            vec![game.to_owned()],
+        );
+        let released = tokio::task::spawn_blocking(move || leases.release(&node, &games)).await;
+        if let Ok(Err(e)) = released {
+            tracing::warn!(%game, error = %e, "a lease was not released; it lapses instead");
+        }
+    }
+
+    /// Renews every lease this node holds; returns the games it lost meanwhile.
+    pub async fn renew(&self) -> Vec<String> {
+        let games: Vec<(String, u64)> = self
+            .owned
+            .iter()
+            .map(|e| (e.key().to_string(), *e.value()))
+            .collect();
+        if games.is_empty() {
+            return Vec::new();
+        }
+        let (leases, node, ms) = (self.leases.clone(), self.id().to_owned(), self.lease_ms);
+        let renewed = tokio::task::spawn_blocking(move || leases.renew(&node, &games, ms)).await;
+        crate::metrics::cluster_renewal();
+        match renewed {
+            Ok(Ok(lost)) => {
+                for game in &lost {
+                    if self.owned.remove(game.as_str()).is_some() {
+                        crate::metrics::owned_games(-1);
+                        crate::metrics::cluster_lease_lost();
+                    }
+                }
+                lost
+            }
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "leases could not be renewed");
+                Vec::new()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Games whose owner died (or that never had one): for this node to take over.
+    pub async fn orphans(&self) -> Vec<String> {
+        let leases = self.leases.clone();
+        match tokio::task::spawn_blocking(move || leases.orphans(64)).await {
+            Ok(Ok(games)) => games,
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "could not look for games without an owner");
+                Vec::new()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Gives up every lease at once (the node stops), so the others need not wait.
+    pub async fn release_all(&self) {
+        let games: Vec<String> = self.owned.iter().map(|e| e.key().to_string()).collect();
+        let n = games.len();
+        self.owned.clear();
+        crate::metrics::owned_games(-(n as i64));
+        let (leases, node) = (self.leases.clone(), self.id().to_owned());
+        match tokio::task::spawn_blocking(move || leases.release(&node, &games)).await {
+            Ok(Ok(())) => tracing::info!(games = n, "leases released for the other nodes"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "leases not released; they lapse instead"),
+            Err(_) => {}
+        }
+    }
+}

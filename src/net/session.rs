@@ -230,14 +230,27 @@ impl Session {
     }
 
     async fn leave_all(&mut self) {
-        for (_, room) in self.joined.drain() {
-            room.tell(RoomCmd::Leave { conn: self.conn }).await;
+        let joined: Vec<_> = self.joined.drain().collect();
+        for (game_id, room) in joined {
+            self.leave(&game_id, room).await;
         }
         if let Some(user) = &self.user {
             self.hub.lobby.disconnect(user, self.conn);
         }
         crate::metrics::connected(self.user.as_ref().map(|u| u.role), -1);
         self.hub.lobby.unwatch(self.conn);
+    }
+
+    /// Leaves a game joined through `room`. A room that stopped may have handed this
+    /// connection to the game's next room (in a cluster): that one is told instead.
+    async fn leave(&self, game_id: &str, room: RoomHandle) {
+        let room = match room.is_closed() {
+            true => self.hub.registered(game_id),
+            false => Some(room),
+        };
+        if let Some(room) = room {
+            room.tell(RoomCmd::Leave { conn: self.conn }).await;
+        }
     }
 
     fn user(&self) -> Result<UserInfo, Refusal> {
@@ -430,7 +443,7 @@ impl Session {
             GameAction::Join { since_seq } => return self.join(id, game_id, since_seq).await,
             GameAction::Leave {} => {
                 if let Some(room) = self.joined.remove(&game_id) {
-                    room.tell(RoomCmd::Leave { conn: self.conn }).await;
+                    self.leave(&game_id, room).await;
                 }
                 self.ack(id, Some(game_id), None);
                 return Ok(());
@@ -576,8 +589,8 @@ impl Session {
 
     async fn room(&self, game_id: &str) -> Result<RoomHandle, Refusal> {
         match self.joined.get(game_id) {
-            Some(room) => Ok(room.clone()),
-            None => self.hub.room(game_id).await,
+            Some(room) if !room.is_closed() => Ok(room.clone()),
+            _ => self.hub.room(game_id).await,
         }
     }
 

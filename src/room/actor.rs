@@ -10,8 +10,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
 use super::commit::{Backoff, stage, unavailable};
-use super::context::{RoomContext, RoomNews};
-use super::crowd::{Crowd, Member};
+use super::context::{Audience, Rejoin, RoomContext, RoomNews};
+use super::crowd::{Crowd, Member, Seat};
 use super::live::{Action, LiveGame, Moment, ReplayError, Step};
 use super::rebuild::rebuild;
 use super::ring::{Ring, missed_since};
@@ -21,7 +21,7 @@ use crate::protocol::{
     CalledGame, ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
 };
 use crate::rules::Color;
-use crate::store::{Append, EventRecord, KibitzRecord};
+use crate::store::{Append, EventRecord, KibitzRecord, StoreError};
 use crate::time::wall_ms;
 
 /// Commands a room's queue holds at most; senders wait when it is full.
@@ -39,6 +39,26 @@ pub enum RoomCmd {
     Leave {
         conn: u64,
     },
+    /// Subscribe a connection of another node: the room counts it and answers with what
+    /// that node sends it first; the rest reaches it through the relay.
+    JoinRemote {
+        node: Arc<str>,
+        conn: u64,
+        user: Option<UserInfo>,
+        since_seq: Option<u64>,
+        reply: oneshot::Sender<Result<Opening, Refusal>>,
+    },
+    LeaveRemote {
+        node: Arc<str>,
+        conn: u64,
+    },
+    /// Every connection of a node that is gone.
+    LeaveNode {
+        node: Arc<str>,
+    },
+    /// Stop now: this node no longer owns the game (its lease is lost, or it stops and
+    /// hands its games over); connections here join the game where it runs next.
+    Release,
     /// A player's action; the reply carries the seq of the last event it caused.
     Act {
         user: UserInfo,
@@ -64,12 +84,32 @@ pub enum RoomCmd {
     },
 }
 
-/// A cheap handle to a running room.
+/// What a joining connection is sent first, and where the live frames take over.
+#[derive(Debug, Clone)]
+pub struct Opening {
+    pub frames: Vec<Frame>,
+    /// The frames are the events missed (a catch-up), not a snapshot.
+    pub catch_up: bool,
+    /// The last seq the opening covers: of the events for most members, of what the
+    /// delay has released for a delayed spectator.
+    pub through: u64,
+    pub color: Option<Color>,
+    pub delayed: bool,
+}
+
+/// A cheap handle to a running room (or, in a cluster, to this node's mirror of a room
+/// that runs on another node: the same commands, forwarded).
 #[derive(Clone)]
 pub struct RoomHandle {
     pub game_id: Arc<str>,
     instance: u64,
     tx: mpsc::Sender<RoomCmd>,
+}
+
+/// A new room number, unique in this process.
+fn next_instance() -> u64 {
+    static INSTANCES: AtomicU64 = AtomicU64::new(1);
+    INSTANCES.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The room stopped (its game ended and everyone left) before it answered.
@@ -99,6 +139,31 @@ impl RoomHandle {
         self.instance
     }
 
+    /// A handle whose commands arrive on the returned queue: how something other than a
+    /// [`Room`] (a mirror of a room on another node) answers as a room does.
+    pub fn channel(game_id: Arc<str>) -> (RoomHandle, mpsc::Receiver<RoomCmd>) {
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let instance = next_instance();
+        (
+            RoomHandle {
+                game_id,
+                instance,
+                tx,
+            },
+            rx,
+        )
+    }
+
+    /// Whether the room has stopped taking commands.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Waits until the room stops taking commands.
+    pub async fn closed(&self) {
+        self.tx.closed().await
+    }
+
     /// Sends a command that needs no reply (the room may have stopped: then it is moot).
     pub async fn tell(&self, cmd: RoomCmd) {
         let _ = self.tx.send(cmd).await;
@@ -122,6 +187,11 @@ pub struct Room {
     /// The last seq delayed spectators have been sent (see
     /// [`LiveGame::spectator_horizon`]).
     released: u64,
+    /// In a cluster, the fencing number this node owns the game by: every commit
+    /// carries it, so the store refuses this room once another node has taken over.
+    fence: Option<u64>,
+    /// Set when the room must stop (its game moved to another node).
+    moved: bool,
 }
 
 /// A game just created (its first event stored), for [`Room::open`].
@@ -147,6 +217,12 @@ pub struct Prepared {
 impl Prepared {
     pub fn handle(&self) -> &RoomHandle {
         &self.handle
+    }
+
+    /// Owns the game under fencing number `fence` (in a cluster).
+    pub fn fenced(mut self, fence: u64) -> Prepared {
+        self.room.fence = Some(fence);
+        self
     }
 
     /// Starts the room's task.
@@ -190,8 +266,7 @@ impl Room {
         gone: Vec<Color>,
         epoch: Instant,
     ) -> Prepared {
-        static INSTANCES: AtomicU64 = AtomicU64::new(1);
-        let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
+        let instance = next_instance();
         let (tx, rx) = mpsc::channel(QUEUE);
         let id: Arc<str> = id.into();
         let handle = RoomHandle {
@@ -212,6 +287,8 @@ impl Room {
             crowd: Crowd::default(),
             epoch,
             backoff: Backoff::default(),
+            fence: None,
+            moved: false,
         });
         Prepared {
             handle,
@@ -272,17 +349,42 @@ impl Room {
                     self.release();
                 }
             }
-            if self.live.phase() == Phase::Ended && self.crowd.is_empty() {
+            if self.moved || (self.live.phase() == Phase::Ended && self.crowd.is_empty()) {
                 break;
             }
         }
         // Out of the registry first, so no new command is sent here; commands already
         // queued are dropped with their replies, which tells their senders the room is
         // gone (a join then goes to the archive: see Hub::join).
-        (self.ctx.news)(RoomNews::Closed {
-            game_id: self.id.clone(),
-            room: self.instance,
-        });
+        let news = if self.moved {
+            let (seq, released) = (self.live.seq(), self.released);
+            let members = self
+                .crowd
+                .take_local()
+                .into_iter()
+                .filter_map(|m| match m.seat {
+                    Seat::Local(outbox) => Some(Rejoin {
+                        outbox,
+                        user: m.user,
+                        since_seq: if m.delayed { released } else { seq },
+                    }),
+                    Seat::Remote { .. } => None,
+                });
+            RoomNews::Moved {
+                game_id: self.id.clone(),
+                room: self.instance,
+                members: members.collect(),
+            }
+        } else {
+            RoomNews::Closed {
+                game_id: self.id.clone(),
+                room: self.instance,
+            }
+        };
+        (self.ctx.news)(news);
+        if let Some(relay) = &self.ctx.relay {
+            relay.closed(&self.id);
+        }
     }
 
     /// What the clock decides (a start, a flag, a forfeit). If the store refuses, the
@@ -315,10 +417,35 @@ impl Room {
                 let _ = reply.send(result);
             }
             RoomCmd::Leave { conn } => {
-                if let Some(Some(color)) = self.crowd.remove(conn) {
+                if let Some(Some(color)) = self.crowd.remove(None, conn) {
                     self.presence(color).await;
                 }
             }
+            RoomCmd::JoinRemote {
+                node,
+                conn,
+                user,
+                since_seq,
+                reply,
+            } => {
+                let opened = self.opening(user.as_ref(), since_seq).await;
+                if let Ok(opening) = &opened {
+                    let seat = Seat::Remote { node, conn };
+                    self.seat(seat, user, opening.color, opening.delayed).await;
+                }
+                let _ = reply.send(opened);
+            }
+            RoomCmd::LeaveRemote { node, conn } => {
+                if let Some(Some(color)) = self.crowd.remove(Some(&node), conn) {
+                    self.presence(color).await;
+                }
+            }
+            RoomCmd::LeaveNode { node } => {
+                for color in self.crowd.remove_node(&node) {
+                    self.presence(color).await;
+                }
+            }
+            RoomCmd::Release => self.moved = true,
             RoomCmd::Act {
                 user,
                 action,
@@ -362,11 +489,37 @@ impl Room {
         user: Option<UserInfo>,
         since_seq: Option<u64>,
     ) -> Result<(), Refusal> {
-        let color = user.as_ref().and_then(|u| self.live.color_of(&u.id));
-        let delayed = self.live.delays(user.as_ref());
+        let opening = self.opening(user.as_ref(), since_seq).await?;
+        if opening.catch_up {
+            if !outbox.push_catch_up(opening.frames) {
+                return Err(Refusal::new(
+                    ErrorCode::Unavailable,
+                    "your connection is too slow to catch up",
+                ));
+            }
+        } else {
+            opening.frames.into_iter().for_each(|f| {
+                outbox.push(f);
+            });
+        }
         let conn = outbox.conn();
+        self.seat(Seat::Local(outbox), user, opening.color, opening.delayed)
+            .await;
+        tracing::debug!(conn, color = ?opening.color, "joined");
+        Ok(())
+    }
+
+    /// What a connection joining with `since_seq` is sent first: every event after it,
+    /// or a snapshot.
+    async fn opening(
+        &self,
+        user: Option<&UserInfo>,
+        since_seq: Option<u64>,
+    ) -> Result<Opening, Refusal> {
+        let color = user.and_then(|u| self.live.color_of(&u.id));
+        let delayed = self.live.delays(user);
         let last = self.live.seq();
-        match since_seq {
+        let (frames, catch_up, through) = match since_seq {
             Some(s) if s > last => {
                 return Err(Refusal::new(
                     ErrorCode::BadRequest,
@@ -389,29 +542,38 @@ impl Room {
                 let mut missed =
                     missed_since(&self.recent, &self.ctx.store, &self.id, since).await?;
                 missed.truncate((horizon - since) as usize);
-                if !outbox.push_catch_up(missed) {
-                    return Err(Refusal::new(
-                        ErrorCode::Unavailable,
-                        "your connection is too slow to catch up",
-                    ));
-                }
+                (missed, true, horizon)
             }
             Some(s) => {
                 let missed = missed_since(&self.recent, &self.ctx.store, &self.id, s).await?;
-                if !outbox.push_catch_up(missed) {
-                    return Err(Refusal::new(
-                        ErrorCode::Unavailable,
-                        "your connection is too slow to catch up",
-                    ));
-                }
+                (missed, true, last)
             }
             None => {
                 let snapshot = self.live.snapshot(&self.id, self.now(), wall_ms(), color);
-                outbox.push(encode(&ServerMsg::Snapshot(Box::new(snapshot))));
+                let frame = encode(&ServerMsg::Snapshot(Box::new(snapshot)));
+                (vec![frame], false, last)
             }
-        }
+        };
+        Ok(Opening {
+            frames,
+            catch_up,
+            through,
+            color,
+            delayed,
+        })
+    }
+
+    /// Adds a member, with what its arrival changes (presence, a stopped clock).
+    async fn seat(
+        &mut self,
+        seat: Seat,
+        user: Option<UserInfo>,
+        color: Option<Color>,
+        delayed: bool,
+    ) {
         self.crowd.add(Member {
-            outbox,
+            seat,
+            user,
             color,
             delayed,
         });
@@ -419,8 +581,6 @@ impl Room {
             self.presence(color).await;
             self.resume_clock_if_idle();
         }
-        tracing::debug!(conn, ?color, "joined");
-        Ok(())
     }
 
     /// After a restart no clock runs; it starts again once the player to move is here.
@@ -502,6 +662,7 @@ impl Room {
             at: line.at_ms,
         });
         self.crowd.broadcast(&frame, |m| m.color.is_none());
+        self.relay(0, Audience::Spectators, &frame);
         Ok(())
     }
 
@@ -530,16 +691,33 @@ impl Room {
             .iter()
             .filter(|e| matches!(e, GameEvent::MovePlayed { .. }))
             .count();
-        let staged = stage(
+        let mut staged = stage(
             &self.id,
             step.first_seq(),
             step.events,
             step.game.move_count(),
             wall_ms(),
         );
+        if let Some(fence) = self.fence {
+            staged.batch.insert(
+                0,
+                Append::Fence {
+                    game_id: self.id.to_string(),
+                    fence,
+                },
+            );
+        }
         let started = std::time::Instant::now();
         let committed = self.ctx.writer.commit(staged.batch).await;
         crate::metrics::store_commit(started.elapsed().as_micros() as u64);
+        if let Err(e @ StoreError::Fenced { .. }) = &committed {
+            tracing::warn!(error = %e, "another node owns this game now; this room stops");
+            self.moved = true;
+            return Err(Refusal::new(
+                ErrorCode::Unavailable,
+                "this game moved to another server node; send it again",
+            ));
+        }
         if let Err(e) = committed {
             if self.backoff.failed(Instant::now()) {
                 tracing::error!(error = %e, "the store refuses commits; nothing changed, retrying with backoff");
@@ -565,15 +743,24 @@ impl Room {
         Ok(self.live.seq())
     }
 
-    /// Sends committed events' frames to everyone here and keeps them for catch-ups.
+    /// Sends committed events' frames to everyone here and to the other nodes, and
+    /// keeps them for catch-ups.
     fn broadcast(&mut self, frames: Vec<Frame>) {
-        for frame in frames {
+        let first = self.live.seq() + 1 - frames.len() as u64;
+        for (seq, frame) in (first..).zip(frames) {
             for color in self.crowd.broadcast(&frame, |m| !m.delayed) {
                 tracing::info!(?color, "dropped a slow player connection");
             }
+            self.relay(seq, Audience::Live, &frame);
             self.recent.push(frame);
         }
         self.release();
+    }
+
+    fn relay(&self, seq: u64, audience: Audience, frame: &Frame) {
+        if let Some(relay) = &self.ctx.relay {
+            relay.frame(&self.id, seq, audience, frame);
+        }
     }
 
     /// Delayed spectators get what has moved out of the delay, in order.
@@ -595,8 +782,9 @@ impl Room {
                 .take(due)
                 .cloned()
                 .collect();
-            for frame in &frames {
+            for (seq, frame) in (self.released + 1..).zip(&frames) {
                 self.crowd.broadcast(frame, |m| m.delayed);
+                self.relay(seq, Audience::Delayed, frame);
             }
             self.released = horizon;
         }

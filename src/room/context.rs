@@ -1,12 +1,14 @@
 //! What a room needs from the server around it, and nothing more: the store (the writer
 //! for commits, the reader for old events a rejoining client missed), the lag settings,
-//! and one way to tell the registry what became of it. A room never sees the hub, so
+//! one way to tell the registry what became of it, and in a cluster the relay to the other
+//! nodes. A room never sees the hub, so
 //! the hub can own the registry alone.
 
 use std::sync::Arc;
 
 use crate::clock::LagSettings;
-use crate::protocol::GameSummary;
+use crate::fanout::{Frame, Outbox};
+use crate::protocol::{GameSummary, UserInfo};
 use crate::rules::GameResult;
 use crate::store::{Store, StoreWriter};
 
@@ -23,6 +25,43 @@ pub enum RoomNews {
         previous: GameResult,
         result: GameResult,
     },
+    /// The room stopped because another node owns its game now (the store refused a
+    /// commit under this room's fencing number): the registry forgets it, as for
+    /// `Closed`, and joins these connections to the game wherever it runs now.
+    Moved {
+        game_id: Arc<str>,
+        room: u64,
+        members: Vec<Rejoin>,
+    },
+}
+
+/// A connection to join to a game again, from just after the last event it was sent.
+pub struct Rejoin {
+    pub outbox: Outbox,
+    pub user: Option<UserInfo>,
+    pub since_seq: u64,
+}
+
+/// Which members of a room a relayed frame is for, as [`super::crowd::Crowd`] filters
+/// them on the owner's node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// An event, for everyone but a tournament game's delayed spectators.
+    Live,
+    /// An event whose delay is over, for the delayed spectators.
+    Delayed,
+    /// Spectators' chat, for the spectators.
+    Spectators,
+}
+
+/// Where a room's frames go beyond this node: the cluster's bus. Called in the order
+/// the room sends them, never waiting (a relay that cannot keep up drops, and the
+/// other nodes fill the gap from the store).
+pub trait Relay: Send + Sync {
+    /// A frame for `audience`; `seq` is its event's number (0 for chat, which has none).
+    fn frame(&self, game: &str, seq: u64, audience: Audience, frame: &Frame);
+    /// The room stopped on this node: its relays elsewhere must find the game anew.
+    fn closed(&self, game: &str);
 }
 
 /// A room's window on the server.
@@ -32,4 +71,6 @@ pub struct RoomContext {
     pub store: Arc<dyn Store>,
     pub lag: LagSettings,
     pub news: Arc<dyn Fn(RoomNews) + Send + Sync>,
+    /// The other nodes, in a cluster.
+    pub relay: Option<Arc<dyn Relay>>,
 }

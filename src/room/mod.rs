@@ -11,7 +11,8 @@ mod live;
 mod rebuild;
 mod ring;
 
-pub use actor::{Gone, NewGame, Prepared, Room, RoomCmd, RoomHandle};
+pub use actor::{Gone, NewGame, Opening, Prepared, Room, RoomCmd, RoomHandle};
 pub use commit::{Staged, event_record, stage, unavailable};
-pub use context::{RoomContext, RoomNews};
+pub use context::{Audience, Rejoin, Relay, RoomContext, RoomNews};
 pub use live::{Action, LiveGame, MAX_CHAT_CHARS, Moment, RefereeAct, ReplayError, Step};
+pub use ring::stored_frames;

@@ -3,6 +3,7 @@
 //! is read back from the store.
 
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::fanout::{Frame, encode};
@@ -59,7 +60,7 @@ pub fn public_frame(frame: EventFrame, stored: &str) -> Frame {
 }
 
 /// The public frames of every event of `game_id` after seq `since`: those `recent`
-/// holds from memory, older ones from the store (on the blocking pool).
+/// holds from memory, older ones from the store.
 pub async fn missed_since(
     recent: &Ring,
     store: &Arc<dyn Store>,
@@ -69,32 +70,44 @@ pub async fn missed_since(
     let held = recent.first_seq();
     let mut missed = Vec::new();
     if since + 1 < held {
-        let unreadable = |e: &dyn std::fmt::Display| {
-            tracing::error!(error = %e, "could not read missed events back");
-            Refusal::new(
-                ErrorCode::Unavailable,
-                format!("the events you missed could not be read: {e}"),
-            )
-        };
-        let (store, id, seqs) = (store.clone(), game_id.to_string(), since + 1..held);
-        let want = seqs.end - seqs.start;
-        let records = tokio::task::spawn_blocking(move || store.events_in(&id, seqs))
-            .await
-            .map_err(|e| unreadable(&e))?
-            .map_err(|e| unreadable(&e))?;
-        if records.len() as u64 != want {
-            let gap = format!("{} of {want} events found", records.len());
-            return Err(unreadable(&gap));
-        }
-        missed.reserve(records.len() + RECENT);
-        for record in records {
-            let frame: EventFrame =
-                serde_json::from_str(&record.payload).map_err(|e| unreadable(&e))?;
-            missed.push(public_frame(frame, &record.payload));
-        }
+        missed = stored_frames(store, game_id, since + 1..held).await?;
+        missed.reserve(RECENT);
     }
     missed.extend(recent.after(since).cloned());
     Ok(missed)
+}
+
+/// The public frames of the events of `game_id` numbered `seqs`, read from the store (on
+/// the blocking pool); all of them or an error.
+pub async fn stored_frames(
+    store: &Arc<dyn Store>,
+    game_id: &str,
+    seqs: Range<u64>,
+) -> Result<Vec<Frame>, Refusal> {
+    let unreadable = |e: &dyn std::fmt::Display| {
+        tracing::error!(error = %e, "could not read missed events back");
+        Refusal::new(
+            ErrorCode::Unavailable,
+            format!("the events you missed could not be read: {e}"),
+        )
+    };
+    let (store, id) = (store.clone(), game_id.to_string());
+    let want = seqs.end.saturating_sub(seqs.start);
+    let records = tokio::task::spawn_blocking(move || store.events_in(&id, seqs))
+        .await
+        .map_err(|e| unreadable(&e))?
+        .map_err(|e| unreadable(&e))?;
+    if records.len() as u64 != want {
+        let gap = format!("{} of {want} events found", records.len());
+        return Err(unreadable(&gap));
+    }
+    let mut frames = Vec::with_capacity(records.len());
+    for record in records {
+        let frame: EventFrame =
+            serde_json::from_str(&record.payload).map_err(|e| unreadable(&e))?;
+        frames.push(public_frame(frame, &record.payload));
+    }
+    Ok(frames)
 }
 
 #[cfg(test)]

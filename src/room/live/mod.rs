@@ -32,8 +32,9 @@ pub const MAX_CHAT_CHARS: usize = 500;
 /// Chat lines a snapshot carries.
 const CHAT_KEPT: usize = 50;
 
-/// What a player asks for in a game.
-#[derive(Debug, Clone, PartialEq)]
+/// What a player asks for in a game. Serialisable so that a node can forward it to the
+/// game's owner (the server's own format between nodes, not the client protocol).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Action {
     Play {
         move_number: u32,

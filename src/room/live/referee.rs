@@ -14,7 +14,7 @@ use crate::rules::{self, Color, DeadStones, Vertex};
 const MAX_ADJUST_MS: u64 = 24 * 3600 * 1000;
 
 /// What a referee asks of a game; every one carries the referee's reason in words.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum RefereeAct {
     Warn {
         color: Color,

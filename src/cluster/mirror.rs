@@ -1,0 +1,322 @@
+//! This node's stand-in for a room that runs on another node: it takes the same
+//! commands as a room ([`RoomCmd`]), forwards them to the owner over the bus, and hands
+//! the owner's relayed frames to the connections here, in `seq` order and without gaps.
+//!
+//! A relayed frame can be lost (the bus is at-most-once) or arrive twice; each
+//! connection here remembers the last `seq` it was given, so a repeat is skipped and a
+//! gap is filled from the store, where every relayed frame was committed before it was
+//! sent. When the owner goes (it stopped, died, or handed the game over), the mirror
+//! stops and its connections join the game again wherever it runs next, from just
+//! after what they were given.
+
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use super::bus::{Bus, BusError};
+use super::wire::{Answer, Forward, Relayed, to_bytes};
+use crate::fanout::{Frame, Outbox};
+use crate::hub::Hub;
+use crate::protocol::{ErrorCode, Refusal, UserInfo};
+use crate::room::{Audience, Opening, Rejoin, RoomCmd, RoomHandle, stored_frames};
+use crate::rules::Color;
+use crate::store::Store;
+
+/// How long a forwarded command waits for the owner's answer.
+const ANSWER_WITHIN: Duration = Duration::from_secs(5);
+/// How long a mirror with nobody here lives on after its last command.
+const IDLE: Duration = Duration::from_secs(10);
+
+/// A connection here that watches or plays the game.
+struct Watcher {
+    outbox: Outbox,
+    user: Option<UserInfo>,
+    color: Option<Color>,
+    delayed: bool,
+    /// The last seq it was given (of the delayed stream for a delayed spectator).
+    after: u64,
+}
+
+pub struct Mirror {
+    game: Arc<str>,
+    instance: u64,
+    bus: Bus,
+    hub: Weak<Hub>,
+    store: Arc<dyn Store>,
+    watchers: Vec<Watcher>,
+    /// The owner went away: stop, and let the watchers find the game anew.
+    orphaned: bool,
+}
+
+/// Starts a mirror of `game` (owned by another node) and returns its handle.
+pub async fn open(
+    bus: Bus,
+    hub: Weak<Hub>,
+    store: Arc<dyn Store>,
+    game: Arc<str>,
+) -> Result<RoomHandle, BusError> {
+    // Subscribed before anything is asked of the owner, so nothing sent after the
+    // owner's answer can be missed.
+    let relayed = bus.subscribe(bus.game_events(&game)).await?;
+    let (handle, commands) = RoomHandle::channel(game.clone());
+    let mirror = Mirror {
+        game,
+        instance: handle.instance(),
+        bus,
+        hub,
+        store,
+        watchers: Vec::new(),
+        orphaned: false,
+    };
+    tokio::spawn(mirror.run(commands, relayed));
+    Ok(handle)
+}
+
+impl Mirror {
+    async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<RoomCmd>,
+        mut relayed: async_nats::Subscriber,
+    ) {
+        let mut last_used = Instant::now();
+        loop {
+            let idle_until = tokio::time::Instant::from_std(last_used + IDLE);
+            tokio::select! {
+                cmd = commands.recv() => match cmd {
+                    Some(cmd) => {
+                        last_used = Instant::now();
+                        self.handle(cmd).await;
+                    }
+                    None => break,
+                },
+                message = relayed.next() => match message {
+                    Some(message) => self.relayed(&message.payload).await,
+                    None => self.orphaned = true,
+                },
+                () = tokio::time::sleep_until(idle_until), if self.watchers.is_empty() => break,
+            }
+            if self.orphaned {
+                break;
+            }
+        }
+        // Out of the registry first, so new commands find the game anew.
+        let Some(hub) = self.hub.upgrade() else {
+            return;
+        };
+        hub.forget(&self.game, self.instance);
+        drop(commands);
+        let rejoins = self.watchers.into_iter().map(|w| Rejoin {
+            outbox: w.outbox,
+            user: w.user,
+            since_seq: w.after,
+        });
+        hub.rejoin(&self.game, rejoins.collect());
+    }
+
+    /// Sends `forward` to the owner and waits for the answer. No owner, no answer in
+    /// time or a room gone: the mirror is orphaned and the caller told to try again.
+    async fn ask(&mut self, forward: &Forward) -> Result<Answer, Refusal> {
+        let started = Instant::now();
+        let asked = self
+            .bus
+            .request(
+                self.bus.game_commands(&self.game),
+                to_bytes(forward),
+                ANSWER_WITHIN,
+            )
+            .await;
+        crate::metrics::cluster_forwarded(started.elapsed().as_micros() as u64);
+        let answer = match asked {
+            Ok(bytes) => serde_json::from_slice::<Answer>(&bytes).ok(),
+            Err(e) => {
+                tracing::info!(game = %self.game, error = %e, "the game's node does not answer");
+                None
+            }
+        };
+        match answer {
+            Some(Answer::Refused(refusal)) => Err(refusal.into()),
+            Some(Answer::Gone) | None => {
+                self.orphaned = true;
+                Err(Refusal::new(
+                    ErrorCode::Unavailable,
+                    "this game is moving to another server node; send it again in a moment",
+                ))
+            }
+            Some(answer) => Ok(answer),
+        }
+    }
+
+    async fn handle(&mut self, cmd: RoomCmd) {
+        let node = self.bus.node().to_owned();
+        match cmd {
+            RoomCmd::Join {
+                outbox,
+                user,
+                since_seq,
+                reply,
+            } => {
+                let forward = Forward::Join {
+                    node,
+                    conn: outbox.conn(),
+                    user: user.clone(),
+                    since_seq,
+                };
+                let joined = match self.ask(&forward).await {
+                    Ok(Answer::Joined(opening)) => self.seat(outbox, user, opening.into()),
+                    Ok(_) => Err(unexpected()),
+                    Err(refusal) => Err(refusal),
+                };
+                let _ = reply.send(joined);
+            }
+            RoomCmd::Leave { conn } => {
+                self.watchers.retain(|w| w.outbox.conn() != conn);
+                let _ = self.ask(&Forward::Leave { node, conn }).await;
+            }
+            RoomCmd::Act {
+                user,
+                action,
+                lag_ms,
+                reply,
+            } => {
+                let forward = Forward::Act {
+                    user,
+                    action,
+                    lag_ms,
+                };
+                let _ = reply.send(self.ask_seq(&forward).await);
+            }
+            RoomCmd::Chat { user, text, reply } => {
+                let _ = reply.send(self.ask_seq(&Forward::Chat { user, text }).await);
+            }
+            RoomCmd::Summary { reply } => {
+                if let Ok(Answer::Summary(summary)) = self.ask(&Forward::Summary).await {
+                    let _ = reply.send(summary);
+                }
+            }
+            RoomCmd::Calls { user, reply } => {
+                if let Ok(Answer::Calls(calls)) = self.ask(&Forward::Calls { user }).await {
+                    let _ = reply.send(*calls);
+                }
+            }
+            // Only rooms that run here are asked these.
+            RoomCmd::JoinRemote { reply, .. } => {
+                let _ = reply.send(Err(unexpected()));
+            }
+            RoomCmd::LeaveRemote { .. } | RoomCmd::LeaveNode { .. } => {}
+            RoomCmd::Release => self.orphaned = true,
+        }
+    }
+
+    async fn ask_seq(&mut self, forward: &Forward) -> Result<Option<u64>, Refusal> {
+        match self.ask(forward).await? {
+            Answer::Seq(seq) => Ok(seq),
+            _ => Err(unexpected()),
+        }
+    }
+
+    /// Gives a joining connection its opening, then counts it among the watchers.
+    fn seat(
+        &mut self,
+        outbox: Outbox,
+        user: Option<UserInfo>,
+        opening: Opening,
+    ) -> Result<(), Refusal> {
+        if opening.catch_up {
+            if !outbox.push_catch_up(opening.frames) {
+                return Err(Refusal::new(
+                    ErrorCode::Unavailable,
+                    "your connection is too slow to catch up",
+                ));
+            }
+        } else {
+            opening.frames.into_iter().for_each(|f| {
+                outbox.push(f);
+            });
+        }
+        let conn = outbox.conn();
+        self.watchers.retain(|w| w.outbox.conn() != conn);
+        self.watchers.push(Watcher {
+            outbox,
+            user,
+            color: opening.color,
+            delayed: opening.delayed,
+            after: opening.through,
+        });
+        Ok(())
+    }
+
+    /// A frame the owner relayed: to each watcher it is for, after the frames it
+    /// missed, unless it had it already.
+    async fn relayed(&mut self, payload: &[u8]) {
+        let Some(relayed) = Relayed::decode(payload) else {
+            tracing::warn!(game = %self.game, "an unreadable relayed frame was ignored");
+            return;
+        };
+        let (seq, audience, frame) = match relayed {
+            Relayed::Closed => {
+                self.orphaned = true;
+                return;
+            }
+            Relayed::Frame {
+                seq,
+                audience,
+                frame,
+            } => (seq, audience, frame),
+        };
+        if audience == Audience::Spectators {
+            for w in self.watchers.iter().filter(|w| w.color.is_none()) {
+                w.outbox.push(frame.clone());
+            }
+            return;
+        }
+        let delayed = audience == Audience::Delayed;
+        // The earliest seq any watcher of this stream lacks before this frame.
+        let behind = self
+            .watchers
+            .iter()
+            .filter(|w| w.delayed == delayed && w.after + 1 < seq)
+            .map(|w| w.after)
+            .min();
+        let missed = match behind {
+            Some(after) => self.missed(after, seq).await,
+            None => Vec::new(),
+        };
+        let mut dropped = false;
+        for w in self.watchers.iter_mut().filter(|w| w.delayed == delayed) {
+            for (s, f) in missed.iter().chain(std::iter::once(&(seq, frame.clone()))) {
+                if *s > w.after {
+                    dropped |= !w.outbox.push(f.clone());
+                    w.after = *s;
+                }
+            }
+        }
+        if dropped {
+            // A full queue has told its connection to close; it leaves through the
+            // session, which says so to the owner.
+            tracing::info!(game = %self.game, "dropped a slow connection");
+        }
+    }
+
+    /// The frames with seq `after + 1 .. before`, from the store.
+    async fn missed(&self, after: u64, before: u64) -> Vec<(u64, Frame)> {
+        match stored_frames(&self.store, &self.game, after + 1..before).await {
+            Ok(frames) => {
+                crate::metrics::cluster_gap_filled(frames.len());
+                (after + 1..).zip(frames).collect()
+            }
+            Err(e) => {
+                tracing::error!(game = %self.game, error = %e, "a gap in relayed frames could not be filled");
+                Vec::new()
+            }
+        }
+    }
+}
+
+fn unexpected() -> Refusal {
+    Refusal::new(
+        ErrorCode::Unavailable,
+        "the game's server node answered something unexpected",
+    )
+}
