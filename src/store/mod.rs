@@ -8,14 +8,16 @@
 //! per-game `seq` (1, 2, 3 … with no gaps), and the store refuses a duplicate or gapped
 //! number instead of overwriting history.
 //!
-//! [`SqliteStore`] is the embedded backend; the synchronous [`Store`] trait keeps room for
-//! a PostgreSQL backend that several nodes can share. [`StoreWriter`] puts many games'
+//! [`SqliteStore`] is the embedded backend; [`PgStore`] keeps the same log in PostgreSQL,
+//! which several nodes can share (each game owned by one node at a time, fenced with
+//! [`Append::Fence`]). [`StoreWriter`] puts many games'
 //! commits into one transaction (one fsync) from an async context.
 
 mod accounts;
 mod fairplay;
 mod leases;
 mod migrations;
+mod postgres;
 mod ratings;
 mod sqlite;
 mod writer;
@@ -31,6 +33,7 @@ pub use accounts::{
 };
 pub use fairplay::{KibitzRecord, NewReport, StoredReport};
 pub use leases::{Claim, Leases};
+pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
@@ -359,6 +362,13 @@ pub enum StoreError {
     /// An invite that does not exist, is used up, or has expired.
     #[error("The invite code is unknown, used or expired.")]
     InvalidInvite,
+    /// PostgreSQL could not be reached, refused a statement, or answered something this
+    /// build cannot read. The detail never holds the connection URL or its password.
+    #[error("The PostgreSQL game database failed: {detail}.")]
+    Postgres {
+        /// What went wrong.
+        detail: String,
+    },
     /// [`Append::Fence`] with a number below the game's stored fence: another node has
     /// taken the game over since this one claimed it.
     #[error(

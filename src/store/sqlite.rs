@@ -1,5 +1,5 @@
 //! The embedded SQLite backend of [`Store`]: one file, one connection behind a mutex, WAL
-//! journal. The only place in tengen that writes SQL.
+//! journal. With `postgres/`, the only place in tengen that writes SQL.
 
 use std::fmt;
 use std::ops::Range;

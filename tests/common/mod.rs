@@ -3,6 +3,8 @@
 //! clients that speak JSON.
 #![allow(dead_code)]
 
+pub mod services;
+
 use std::collections::VecDeque;
 use std::time::Duration;
 

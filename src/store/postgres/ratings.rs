@@ -1,0 +1,236 @@
+//! Ratings in PostgreSQL: which games are rated and the order their ratings were applied
+//! in, the change each made, and every player's standings. Writes take one lock, so two
+//! nodes never number an application the same.
+
+use tokio_postgres::{Client, Row, Transaction};
+
+use super::games::{GAME_COLUMNS, query_games, snapshot};
+use super::{bad_row, col, pg_error};
+use crate::store::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, StoreError};
+
+/// Held by every write of ratings until its transaction ends.
+const RATINGS_LOCK: i64 = 0x5447_454E + 1;
+
+const RATING_COLUMNS: &str =
+    "player, pool, rating, deviation, volatility, games, won, lost, last_game_ms";
+
+pub(super) async fn rated_games(client: &mut Client) -> Result<RatedGames, StoreError> {
+    let tx = snapshot(client).await?;
+    let columns: Vec<String> = GAME_COLUMNS
+        .split(',')
+        .map(|c| format!("g.{}", c.trim()))
+        .collect();
+    let columns = columns.join(", ");
+    let applied = format!(
+        "SELECT {columns} FROM rated_games r JOIN games g ON g.id = r.game_id
+         WHERE r.applied IS NOT NULL ORDER BY r.applied"
+    );
+    let pending = format!(
+        "SELECT {columns} FROM rated_games r JOIN games g ON g.id = r.game_id
+         WHERE r.applied IS NULL AND g.status = 'finished' ORDER BY g.ended_at_ms, g.id"
+    );
+    let games = RatedGames {
+        applied: query_games(&tx, &applied, &[]).await?,
+        pending: query_games(&tx, &pending, &[]).await?,
+    };
+    tx.commit().await.map_err(pg_error)?;
+    Ok(games)
+}
+
+/// Records `records` in order in one transaction; with `settled`, first forgets every
+/// applied game, change and standing and the rebuilds owed up to that mark (a rebuild).
+pub(super) async fn record(
+    client: &mut Client,
+    records: Vec<RatingRecord>,
+    settled: Option<i64>,
+) -> Result<(), StoreError> {
+    let tx = client.transaction().await.map_err(pg_error)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&RATINGS_LOCK])
+        .await
+        .map_err(pg_error)?;
+    if let Some(settled) = settled {
+        tx.batch_execute(
+            "DELETE FROM rating_changes; DELETE FROM ratings; UPDATE rated_games SET applied = NULL;",
+        )
+        .await
+        .map_err(pg_error)?;
+        tx.execute("DELETE FROM ratings_owed WHERE id <= $1", &[&settled])
+            .await
+            .map_err(pg_error)?;
+    }
+    for record in &records {
+        record_one(&tx, record).await?;
+    }
+    tx.commit().await.map_err(pg_error)
+}
+
+async fn record_one(tx: &Transaction<'_>, record: &RatingRecord) -> Result<(), StoreError> {
+    let updated = tx
+        .execute(
+            "UPDATE rated_games
+             SET applied = (SELECT coalesce(max(applied), 0) + 1 FROM rated_games)
+             WHERE game_id = $1 AND applied IS NULL",
+            &[&record.game_id],
+        )
+        .await
+        .map_err(pg_error)?;
+    if updated == 0 {
+        return Err(StoreError::UnknownGame {
+            game_id: record.game_id.clone(),
+        });
+    }
+    for c in &record.changes {
+        tx.execute(
+            "INSERT INTO rating_changes (game_id, pool, color, player, opponent, at_ms,
+                 rating_before, deviation_before, volatility_before, rating, deviation, volatility)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            &[
+                &c.game_id,
+                &c.pool,
+                &c.color,
+                &c.player,
+                &c.opponent,
+                &c.at_ms,
+                &c.before[0],
+                &c.before[1],
+                &c.before[2],
+                &c.after[0],
+                &c.after[1],
+                &c.after[2],
+            ],
+        )
+        .await
+        .map_err(pg_error)?;
+    }
+    for s in &record.standings {
+        let (games, won, lost) = (i64::from(s.games), i64::from(s.won), i64::from(s.lost));
+        tx.execute(
+            "INSERT INTO ratings (player, pool, rating, deviation, volatility, games, won, lost,
+                 last_game_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             ON CONFLICT (player, pool) DO UPDATE SET rating = EXCLUDED.rating,
+                 deviation = EXCLUDED.deviation, volatility = EXCLUDED.volatility,
+                 games = EXCLUDED.games, won = EXCLUDED.won, lost = EXCLUDED.lost,
+                 last_game_ms = EXCLUDED.last_game_ms",
+            &[
+                &s.player,
+                &s.pool,
+                &s.rating,
+                &s.deviation,
+                &s.volatility,
+                &games,
+                &won,
+                &lost,
+                &s.last_game_ms,
+            ],
+        )
+        .await
+        .map_err(pg_error)?;
+    }
+    Ok(())
+}
+
+pub(super) async fn owed(client: &mut Client) -> Result<i64, StoreError> {
+    let row = client
+        .query_one("SELECT coalesce(max(id), 0) FROM ratings_owed", &[])
+        .await
+        .map_err(pg_error)?;
+    col(&row, 0)
+}
+
+fn count(row: &Row, index: usize) -> Result<u32, StoreError> {
+    let n: i64 = col(row, index)?;
+    u32::try_from(n).map_err(|_| bad_row(format!("a standing counts {n} games")))
+}
+
+fn rating_row(row: &Row) -> Result<RatingRow, StoreError> {
+    Ok(RatingRow {
+        player: col(row, 0)?,
+        pool: col(row, 1)?,
+        rating: col(row, 2)?,
+        deviation: col(row, 3)?,
+        volatility: col(row, 4)?,
+        games: count(row, 5)?,
+        won: count(row, 6)?,
+        lost: count(row, 7)?,
+        last_game_ms: col(row, 8)?,
+    })
+}
+
+pub(super) async fn player_ratings(
+    client: &mut Client,
+    player: String,
+) -> Result<Vec<RatingRow>, StoreError> {
+    let sql = format!("SELECT {RATING_COLUMNS} FROM ratings WHERE player = $1 ORDER BY pool");
+    let rows = client.query(&sql, &[&player]).await.map_err(pg_error)?;
+    rows.iter().map(rating_row).collect()
+}
+
+pub(super) async fn leaderboard(
+    client: &mut Client,
+    pool: String,
+    limit: u32,
+) -> Result<Vec<RatingRow>, StoreError> {
+    let sql = format!(
+        "SELECT {RATING_COLUMNS} FROM ratings WHERE pool = $1
+         ORDER BY rating DESC, player LIMIT $2"
+    );
+    let rows = client
+        .query(&sql, &[&pool, &i64::from(limit)])
+        .await
+        .map_err(pg_error)?;
+    rows.iter().map(rating_row).collect()
+}
+
+pub(super) async fn rating_history(
+    client: &mut Client,
+    player: String,
+    limit: u32,
+) -> Result<Vec<RatingChangeRow>, StoreError> {
+    // The latest `limit` by order of application, returned oldest first.
+    let rows = client
+        .query(
+            "SELECT c.game_id, c.pool, c.color, c.player, c.opponent, c.at_ms,
+                    c.rating_before, c.deviation_before, c.volatility_before,
+                    c.rating, c.deviation, c.volatility
+             FROM rating_changes c JOIN rated_games r ON r.game_id = c.game_id
+             WHERE c.player = $1 ORDER BY r.applied DESC, c.pool LIMIT $2",
+            &[&player, &i64::from(limit)],
+        )
+        .await
+        .map_err(pg_error)?;
+    let mut history = rows
+        .iter()
+        .map(|row| {
+            Ok(RatingChangeRow {
+                game_id: col(row, 0)?,
+                pool: col(row, 1)?,
+                color: col(row, 2)?,
+                player: col(row, 3)?,
+                opponent: col(row, 4)?,
+                at_ms: col(row, 5)?,
+                before: [col(row, 6)?, col(row, 7)?, col(row, 8)?],
+                after: [col(row, 9)?, col(row, 10)?, col(row, 11)?],
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    history.reverse();
+    Ok(history)
+}
+
+pub(super) async fn player_name(
+    client: &mut Client,
+    player: String,
+) -> Result<Option<String>, StoreError> {
+    let row = client
+        .query_one(
+            "SELECT COALESCE(
+                 (SELECT display_name FROM users WHERE id = $1),
+                 (SELECT CASE WHEN black = $1 THEN black_name ELSE white_name END FROM games
+                  WHERE black = $1 OR white = $1 ORDER BY created_at_ms DESC, id DESC LIMIT 1))",
+            &[&player],
+        )
+        .await
+        .map_err(pg_error)?;
+    col(&row, 0)
+}

@@ -1,0 +1,877 @@
+//! One set of store scenarios run over both backends, SQLite and PostgreSQL, so they keep
+//! the same promises: seq numbering, all-or-nothing batches, the fence, paging, accounts,
+//! ratings, fair play and reviews. Plus what only a shared database shows: two stores
+//! (two nodes) appending to one game take turns, and a lost connection comes back.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
+use tengen::protocol::Role;
+use tengen::store::{
+    Append, EventRecord, GameQuery, GameRecord, GameStatus, KibitzRecord, NewInvite, NewRefresh,
+    NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation,
+    SqliteStore, Store, StoreError, SyncMode, UserChange, UserRecord,
+};
+
+/// A store under test with what keeps it alive (a temp dir or a database).
+struct Backend {
+    store: Arc<dyn Store>,
+    _sqlite: Option<tempfile::TempDir>,
+    pg: Option<PgDb>,
+}
+
+impl Backend {
+    /// A second store on the same data: another node on the same database, or (SQLite,
+    /// one process) the same store again.
+    fn another_node(&self) -> Arc<dyn Store> {
+        match &self.pg {
+            Some(db) => Arc::new(PgStore::open(db.url()).expect("a second PgStore")),
+            None => Arc::clone(&self.store),
+        }
+    }
+}
+
+fn sqlite() -> Backend {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store =
+        SqliteStore::open(&dir.path().join("t.sqlite"), SyncMode::Normal).expect("sqlite opens");
+    Backend {
+        store: Arc::new(store),
+        _sqlite: Some(dir),
+        pg: None,
+    }
+}
+
+fn postgres() -> Backend {
+    let db = postgres_db();
+    let store = PgStore::open(db.url()).expect("postgres opens");
+    Backend {
+        store: Arc::new(store),
+        _sqlite: None,
+        pg: Some(db),
+    }
+}
+
+/// Each scenario as two tests, `<name>::sqlite` and `<name>::postgres`.
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn sqlite() {
+                super::$name(&super::sqlite());
+            }
+            #[test]
+            fn postgres() {
+                super::$name(&super::postgres());
+            }
+        }
+    )*};
+}
+
+on_both!(
+    games_and_events_round_trip,
+    only_the_next_seq_is_accepted,
+    a_bad_item_rolls_the_whole_batch_back,
+    the_fence_only_grows,
+    unknown_and_taken_games_are_refused,
+    game_lists_page_without_skipping_ties,
+    unfinished_games_come_back_oldest_first,
+    refresh_tokens_rotate_and_a_replay_revokes_the_family,
+    users_invites_and_external_sightings,
+    ratings_are_recorded_in_order_and_rebuilt,
+    fair_play_rows_and_forfeit_losses,
+    reviews_are_saved_and_counted,
+    two_nodes_appending_to_one_game_take_turns,
+);
+
+fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
+    GameRecord {
+        id: id.to_owned(),
+        created_at_ms,
+        settings: r#"{"size":19,"komi":7.5}"#.to_owned(),
+        black: black.to_owned(),
+        white: white.to_owned(),
+        black_name: format!("{black} the Black"),
+        white_name: format!("{white} the White"),
+        status: GameStatus::Live,
+        result: None,
+        ended_at_ms: None,
+        move_count: 0,
+    }
+}
+
+fn event(game_id: &str, seq: u64) -> EventRecord {
+    EventRecord {
+        game_id: game_id.to_owned(),
+        seq,
+        kind: "move_played".to_owned(),
+        payload: format!(r#"{{"vertex":"D{seq}"}}"#),
+        at_ms: 1_000 + seq as i64,
+    }
+}
+
+fn events(game_id: &str, seqs: std::ops::RangeInclusive<u64>) -> Vec<Append> {
+    seqs.map(|seq| Append::Event(event(game_id, seq))).collect()
+}
+
+fn finish(game_id: &str, result: &str, ended_at_ms: i64) -> Append {
+    Append::Finish {
+        game_id: game_id.to_owned(),
+        result: result.to_owned(),
+        ended_at_ms,
+    }
+}
+
+fn fence(game_id: &str, fence: u64) -> Append {
+    Append::Fence {
+        game_id: game_id.to_owned(),
+        fence,
+    }
+}
+
+fn ids(games: &[GameRecord]) -> Vec<&str> {
+    games.iter().map(|g| g.id.as_str()).collect()
+}
+
+fn games_and_events_round_trip(b: &Backend) {
+    let s = &b.store;
+    let g = game("g1", 10, "alice", "bob");
+    s.create_game(&g).expect("create");
+    s.append(&events("g1", 1..=2)).expect("first events");
+    let mut batch = events("g1", 3..=4);
+    batch.push(Append::MoveCount {
+        game_id: "g1".into(),
+        move_count: 4,
+    });
+    s.append(&batch).expect("more events");
+    s.append(&[
+        Append::Create(game("g2", 11, "carol", "dave")),
+        Append::Event(event("g2", 1)),
+        Append::Event(event("g2", 2)),
+    ])
+    .expect("a game created with its first events");
+    let want: Vec<EventRecord> = (1..=4).map(|seq| event("g1", seq)).collect();
+    assert_eq!(
+        s.game("g1").expect("read"),
+        Some(GameRecord { move_count: 4, ..g })
+    );
+    assert_eq!(s.events("g1").expect("events"), want);
+    assert_eq!(s.events_in("g1", 2..4).expect("range"), want[1..3]);
+    assert_eq!(s.events_in("g1", 4..u64::MAX).expect("range"), want[3..]);
+    assert_eq!(s.events("g2").expect("events").len(), 2);
+    assert_eq!(s.game("nope").expect("read"), None);
+    assert!(s.events("nope").expect("events").is_empty());
+    s.check_writable().expect("writable");
+}
+
+fn only_the_next_seq_is_accepted(b: &Backend) {
+    let s = &b.store;
+    s.create_game(&game("g", 1, "a", "b")).expect("create");
+    for seq in [0, 2] {
+        let err = s.append(&[Append::Event(event("g", seq))]);
+        assert!(
+            matches!(err, Err(StoreError::SeqOutOfOrder { expected: 1, .. })),
+            "seq {seq}: {err:?}"
+        );
+    }
+    s.append(&events("g", 1..=2)).expect("events");
+    for seq in [2, 4, u64::MAX] {
+        let err = s.append(&[Append::Event(event("g", seq))]);
+        assert!(
+            matches!(err, Err(StoreError::SeqOutOfOrder { expected: 3, .. })),
+            "seq {seq}: {err:?}"
+        );
+        assert!(err.err().is_some_and(|e| e.is_rejection()));
+    }
+    assert_eq!(s.events("g").expect("events").len(), 2);
+}
+
+fn a_bad_item_rolls_the_whole_batch_back(b: &Backend) {
+    let s = &b.store;
+    s.create_game(&game("g", 1, "a", "b")).expect("create");
+    s.append(&events("g", 1..=2)).expect("events");
+    let mut replaced = event("g", 1);
+    replaced.payload = r#"{"vertex":"Q16"}"#.into();
+    let err = s.append(&[
+        Append::Create(game("h", 2, "c", "d")),
+        Append::Event(event("g", 3)),
+        Append::MoveCount {
+            game_id: "g".into(),
+            move_count: 3,
+        },
+        Append::Kibitz(kibitz("g", 5)),
+        Append::Event(replaced),
+    ]);
+    assert!(
+        matches!(
+            err,
+            Err(StoreError::SeqOutOfOrder {
+                seq: 1,
+                expected: 4,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(s.game("h").expect("read"), None);
+    assert_eq!(s.game("g").expect("read").map(|g| g.move_count), Some(0));
+    assert_eq!(s.events("g").expect("events").len(), 2);
+    assert!(s.kibitz("g").expect("kibitz").is_empty());
+    // The store is healthy afterwards: the next good batch goes through.
+    s.append(&events("g", 3..=3)).expect("next");
+}
+
+fn the_fence_only_grows(b: &Backend) {
+    let s = &b.store;
+    s.create_game(&game("g", 1, "a", "b")).expect("create");
+    s.append(&[fence("g", 0)]).expect("an equal claim passes");
+    s.append(&[fence("g", 5)]).expect("a higher claim passes");
+    s.append(&[fence("g", 5), Append::Event(event("g", 1))])
+        .expect("the owner claims again and writes");
+    let err = s.append(&[
+        Append::Create(game("h", 2, "c", "d")),
+        fence("g", 4),
+        Append::Event(event("g", 2)),
+    ]);
+    assert!(
+        matches!(
+            err,
+            Err(StoreError::Fenced {
+                fence: 4,
+                current: 5,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert!(err.err().is_some_and(|e| e.is_rejection()));
+    assert_eq!(s.game("h").expect("read"), None);
+    assert_eq!(s.events("g").expect("events").len(), 1);
+    // The stored value grew to 5: 4 stays refused, 6 passes and then 5 is refused.
+    s.append(&[fence("g", 6)]).expect("a newer owner");
+    let err = s.append(&[fence("g", 5)]);
+    assert!(
+        matches!(err, Err(StoreError::Fenced { current: 6, .. })),
+        "{err:?}"
+    );
+    let err = s.append(&[fence("g", u64::MAX)]);
+    assert!(matches!(err, Err(StoreError::Fenced { .. })), "{err:?}");
+    let err = s.append(&[fence("x", 1)]);
+    assert!(
+        matches!(err, Err(StoreError::UnknownGame { .. })),
+        "{err:?}"
+    );
+}
+
+fn unknown_and_taken_games_are_refused(b: &Backend) {
+    let s = &b.store;
+    s.create_game(&game("g", 1, "a", "b")).expect("create");
+    let dup = s.create_game(&game("g", 2, "c", "d"));
+    assert!(
+        matches!(dup, Err(StoreError::DuplicateGame { .. })),
+        "{dup:?}"
+    );
+    assert_eq!(
+        s.game("g").expect("read").map(|g| g.black),
+        Some("a".into())
+    );
+    let unknown = [
+        Append::Event(event("x", 1)),
+        Append::MoveCount {
+            game_id: "x".into(),
+            move_count: 1,
+        },
+        finish("x", "0", 1),
+        Append::Kibitz(kibitz("x", 1)),
+        Append::Rated {
+            game_id: "x".into(),
+        },
+        Append::Rejudge {
+            game_id: "g".into(),
+            result: "B+R".into(),
+        },
+    ];
+    for item in unknown {
+        let err = s.append(std::slice::from_ref(&item));
+        assert!(
+            matches!(err, Err(StoreError::UnknownGame { .. })),
+            "{item:?}: {err:?}"
+        );
+    }
+    s.append(&[finish("g", "W+R", 99)]).expect("finish");
+    let again = s.append(&[finish("g", "B+R", 100)]);
+    assert!(
+        matches!(again, Err(StoreError::AlreadyFinished { .. })),
+        "{again:?}"
+    );
+    let done = s.game("g").expect("read").expect("exists");
+    assert_eq!(
+        (done.status, done.result.as_deref(), done.ended_at_ms),
+        (GameStatus::Finished, Some("W+R"), Some(99))
+    );
+    s.append(&[Append::Rejudge {
+        game_id: "g".into(),
+        result: "B+R".into(),
+    }])
+    .expect("a referee's correction");
+    assert_eq!(
+        s.game("g").expect("read").and_then(|g| g.result),
+        Some("B+R".into())
+    );
+}
+
+fn game_lists_page_without_skipping_ties(b: &Backend) {
+    let s = &b.store;
+    let games = [
+        game("a", 100, "alice", "bob"),
+        game("b", 200, "carol", "alice"),
+        game("c", 200, "bob", "carol"),
+        game("d", 200, "alice", "dave"),
+        game("e", 300, "bob", "dave"),
+        game("f", 400, "alice", "carol"),
+        game("g", 500, "erin", "bob"),
+        // Ids that sort differently by bytes than in a natural-language collation.
+        game("B", 200, "x", "y"),
+        game("a-b", 200, "x", "y"),
+    ];
+    let batch: Vec<Append> = games.iter().cloned().map(Append::Create).collect();
+    s.append(&batch).expect("create");
+    s.append(&[finish("f", "B+3.5", 450)]).expect("finish");
+    let all = s.list_games(&GameQuery::default()).expect("list");
+    assert_eq!(ids(&all), ["g", "f", "e", "d", "c", "b", "a-b", "B", "a"]);
+    let mut paged = Vec::new();
+    let mut query = GameQuery {
+        limit: 2,
+        ..GameQuery::default()
+    };
+    loop {
+        let page = s.list_games(&query).expect("page");
+        assert!(page.len() <= 2);
+        let Some(last) = page.last() else { break };
+        query.before_ms = Some(last.created_at_ms);
+        query.before_id = Some(last.id.clone());
+        paged.extend(page.into_iter().map(|g| g.id));
+    }
+    assert_eq!(paged, ["g", "f", "e", "d", "c", "b", "a-b", "B", "a"]);
+    let before = s
+        .list_games(&GameQuery {
+            before_ms: Some(200),
+            ..GameQuery::default()
+        })
+        .expect("list");
+    assert_eq!(ids(&before), ["a"]);
+    let alice = s
+        .list_games(&GameQuery {
+            player: Some("alice".into()),
+            ..GameQuery::default()
+        })
+        .expect("list");
+    assert_eq!(ids(&alice), ["f", "d", "b", "a"]);
+    let page = s
+        .list_games(&GameQuery {
+            player: Some("alice".into()),
+            status: Some(GameStatus::Live),
+            before_ms: Some(200),
+            before_id: Some("d".into()),
+            limit: 1,
+        })
+        .expect("list");
+    assert_eq!(ids(&page), ["b"]);
+    let finished = s
+        .list_games(&GameQuery {
+            status: Some(GameStatus::Finished),
+            ..GameQuery::default()
+        })
+        .expect("list");
+    assert_eq!(ids(&finished), ["f"]);
+    let none = s
+        .list_games(&GameQuery {
+            limit: 0,
+            ..GameQuery::default()
+        })
+        .expect("list");
+    assert!(none.is_empty());
+}
+
+fn unfinished_games_come_back_oldest_first(b: &Backend) {
+    let s = &b.store;
+    for (id, at) in [("late", 30), ("early", 10), ("done", 20), ("empty", 40)] {
+        s.create_game(&game(id, at, "alice", "bob"))
+            .expect("create");
+    }
+    s.append(&events("late", 1..=3)).expect("events");
+    s.append(&events("done", 1..=2)).expect("events");
+    s.append(&events("early", 1..=1)).expect("events");
+    s.append(&[Append::Event(event("done", 3)), finish("done", "W+R", 99)])
+        .expect("finish");
+    let live = s.unfinished_games().expect("unfinished");
+    let found: Vec<(&str, Vec<u64>)> = live
+        .iter()
+        .map(|(g, log)| (g.id.as_str(), log.iter().map(|e| e.seq).collect()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("early", vec![1]),
+            ("late", vec![1, 2, 3]),
+            ("empty", vec![])
+        ]
+    );
+    assert!(live[1].1.iter().all(|e| e.game_id == "late"));
+}
+
+fn user(id: &str, origin: Origin) -> UserRecord {
+    UserRecord {
+        id: id.into(),
+        origin,
+        display_name: id.to_uppercase(),
+        role: Role::Player,
+        password_hash: (origin == Origin::Local).then(|| "$argon2id$x".to_string()),
+        disabled: false,
+        created_at_ms: 1,
+    }
+}
+
+fn token(hash: &str, at: i64) -> NewRefresh {
+    NewRefresh {
+        hash: hash.into(),
+        issued_at_ms: at,
+        expires_at_ms: at + 1000,
+    }
+}
+
+fn refresh_tokens_rotate_and_a_replay_revokes_the_family(b: &Backend) {
+    let s = &b.store;
+    s.create_user(&user("alice", Origin::Local), None, 1)
+        .expect("create");
+    s.start_refresh_family("alice", &token("t1", 10), 10)
+        .expect("family");
+    assert!(matches!(
+        s.rotate_refresh("t1", &token("t2", 20)),
+        Ok(Rotation::Rotated(u)) if u.id == "alice"
+    ));
+    assert_eq!(
+        s.rotate_refresh("t1", &token("t3", 30)).expect("replay"),
+        Rotation::Replayed
+    );
+    assert_eq!(
+        s.rotate_refresh("t2", &token("t4", 40)).expect("revoked"),
+        Rotation::Invalid,
+        "the replay revoked the whole family"
+    );
+    assert_eq!(
+        s.rotate_refresh("nope", &token("t5", 40)).expect("unknown"),
+        Rotation::Invalid
+    );
+    s.start_refresh_family("alice", &token("e1", 50), 10)
+        .expect("family");
+    assert_eq!(
+        s.rotate_refresh("e1", &token("e2", 2000)).expect("expired"),
+        Rotation::Invalid
+    );
+    // At most two live families: a third revokes the oldest.
+    for (hash, at) in [("f1", 100), ("f2", 110), ("f3", 120)] {
+        s.start_refresh_family("alice", &token(hash, at), 2)
+            .expect("family");
+    }
+    assert_eq!(
+        s.rotate_refresh("f1", &token("f1b", 130)).expect("oldest"),
+        Rotation::Invalid
+    );
+    assert!(matches!(
+        s.rotate_refresh("f3", &token("f3b", 130)),
+        Ok(Rotation::Rotated(_))
+    ));
+    s.revoke_refresh_family("f3b").expect("logout");
+    assert_eq!(
+        s.rotate_refresh("f3b", &token("f3c", 140))
+            .expect("logged out"),
+        Rotation::Invalid
+    );
+    s.revoke_refresh_family("unknown").expect("a no-op");
+    s.update_user("alice", &UserChange::Disabled(true))
+        .expect("disable");
+    assert_eq!(
+        s.rotate_refresh("f2", &token("f2b", 150))
+            .expect("disabled"),
+        Rotation::Disabled
+    );
+}
+
+fn users_invites_and_external_sightings(b: &Backend) {
+    let s = &b.store;
+    let alice = user("alice", Origin::Local);
+    s.create_user(&alice, None, 1).expect("create");
+    assert_eq!(s.user("alice").expect("read"), Some(alice.clone()));
+    assert!(matches!(
+        s.create_user(&user("alice", Origin::Guest), None, 1),
+        Err(StoreError::DuplicateUser { .. })
+    ));
+    s.create_invite(&NewInvite {
+        hash: "inv".into(),
+        created_at_ms: 1,
+        expires_at_ms: 100,
+    })
+    .expect("invite");
+    assert!(matches!(
+        s.create_user(&user("late", Origin::Local), Some("inv"), 100),
+        Err(StoreError::InvalidInvite)
+    ));
+    assert_eq!(s.user("late").expect("read"), None, "rolled back");
+    s.create_user(&user("bob", Origin::Local), Some("inv"), 50)
+        .expect("invited");
+    assert!(matches!(
+        s.create_user(&user("cid", Origin::Local), Some("inv"), 50),
+        Err(StoreError::InvalidInvite)
+    ));
+    s.update_user("bob", &UserChange::Role(Role::Referee))
+        .expect("role");
+    s.update_user("bob", &UserChange::Password("$argon2id$y".into()))
+        .expect("password");
+    let bob = s.user("bob").expect("read").expect("bob");
+    assert_eq!(
+        (bob.role, bob.password_hash.as_deref()),
+        (Role::Referee, Some("$argon2id$y"))
+    );
+    assert!(matches!(
+        s.update_user("nobody", &UserChange::Disabled(true)),
+        Err(StoreError::UnknownUser { .. })
+    ));
+    use tengen::store::Sighting;
+    assert_eq!(
+        s.sight_external("ext", "Ext", 5).expect("first"),
+        Sighting::Admitted
+    );
+    assert_eq!(
+        s.sight_external("ext", "Ext", 6).expect("again"),
+        Sighting::Admitted
+    );
+    assert_eq!(
+        s.sight_external("alice", "A", 6).expect("clash"),
+        Sighting::Clash(Origin::Local)
+    );
+    s.update_user("ext", &UserChange::Disabled(true))
+        .expect("disable");
+    assert_eq!(
+        s.sight_external("ext", "Ext", 7).expect("disabled"),
+        Sighting::Disabled
+    );
+    let page: Vec<String> = s
+        .users("alice", 2)
+        .expect("users")
+        .into_iter()
+        .map(|u| u.id)
+        .collect();
+    assert_eq!(page, ["bob", "ext"]);
+}
+
+fn rating_row(player: &str, rating: f64) -> RatingRow {
+    RatingRow {
+        player: player.into(),
+        pool: "overall".into(),
+        rating,
+        deviation: 300.0,
+        volatility: 0.06,
+        games: 1,
+        won: 1,
+        lost: 0,
+        last_game_ms: Some(5),
+    }
+}
+
+fn rating(game_id: &str, black: (&str, f64), white: (&str, f64)) -> RatingRecord {
+    let change = |color: &str, (player, r): (&str, f64), opponent: &str| RatingChangeRow {
+        game_id: game_id.into(),
+        pool: "overall".into(),
+        color: color.into(),
+        player: player.into(),
+        opponent: opponent.into(),
+        at_ms: 5,
+        before: [1500.0, 350.0, 0.06],
+        after: [r, 300.0, 0.06],
+    };
+    RatingRecord {
+        game_id: game_id.into(),
+        changes: vec![
+            change("black", black, white.0),
+            change("white", white, black.0),
+        ],
+        standings: vec![rating_row(black.0, black.1), rating_row(white.0, white.1)],
+    }
+}
+
+fn ratings_are_recorded_in_order_and_rebuilt(b: &Backend) {
+    let s = &b.store;
+    let rated = |id: &str| Append::Rated { game_id: id.into() };
+    s.append(&[
+        Append::Create(game("late", 1, "ann", "bob")),
+        rated("late"),
+        Append::Create(game("early", 2, "ann", "bob")),
+        rated("early"),
+        Append::Create(game("live", 3, "ann", "bob")),
+        rated("live"),
+        Append::Create(game("unrated", 4, "ann", "cid")),
+        finish("late", "B+R", 20),
+        finish("early", "B+R", 10),
+        finish("unrated", "B+R", 5),
+    ])
+    .expect("written");
+    let games = s.rated_games().expect("read");
+    assert!(games.applied.is_empty());
+    assert_eq!(ids(&games.pending), ["early", "late"]);
+    s.record_rating(&rating("late", ("ann", 1600.0), ("bob", 1400.0)))
+        .expect("late");
+    s.record_rating(&rating("early", ("ann", 1650.0), ("bob", 1350.0)))
+        .expect("early");
+    assert_eq!(
+        ids(&s.rated_games().expect("read").applied),
+        ["late", "early"]
+    );
+    for id in ["late", "unrated", "nowhere"] {
+        let twice = s.record_rating(&rating(id, ("ann", 0.0), ("bob", 0.0)));
+        assert!(
+            matches!(twice, Err(StoreError::UnknownGame { .. })),
+            "{twice:?}"
+        );
+    }
+    assert_eq!(
+        s.player_ratings("ann").expect("ann"),
+        [rating_row("ann", 1650.0)]
+    );
+    let board: Vec<(String, f64)> = s
+        .leaderboard("overall", 1)
+        .expect("board")
+        .into_iter()
+        .map(|r| (r.player, r.rating))
+        .collect();
+    assert_eq!(board, [("ann".to_string(), 1650.0)]);
+    let history: Vec<String> = s
+        .rating_history("ann", 10)
+        .expect("history")
+        .into_iter()
+        .map(|c| c.game_id)
+        .collect();
+    assert_eq!(history, ["late", "early"], "oldest first");
+    assert_eq!(s.ratings_owed().expect("owed"), 0);
+    s.append(&[Append::Rejudge {
+        game_id: "unrated".into(),
+        result: "W+R".into(),
+    }])
+    .expect("rejudge unrated");
+    assert_eq!(
+        s.ratings_owed().expect("owed"),
+        0,
+        "an unrated game owes nothing"
+    );
+    s.append(&[Append::Rejudge {
+        game_id: "late".into(),
+        result: "W+R".into(),
+    }])
+    .expect("rejudge rated");
+    let owed = s.ratings_owed().expect("owed");
+    assert!(owed > 0);
+    s.replace_ratings(&[rating("early", ("ann", 1550.0), ("bob", 1450.0))], owed)
+        .expect("rebuilt");
+    assert_eq!(s.ratings_owed().expect("owed"), 0);
+    let games = s.rated_games().expect("read");
+    assert_eq!(ids(&games.applied), ["early"]);
+    assert_eq!(ids(&games.pending), ["late"]);
+    assert_eq!(
+        s.player_ratings("ann").expect("ann"),
+        [rating_row("ann", 1550.0)]
+    );
+    assert_eq!(
+        s.player_name("cid").expect("name").as_deref(),
+        Some("cid the White")
+    );
+    assert_eq!(s.player_name("nobody").expect("name"), None);
+    s.create_user(&user("cid", Origin::Local), None, 1)
+        .expect("account");
+    assert_eq!(s.player_name("cid").expect("name").as_deref(), Some("CID"));
+}
+
+fn kibitz(game_id: &str, at_ms: i64) -> KibitzRecord {
+    KibitzRecord {
+        game_id: game_id.into(),
+        at_ms,
+        user_id: "kibitzer".into(),
+        name: "Kibitzer".into(),
+        text: format!("line at {at_ms}"),
+    }
+}
+
+fn fair_play_rows_and_forfeit_losses(b: &Backend) {
+    let s = &b.store;
+    s.set_block("a", "b", true, 1).expect("block");
+    s.set_block("a", "b", true, 2).expect("again");
+    s.set_block("c", "a", true, 3).expect("block");
+    assert_eq!(
+        s.blocks().expect("blocks"),
+        [("a".into(), "b".into()), ("c".into(), "a".into())]
+    );
+    s.set_block("a", "b", false, 4).expect("unblock");
+    assert_eq!(s.blocks().expect("blocks"), [("c".into(), "a".into())]);
+
+    let report = |reporter: &str| NewReport {
+        reporter: reporter.into(),
+        user: Some("x".into()),
+        game_id: Some("g".into()),
+        seqs: Some((2, 5)),
+        reason: "why".into(),
+        at_ms: 9,
+    };
+    let first = s.file_report(&report("a")).expect("report");
+    let second = s.file_report(&report("b")).expect("report");
+    assert!(second > first);
+    let open = s.open_reports(None, 10).expect("open");
+    assert_eq!(open.len(), 2);
+    assert_eq!(open[0].report, report("a"));
+    assert_eq!(s.open_reports(Some("b"), 10).expect("open")[0].id, second);
+    assert!(s.close_report(first).expect("close"));
+    assert!(!s.close_report(first).expect("closed already"));
+    assert_eq!(s.open_reports(None, 10).expect("open").len(), 1);
+
+    s.create_game(&game("g", 1, "a", "b")).expect("create");
+    s.create_game(&game("h", 1, "a", "b")).expect("create");
+    s.append(&[kibitz("g", 20), kibitz("h", 5), kibitz("g", 10)].map(Append::Kibitz))
+        .expect("kibitz");
+    assert_eq!(
+        s.kibitz("g").expect("read"),
+        [kibitz("g", 10), kibitz("g", 20)]
+    );
+
+    let forfeit = |id: &str, at: i64, result: &str| {
+        let mut batch = vec![Append::Create(game(id, at, "loser", "winner"))];
+        for (seq, kind) in [(1, "game_created"), (2, "presence"), (3, "move_played")] {
+            batch.push(Append::Event(EventRecord {
+                kind: kind.into(),
+                ..event(id, seq)
+            }));
+        }
+        batch.push(Append::Event(EventRecord {
+            kind: "game_ended".into(),
+            ..event(id, 4)
+        }));
+        batch.push(finish(id, result, at + 10));
+        s.append(&batch).expect("a finished game");
+    };
+    forfeit("f1", 100, "W+F");
+    forfeit("f2", 200, "W+F");
+    forfeit("r1", 300, "W+R");
+    let losses = s.forfeit_losses("loser", 10).expect("losses");
+    let found: Vec<(&str, Vec<&str>)> = losses
+        .iter()
+        .map(|(g, log)| (g.id.as_str(), log.iter().map(|e| e.kind.as_str()).collect()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("f2", vec!["presence", "game_ended"]),
+            ("f1", vec!["presence", "game_ended"])
+        ]
+    );
+    assert!(s.forfeit_losses("winner", 10).expect("none").is_empty());
+}
+
+fn reviews_are_saved_and_counted(b: &Backend) {
+    let s = &b.store;
+    let review = |id: &str, game_id: Option<&str>| ReviewRecord {
+        id: id.into(),
+        created_at_ms: 7,
+        owner: "ann".into(),
+        game_id: game_id.map(str::to_owned),
+        move_number: game_id.map(|_| 12),
+        sgf: "(;SZ[19];B[pd])".into(),
+    };
+    s.save_review(&review("r1", Some("g"))).expect("save");
+    s.save_review(&review("r2", None)).expect("save");
+    assert_eq!(s.review("r1").expect("read"), Some(review("r1", Some("g"))));
+    assert_eq!(s.review("r2").expect("read"), Some(review("r2", None)));
+    assert_eq!(s.review("r3").expect("read"), None);
+    assert_eq!(s.count_reviews("ann").expect("count"), 2);
+    assert_eq!(s.count_reviews("bob").expect("count"), 0);
+}
+
+fn two_nodes_appending_to_one_game_take_turns(b: &Backend) {
+    let nodes = [Arc::clone(&b.store), b.another_node()];
+    nodes[0]
+        .create_game(&game("g", 1, "a", "b"))
+        .expect("create");
+    const EACH: u64 = 40;
+    let writers: Vec<_> = (0..4)
+        .map(|i| {
+            let store = Arc::clone(&nodes[i % 2]);
+            std::thread::spawn(move || {
+                let mut written = 0;
+                while written < EACH {
+                    // Read the next number, then race the others for it.
+                    let next = store.events("g").expect("read").len() as u64 + 1;
+                    match store.append(&[Append::Event(event("g", next))]) {
+                        Ok(()) => written += 1,
+                        Err(StoreError::SeqOutOfOrder { .. }) => {}
+                        Err(e) => panic!("only a lost race may fail: {e}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().expect("writer");
+    }
+    let seqs: Vec<u64> = nodes[1]
+        .events("g")
+        .expect("events")
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(seqs, (1..=4 * EACH).collect::<Vec<_>>());
+}
+
+#[test]
+fn postgres_lost_connections_fail_one_call_and_come_back() {
+    let db = postgres_db();
+    let store = PgStore::open(db.url()).expect("open");
+    store.create_game(&game("g", 1, "a", "b")).expect("create");
+    let name = db
+        .url()
+        .rsplit_once('/')
+        .map(|(_, name)| name.to_owned())
+        .expect("a database name");
+    admin_sql(
+        &postgres_admin_url(),
+        format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+        ),
+    )
+    .expect("the server ends our connections");
+    // Each idle connection was ended under it: a call on one fails with an error, then a
+    // fresh connection serves the next.
+    let mut failures = 0;
+    let seqs = loop {
+        match store.events("g") {
+            Ok(events) => break events.len(),
+            Err(StoreError::Postgres { .. }) if failures < 8 => failures += 1,
+            Err(e) => panic!("a lost connection is a Postgres error: {e:?}"),
+        }
+    };
+    assert_eq!(seqs, 0);
+    store
+        .append(&[Append::Event(event("g", 1))])
+        .expect("writes work again");
+}
+
+#[test]
+fn postgres_errors_never_show_the_password() {
+    // Nothing listens on port 1.
+    let url = "postgres://tengen:hunter2secret@127.0.0.1:1/nothing";
+    let err = PgStore::open(url).expect_err("no server there");
+    let text = format!("{err} {err:?}");
+    assert!(matches!(err, StoreError::Postgres { .. }), "{text}");
+    assert!(!text.contains("hunter2secret"), "{text}");
+    let err = PgStore::open("postgres://tengen:hunter2secret@127.0.0.1:1/x?sslmode=wrong")
+        .expect_err("a bad URL");
+    assert!(!format!("{err} {err:?}").contains("hunter2secret"));
+}
