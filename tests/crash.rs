@@ -5,49 +5,19 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use common::Client;
+use common::process::Running;
 use rand::{Rng, RngExt, SeedableRng};
 use serde_json::{Value, json};
 use tengen::auth::{claims_for, sign};
 use tengen::protocol::Role;
 use tengen::rules::{Color, Game, KoRule, Move, Vertex};
 
-struct Running {
-    child: Child,
-    url: String,
-}
-
-/// Starts `tengen serve` on port 0 and reads the address it announces.
+/// Starts `tengen serve` on port 0 on `dir`.
 fn spawn(dir: &std::path::Path) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
-        .arg(dir)
-        .env("TENGEN_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tengen starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(i) = line.find("ws://") {
-                let url: String = line[i..]
-                    .chars()
-                    .take_while(|c| !c.is_whitespace() && *c != '\u{1b}')
-                    .collect();
-                let _ = tx.send(url);
-            }
-        }
-    });
-    let url = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the server announces its address");
-    Running { child, url }
+    common::process::spawn(dir, &[])
 }
 
 fn token(dir: &std::path::Path, sub: &str) -> String {
@@ -167,8 +137,7 @@ async fn acknowledged_moves_survive_sigkill_and_games_finish() {
             }));
         }
         tokio::time::sleep(Duration::from_millis(rng.random_range(20..250))).await;
-        server.child.kill().expect("SIGKILL");
-        server.child.wait().expect("reaped");
+        server.kill();
         let mut in_flight = Vec::new();
         for (t, b) in tables.iter_mut().zip(bursts) {
             let (acked, pending) = b.await.unwrap();

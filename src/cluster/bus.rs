@@ -77,7 +77,7 @@ impl Bus {
         })
     }
 
-    /// This node's id.
+    /// This node's name on the bus (its id and incarnation; see [`super::Node`]).
     pub fn node(&self) -> &str {
         &self.node
     }

@@ -46,6 +46,10 @@ pub struct Mirror {
     hub: Weak<Hub>,
     store: Arc<dyn Store>,
     watchers: Vec<Watcher>,
+    /// The owner's relayed frames.
+    relayed: async_nats::Subscriber,
+    /// The highest seq of the events stream (not the delayed one) seen here.
+    stream: u64,
     /// The owner went away: stop, and let the watchers find the game anew.
     orphaned: bool,
 }
@@ -68,18 +72,16 @@ pub async fn open(
         hub,
         store,
         watchers: Vec::new(),
+        relayed,
+        stream: 0,
         orphaned: false,
     };
-    tokio::spawn(mirror.run(commands, relayed));
+    tokio::spawn(mirror.run(commands));
     Ok(handle)
 }
 
 impl Mirror {
-    async fn run(
-        mut self,
-        mut commands: mpsc::Receiver<RoomCmd>,
-        mut relayed: async_nats::Subscriber,
-    ) {
+    async fn run(mut self, mut commands: mpsc::Receiver<RoomCmd>) {
         let mut last_used = Instant::now();
         loop {
             let idle_until = tokio::time::Instant::from_std(last_used + IDLE);
@@ -91,7 +93,7 @@ impl Mirror {
                     }
                     None => break,
                 },
-                message = relayed.next() => match message {
+                message = self.relayed.next() => match message {
                     Some(message) => self.relayed(&message.payload).await,
                     None => self.orphaned = true,
                 },
@@ -185,10 +187,12 @@ impl Mirror {
                     action,
                     lag_ms,
                 };
-                let _ = reply.send(self.ask_seq(&forward).await);
+                let answer = self.ask_seq(&forward).await;
+                let _ = reply.send(answer);
             }
             RoomCmd::Chat { user, text, reply } => {
-                let _ = reply.send(self.ask_seq(&Forward::Chat { user, text }).await);
+                let answer = self.ask_seq(&Forward::Chat { user, text }).await;
+                let _ = reply.send(answer);
             }
             RoomCmd::Summary { reply } => {
                 if let Ok(Answer::Summary(summary)) = self.ask(&Forward::Summary).await {
@@ -209,10 +213,35 @@ impl Mirror {
         }
     }
 
+    /// Forwards an action; once it is answered, the connections here have been given
+    /// its events, so a player sees their own move before its acknowledgement, as on the
+    /// owner's node.
     async fn ask_seq(&mut self, forward: &Forward) -> Result<Option<u64>, Refusal> {
-        match self.ask(forward).await? {
-            Answer::Seq(seq) => Ok(seq),
-            _ => Err(unexpected()),
+        let seq = match self.ask(forward).await? {
+            Answer::Seq(seq) => seq,
+            _ => return Err(unexpected()),
+        };
+        if let Some(seq) = seq {
+            self.reach(seq).await;
+        }
+        Ok(seq)
+    }
+
+    /// Hands out relayed frames until the events stream reaches `seq`; what has not
+    /// come in a moment is read from the store.
+    async fn reach(&mut self, seq: u64) {
+        if !self.watchers.iter().any(|w| !w.delayed) {
+            return;
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+        while self.stream < seq && !self.orphaned {
+            match tokio::time::timeout_at(deadline, self.relayed.next()).await {
+                Ok(Some(message)) => self.relayed(&message.payload).await,
+                Ok(None) | Err(_) => {
+                    self.hand_out(seq + 1, Audience::Live, None).await;
+                    break;
+                }
+            }
         }
     }
 
@@ -237,6 +266,9 @@ impl Mirror {
         }
         let conn = outbox.conn();
         self.watchers.retain(|w| w.outbox.conn() != conn);
+        if !opening.delayed {
+            self.stream = self.stream.max(opening.through);
+        }
         self.watchers.push(Watcher {
             outbox,
             user,
@@ -271,7 +303,16 @@ impl Mirror {
             }
             return;
         }
+        self.hand_out(seq, audience, Some(frame)).await;
+    }
+
+    /// Gives each watcher of `audience`'s stream what it lacks before `seq` (from the
+    /// store), then `frame` (event `seq`) if there is one.
+    async fn hand_out(&mut self, seq: u64, audience: Audience, frame: Option<Frame>) {
         let delayed = audience == Audience::Delayed;
+        if !delayed {
+            self.stream = self.stream.max(seq - u64::from(frame.is_none()));
+        }
         // The earliest seq any watcher of this stream lacks before this frame.
         let behind = self
             .watchers
@@ -279,13 +320,14 @@ impl Mirror {
             .filter(|w| w.delayed == delayed && w.after + 1 < seq)
             .map(|w| w.after)
             .min();
-        let missed = match behind {
+        let mut due = match behind {
             Some(after) => self.missed(after, seq).await,
             None => Vec::new(),
         };
+        due.extend(frame.map(|f| (seq, f)));
         let mut dropped = false;
         for w in self.watchers.iter_mut().filter(|w| w.delayed == delayed) {
-            for (s, f) in missed.iter().chain(std::iter::once(&(seq, frame.clone()))) {
+            for (s, f) in &due {
                 if *s > w.after {
                     dropped |= !w.outbox.push(f.clone());
                     w.after = *s;

@@ -27,6 +27,11 @@ const NODE_ID_FILE: &str = "node-id";
 
 /// This node's part in the cluster: its bus, its leases, and what it hears of the others.
 pub struct Node {
+    /// The node's id: the owner the store's leases name.
+    id: String,
+    /// Its bus, named by the id and this process's incarnation (`<id>#<random>`): the
+    /// connections of a node that crashed and came back under the same id are another
+    /// incarnation's, so they are counted gone with it.
     pub bus: Bus,
     leases: Arc<dyn Leases>,
     lease_ms: u64,
@@ -67,9 +72,11 @@ impl Node {
         node: &str,
         leases: Arc<dyn Leases>,
     ) -> Result<Arc<Node>, BusError> {
-        let bus = Bus::connect(url, &config.name, node).await?;
+        let incarnation = format!("{node}#{}", crate::lobby::new_id());
+        let bus = Bus::connect(url, &config.name, &incarnation).await?;
         let heartbeats = bus.subscribe(bus.subject("nodes")).await?;
         let node = Arc::new(Node {
+            id: node.to_owned(),
             relay: Arc::new(relay::BusRelay::spawn(bus.clone())),
             bus,
             leases,
@@ -84,7 +91,7 @@ impl Node {
     }
 
     pub fn id(&self) -> &str {
-        self.bus.node()
+        &self.id
     }
 
     pub fn lease(&self) -> Duration {
@@ -102,7 +109,7 @@ impl Node {
             let every = n.lease() / 10;
             let _ = n
                 .bus
-                .publish(n.bus.subject("nodes"), n.id().to_owned().into())
+                .publish(n.bus.subject("nodes"), n.bus.node().to_owned().into())
                 .await;
             drop(n);
             tokio::time::sleep(every).await;
@@ -113,15 +120,15 @@ impl Node {
         while let Some(message) = heartbeats.next().await {
             let Some(n) = node.upgrade() else { return };
             if let Ok(id) = std::str::from_utf8(&message.payload)
-                && id != n.id()
+                && id != n.bus.node()
             {
                 n.heard.insert(id.to_owned(), (Instant::now(), false));
             }
         }
     }
 
-    /// Nodes not heard for a whole lease since the last call that named them: their
-    /// connections are gone, so the rooms here stop counting them.
+    /// Node incarnations not heard for a whole lease since the last call that named
+    /// them: their connections are gone, so the rooms here stop counting them.
     pub fn newly_gone(&self) -> Vec<String> {
         let mut gone = Vec::new();
         for mut entry in self.heard.iter_mut() {

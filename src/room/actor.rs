@@ -712,6 +712,7 @@ impl Room {
         crate::metrics::store_commit(started.elapsed().as_micros() as u64);
         if let Err(e @ StoreError::Fenced { .. }) = &committed {
             tracing::warn!(error = %e, "another node owns this game now; this room stops");
+            crate::metrics::cluster_lease_lost();
             self.moved = true;
             return Err(Refusal::new(
                 ErrorCode::Unavailable,

@@ -3,6 +3,7 @@
 //! clients that speak JSON.
 #![allow(dead_code)]
 
+pub mod process;
 pub mod services;
 
 use std::collections::VecDeque;
@@ -219,13 +220,29 @@ impl Client {
 
     /// Like [`Client::request`], but `None` when the connection breaks first (for tests
     /// that kill the server).
-    pub async fn try_request(&mut self, mut msg: Value) -> Option<Value> {
+    pub async fn try_request(&mut self, msg: Value) -> Option<Value> {
+        let id = self.send_request(msg).await?;
+        self.reply(id).await
+    }
+
+    /// Sends `msg` with a fresh id without waiting for its reply ([`Client::reply`]);
+    /// `None` when the connection is gone.
+    pub async fn send_request(&mut self, mut msg: Value) -> Option<u64> {
         let id = self.next_id;
         self.next_id += 1;
         msg["id"] = json!(id);
         frozen(self.ws.send(Message::text(msg.to_string())))
             .await
             .ok()?;
+        Some(id)
+    }
+
+    /// The reply to request `id` (others stay pending); `None` when the connection
+    /// breaks first.
+    pub async fn reply(&mut self, id: u64) -> Option<Value> {
+        if let Some(i) = self.pending.iter().position(|v| v["id"] == id) {
+            return self.pending.remove(i);
+        }
         loop {
             let next = frozen(tokio::time::timeout(WAIT, self.ws.next()))
                 .await
@@ -333,7 +350,11 @@ pub async fn get(server: &TestServer, path: &str) -> (u16, String) {
 
 /// A plain HTTP/1.1 GET: status, the head (lower case) and body.
 pub async fn get_with_head(server: &TestServer, path: &str) -> (u16, String, String) {
-    let addr = server.server.as_ref().unwrap().addr();
+    get_at(server.server.as_ref().unwrap().addr(), path).await
+}
+
+/// A plain HTTP/1.1 GET to any server: status, the head (lower case) and body.
+pub async fn get_at(addr: std::net::SocketAddr, path: &str) -> (u16, String, String) {
     let mut s = TcpStream::connect(addr).await.unwrap();
     let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     s.write_all(req.as_bytes()).await.unwrap();

@@ -12,6 +12,7 @@ mod accounts;
 mod connections;
 mod fairplay;
 mod games;
+mod leases;
 mod ratings;
 mod reviews;
 mod schema;

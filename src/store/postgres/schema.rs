@@ -143,6 +143,12 @@ const MIGRATIONS: &[&str] = &[
         game_id TEXT COLLATE "C" NOT NULL REFERENCES games (id)
     );
     "#,
+    // 2: who owns each game, and until when (store/leases.rs): the lease and the fence
+    // in one row, judged by the database's clock.
+    r#"
+    ALTER TABLE games ADD COLUMN owner TEXT, ADD COLUMN lease_until TIMESTAMPTZ;
+    CREATE INDEX games_live_by_lease ON games (lease_until) WHERE status = 'live';
+    "#,
 ];
 
 /// The schema version this build writes and understands.

@@ -1,0 +1,72 @@
+//! The real `tengen` binary as a child process, for tests that kill or pause it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A `tengen serve` child and the WebSocket URL it announced.
+pub struct Running {
+    pub child: Child,
+    pub url: String,
+}
+
+impl Running {
+    /// The address the server listens on.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.url
+            .trim_start_matches("ws://")
+            .trim_end_matches("/ws")
+            .parse()
+            .expect("the announced address")
+    }
+
+    /// SIGKILL, and reaped.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Sends `signal` (SIGSTOP, SIGCONT, SIGTERM) to the child.
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) on our own child's pid, which we have not reaped.
+        let sent = unsafe { libc::kill(self.child.id() as i32, signal) };
+        assert_eq!(sent, 0, "signal {signal} sent");
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Starts `tengen serve` on port 0 with data dir `dir` and the settings in `env`, and
+/// reads the address it announces.
+pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+        .arg(dir)
+        .env("TENGEN_LOG", "info")
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tengen starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(i) = line.find("ws://") {
+                let url: String = line[i..]
+                    .chars()
+                    .take_while(|c| !c.is_whitespace() && *c != '\u{1b}')
+                    .collect();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the server announces its address");
+    Running { child, url }
+}
