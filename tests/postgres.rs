@@ -175,3 +175,39 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
     let (_, record) = get_json(&server, &format!("/api/games/{finished}")).await;
     assert_eq!(record["result"], "W+R", "{record}");
 }
+
+#[test]
+fn operators_commands_work_on_the_configured_postgres_store() {
+    let db = postgres_db();
+    let dir = tempfile::tempdir().expect("dir");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(args)
+            .arg("--data")
+            .arg(dir.path())
+            .env("TENGEN_STORE__BACKEND", "postgres")
+            .env("TENGEN_STORE__POSTGRES_URL", db.url())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("tengen runs")
+    };
+    let added = run(&["user", "add", "carol", "--role", "referee"]);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let store = PgStore::open(db.url()).expect("open");
+    let carol = store.user("carol").expect("read").expect("in PostgreSQL");
+    assert_eq!(carol.role, tengen::protocol::Role::Referee);
+    assert!(
+        !dir.path().join(tengen::server::DB_FILE).exists(),
+        "no SQLite file was made"
+    );
+    let rebuilt = run(&["ratings", "rebuild"]);
+    assert!(
+        rebuilt.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rebuilt.stderr)
+    );
+}
