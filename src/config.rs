@@ -189,10 +189,43 @@ pub enum SyncSetting {
     Normal,
 }
 
+/// Where the game log lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreBackend {
+    /// One SQLite file in the data directory: one server.
+    #[default]
+    Sqlite,
+    /// A PostgreSQL database at `store.postgres_url`, which several servers can share.
+    Postgres,
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StoreConfig {
+    pub backend: StoreBackend,
+    /// SQLite only: how hard each commit is flushed.
     pub sync: SyncSetting,
+    /// `postgres://user:password@host:port/database`, for `backend = "postgres"`. A
+    /// secret: shown and logged only with its password redacted ([`redact_url`]).
+    pub postgres_url: Option<String>,
+}
+
+/// A database URL with its password replaced by [`REDACTED`], fit for a log line or an
+/// error message.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    // The user info ends at the last `@` before the path (a password may contain `@`).
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return url.to_owned();
+    };
+    match rest[..at].split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:{REDACTED}@{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
 }
 
 /// Several nodes acting as one server (docs/ARCHITECTURE.md §8). Without `nats_url`
@@ -623,6 +656,40 @@ impl Config {
                 return invalid(key, "must be at least 1");
             }
         }
+        match (self.store.backend, &self.store.postgres_url) {
+            (StoreBackend::Postgres, None) => {
+                return invalid(
+                    "store.postgres_url",
+                    "must be set when store.backend is \"postgres\" (postgres://user:password@host:port/database)",
+                );
+            }
+            (StoreBackend::Postgres, Some(url))
+                if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) =>
+            {
+                return invalid(
+                    "store.postgres_url",
+                    format!(
+                        "must start with postgres:// or postgresql://, not {:?}",
+                        redact_url(url)
+                    ),
+                );
+            }
+            (StoreBackend::Postgres, Some(url)) if url.contains(REDACTED) => {
+                return invalid(
+                    "store.postgres_url",
+                    format!(
+                        "holds the placeholder {REDACTED:?} printed by `tengen config --print`; set the real password"
+                    ),
+                );
+            }
+            (StoreBackend::Sqlite, Some(_)) => {
+                return invalid(
+                    "store.postgres_url",
+                    "is set, but store.backend is \"sqlite\"; set store.backend = \"postgres\" to use it, or remove the URL",
+                );
+            }
+            _ => {}
+        }
         if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.filter) {
             return invalid(
                 "log.filter",
@@ -640,6 +707,7 @@ impl Config {
         if shown.auth.secret.is_some() {
             shown.auth.secret = Some(REDACTED.to_string());
         }
+        shown.store.postgres_url = shown.store.postgres_url.as_deref().map(redact_url);
         let unset: Vec<&str> = [
             ("auth.secret", self.auth.secret.is_none()),
             ("auth.public_key_file", self.auth.public_key_file.is_none()),
@@ -647,6 +715,7 @@ impl Config {
             ("auth.audience", self.auth.audience.is_none()),
             ("auth.dev_login", self.auth.dev_login.is_none()),
             ("auth.public_url", self.auth.public_url.is_none()),
+            ("store.postgres_url", self.store.postgres_url.is_none()),
         ]
         .into_iter()
         .filter_map(|(key, unset)| unset.then_some(key))

@@ -11,9 +11,9 @@ use tokio::task::JoinHandle;
 
 use crate::auth::{AuthError, Verifier};
 use crate::cluster::{BusError, Node};
-use crate::config::{Config, SyncSetting};
+use crate::config::{Config, StoreBackend, SyncSetting, redact_url};
 use crate::hub::Hub;
-use crate::store::{Leases, SqliteStore, Store, StoreError, StoreWriter, SyncMode};
+use crate::store::{Leases, PgStore, SqliteStore, Store, StoreError, StoreWriter, SyncMode};
 
 /// The SQLite file's name in the data dir.
 pub const DB_FILE: &str = "tengen.db";
@@ -50,6 +50,37 @@ pub enum StartError {
     },
 }
 
+/// Opens the store the configuration names: the SQLite file in the data directory, or
+/// the PostgreSQL database (whose URL is logged only with its password redacted).
+pub fn open_store(config: &Config) -> Result<Arc<dyn Store>, StoreError> {
+    open_shared(config).map(|(store, _)| store)
+}
+
+/// [`open_store`], with the store's leases when several nodes can share it (PostgreSQL).
+fn open_shared(
+    config: &Config,
+) -> Result<(Arc<dyn Store>, Option<Arc<dyn Leases>>), StoreError> {
+    match (config.store.backend, &config.store.postgres_url) {
+        (StoreBackend::Postgres, Some(url)) => {
+            tracing::info!(url = %redact_url(url), "opening the PostgreSQL store");
+            let store = Arc::new(PgStore::open(url)?);
+            Ok((store.clone(), Some(store)))
+        }
+        // Config::validate refuses postgres without a URL; should one get here, it says so.
+        (StoreBackend::Postgres, None) => Err(StoreError::Postgres {
+            detail: "store.backend is \"postgres\" but store.postgres_url is not set".into(),
+        }),
+        (StoreBackend::Sqlite, _) => {
+            let sync = match config.store.sync {
+                SyncSetting::Full => SyncMode::Full,
+                SyncSetting::Normal => SyncMode::Normal,
+            };
+            let path = config.data_dir.join(DB_FILE);
+            Ok((Arc::new(SqliteStore::open(&path, sync)?), None))
+        }
+    }
+}
+
 /// A running server.
 pub struct Server {
     addr: SocketAddr,
@@ -65,12 +96,7 @@ impl Server {
             path: data.clone(),
             source,
         })?;
-        let sync = match config.store.sync {
-            SyncSetting::Full => SyncMode::Full,
-            SyncSetting::Normal => SyncMode::Normal,
-        };
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&data.join(DB_FILE), sync)?);
-        let leases: Option<Arc<dyn Leases>> = None;
+        let (store, leases) = open_shared(&config)?;
         let writer = StoreWriter::spawn(store.clone(), 4096);
         let verifier = Verifier::new(&config.auth, &data)?;
         let listen = config.listen;

@@ -382,6 +382,7 @@ fn the_example_file_is_exactly_the_defaults() {
         "audience",
         "dev_login",
         "public_url",
+        "postgres_url",
     ] {
         assert!(
             text.contains(&format!("\n# {optional} = ")),
@@ -660,5 +661,58 @@ fn account_settings_are_read_and_checked() {
             env(&[("TENGEN_AUTH__TRUSTED_PROXIES", "[\"a proxy\"]")]),
         ),
         &["TENGEN_AUTH__TRUSTED_PROXIES"],
+    );
+}
+
+#[test]
+fn the_store_backend_is_chosen_and_its_url_never_shown_with_the_password() {
+    use tengen::config::{StoreBackend, redact_url};
+    let url = "postgres://tengen:hunter2-pg@db.example:5432/tengen";
+    let config = Config::load_with_flags(
+        None,
+        env(&[("TENGEN_STORE__POSTGRES_URL", url)]),
+        &[set("store.backend=postgres")],
+    )
+    .expect("postgres from the environment and a flag");
+    assert_eq!(config.store.backend, StoreBackend::Postgres);
+    assert_eq!(config.store.postgres_url.as_deref(), Some(url));
+    let printed = config.to_toml_redacted();
+    assert!(!printed.contains("hunter2"), "{printed}");
+    assert!(
+        printed.contains("postgres://tengen:<redacted>@db.example:5432/tengen"),
+        "{printed}"
+    );
+    let dir = tempfile::tempdir().expect("dir");
+    let file = write(dir.path(), "printed.toml", &printed);
+    refused(
+        Config::load(Some(&file), env(&[])),
+        &["store.postgres_url", "placeholder"],
+    );
+    assert_eq!(
+        redact_url("postgres://u:p@ss@h/db"),
+        "postgres://u:<redacted>@h/db"
+    );
+    assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
+
+    refused(
+        Config::load(None, env(&[("TENGEN_STORE__BACKEND", "postgres")])),
+        &["store.postgres_url", "must be set"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_STORE__POSTGRES_URL", url)])),
+        &["store.postgres_url", "sqlite"],
+    );
+    let text = refused(
+        Config::load_with_flags(
+            None,
+            env(&[("TENGEN_STORE__POSTGRES_URL", "mysql://u:hunter2@h/db")]),
+            &[set("store.backend=postgres")],
+        ),
+        &["store.postgres_url", "postgres://"],
+    );
+    assert!(!text.contains("hunter2"), "{text}");
+    refused(
+        Config::load(None, env(&[("TENGEN_STORE__BACKEND", "mysql")])),
+        &["TENGEN_STORE__BACKEND"],
     );
 }

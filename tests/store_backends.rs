@@ -875,3 +875,36 @@ fn postgres_errors_never_show_the_password() {
         .expect_err("a bad URL");
     assert!(!format!("{err} {err:?}").contains("hunter2secret"));
 }
+
+#[test]
+fn postgres_check_writable_fails_on_a_read_only_database() {
+    let db = postgres_db();
+    let store = PgStore::open(db.url()).expect("open");
+    store.check_writable().expect("writable at first");
+    let name = db
+        .url()
+        .rsplit_once('/')
+        .map(|(_, name)| name.to_owned())
+        .expect("a database name");
+    admin_sql(
+        &postgres_admin_url(),
+        format!(
+            "ALTER DATABASE {name} SET default_transaction_read_only = on;
+             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+        ),
+    )
+    .expect("the database turns read-only");
+    // The first call may meet a connection the server just ended; after it, every
+    // connection is new and read-only.
+    let _ = store.check_writable();
+    let err = store.check_writable().expect_err("read-only");
+    assert!(
+        err.to_string().contains("read-only"),
+        "the reason is given: {err}"
+    );
+    assert!(
+        store.events("any").is_ok(),
+        "reads still work on a read-only database"
+    );
+}

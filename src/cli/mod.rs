@@ -7,6 +7,7 @@ pub mod load;
 pub mod ratings;
 pub mod rules;
 pub mod serve;
+pub mod store;
 pub mod token;
 pub mod user;
 
@@ -39,6 +40,8 @@ pub enum Command {
     Load(Box<load::Args>),
     /// Manage ratings: `rebuild` replays every rated result and rewrites the ratings.
     Ratings(ratings::Args),
+    /// Move the store: `migrate --to URL` copies the SQLite store into PostgreSQL.
+    Store(store::Args),
     /// Manage accounts on the data directory: add, disable, enable, set-role,
     /// reset-password, list, invite.
     #[command(subcommand)]
@@ -55,6 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rules(args) => rules::run(args),
         Command::Load(args) => load::run(*args),
         Command::Ratings(args) => ratings::run(args),
+        Command::Store(args) => store::run(args),
         Command::User(args) => user::run(args),
     }
 }

@@ -6,8 +6,8 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use tengen::server::DB_FILE;
-use tengen::store::{SqliteStore, SyncMode};
+use tengen::config::StoreBackend;
+use tengen::server::{DB_FILE, open_store};
 
 use super::config_args::ConfigArgs;
 
@@ -28,13 +28,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Rebuild(config) => {
             let config = config.load()?;
             let path = config.data_dir.join(DB_FILE);
-            if !path.is_file() {
+            if config.store.backend == StoreBackend::Sqlite && !path.is_file() {
                 anyhow::bail!("there is no game database at {}", path.display());
             }
-            let store = SqliteStore::open(&path, SyncMode::Full)?;
-            let games = tengen::standings::rebuild(&store)
-                .with_context(|| format!("rebuilding the ratings in {}", path.display()))?;
-            store.close()?;
+            let store = open_store(&config)?;
+            let games = tengen::standings::rebuild(&*store).context("rebuilding the ratings")?;
             println!("rebuilt the ratings from {games} rated games");
             Ok(ExitCode::SUCCESS)
         }

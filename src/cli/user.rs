@@ -1,9 +1,11 @@
-//! `tengen user`: operators' account commands, working on the data directory's SQLite
-//! file (a running server may share it). Passwords are read from standard input or
+//! `tengen user`: operators' account commands, working on the store the configuration
+//! names, the data directory's SQLite file or the PostgreSQL database (a running server
+//! may share either). Passwords are read from standard input or
 //! generated and printed once, never taken from the command line, where `ps` shows them.
 
 use std::io::BufRead;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use tengen::accounts::digest;
@@ -11,12 +13,9 @@ use tengen::accounts::password::{check_new, hash_now};
 use tengen::accounts::username::{GUEST_PREFIX, Username};
 use tengen::auth::display_name;
 use tengen::protocol::Role;
-use tengen::server::DB_FILE;
+use tengen::server::open_store;
 use tengen::standings::view::{ESCAPE_SCAN, Escapes};
-use tengen::store::{
-    AccountStore, NewInvite, Origin, SqliteStore, Store, StoreError, SyncMode, UserChange,
-    UserRecord,
-};
+use tengen::store::{NewInvite, Origin, Store, StoreError, UserChange, UserRecord};
 use tengen::time::wall_ms;
 
 use super::config_args::ConfigArgs;
@@ -92,14 +91,12 @@ pub enum Args {
     },
 }
 
-fn open(config: &ConfigArgs) -> anyhow::Result<SqliteStore> {
+/// The store the configuration names, as `tengen serve` opens it.
+fn open(config: &ConfigArgs) -> anyhow::Result<Arc<dyn Store>> {
     let config = config.load()?;
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("creating the data directory {}", config.data_dir.display()))?;
-    Ok(SqliteStore::open(
-        &config.data_dir.join(DB_FILE),
-        SyncMode::Full,
-    )?)
+    Ok(open_store(&config)?)
 }
 
 /// The canonical id of an operator-given username: any valid name, reserved ones
@@ -130,7 +127,7 @@ fn new_password(from_stdin: bool, username: &str) -> anyhow::Result<String> {
     Ok(password)
 }
 
-fn change(store: &SqliteStore, id: &str, change: UserChange) -> anyhow::Result<()> {
+fn change(store: &dyn Store, id: &str, change: UserChange) -> anyhow::Result<()> {
     match store.update_user(id, &change) {
         Err(StoreError::UnknownUser { .. }) => bail!("there is no user {id:?}"),
         other => Ok(other?),
@@ -175,7 +172,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config,
         } => {
             let id = username(&u)?;
-            change(&open(&config)?, &id, UserChange::Disabled(true))?;
+            change(&*open(&config)?, &id, UserChange::Disabled(true))?;
             eprintln!("disabled {id}; its sessions are revoked");
         }
         Args::Enable {
@@ -183,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config,
         } => {
             let id = username(&u)?;
-            change(&open(&config)?, &id, UserChange::Disabled(false))?;
+            change(&*open(&config)?, &id, UserChange::Disabled(false))?;
             eprintln!("enabled {id}");
         }
         Args::SetRole {
@@ -195,7 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("guests are made by POST /api/auth/guest, not by a role change");
             }
             let id = username(&u)?;
-            change(&open(&config)?, &id, UserChange::Role(role))?;
+            change(&*open(&config)?, &id, UserChange::Role(role))?;
             eprintln!(
                 "{id} is now {}; tokens issued before keep the old role until they expire",
                 serde_json::to_value(role)?
@@ -214,10 +211,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 None => bail!("there is no user {id:?}"),
             }
             let password = new_password(password_stdin, &id)?;
-            change(&store, &id, UserChange::Password(hash_now(&password)?))?;
+            change(&*store, &id, UserChange::Password(hash_now(&password)?))?;
             eprintln!("reset the password of {id}; its sessions are revoked");
         }
-        Args::List { config } => list(&open(&config)?)?,
+        Args::List { config } => list(&*open(&config)?)?,
         Args::Escapes { id, config } => {
             let store = open(&config)?;
             let escapes = Escapes::of(&id, &store.forfeit_losses(&id, ESCAPE_SCAN)?);
@@ -242,7 +239,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn list(store: &SqliteStore) -> anyhow::Result<()> {
+fn list(store: &dyn Store) -> anyhow::Result<()> {
     const PAGE: u32 = 500;
     let mut after = String::new();
     loop {

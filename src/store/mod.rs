@@ -14,6 +14,7 @@
 //! commits into one transaction (one fsync) from an async context.
 
 mod accounts;
+pub mod copy;
 mod fairplay;
 mod leases;
 mod migrations;

@@ -17,6 +17,7 @@ use super::{
 use super::{migrations, ratings};
 
 mod accounts;
+mod copy;
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.

@@ -10,6 +10,7 @@
 
 mod accounts;
 mod connections;
+mod copy;
 mod fairplay;
 mod games;
 mod leases;

@@ -1,0 +1,213 @@
+//! A real server on `store.backend = "postgres"`: a game played to the end is in the
+//! archive, a restart on the same database rebuilds an unfinished game, and
+//! `tengen store migrate` copies a real server's SQLite store, verifies it, and changes
+//! nothing the second time.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::services::postgres_db;
+use common::{TestServer, get, get_json, play, start_game};
+use serde_json::{Value, json};
+use tengen::config::{Config, StoreBackend};
+use tengen::store::{AccountStore, PgStore, Store};
+
+fn on_postgres(url: &str) -> impl FnOnce(&mut Config) + '_ {
+    move |c| {
+        c.store.backend = StoreBackend::Postgres;
+        c.store.postgres_url = Some(url.to_owned());
+    }
+}
+
+/// Alice (Black) and Bob play a short 9x9 game; alice resigns when `resign`.
+async fn game(server: &TestServer, moves: &[&str], resign: bool) -> String {
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let id = start_game(
+        &mut alice,
+        &mut bob,
+        json!({"board_size": 9, "color": "black", "komi": 6.5}),
+    )
+    .await;
+    for (i, v) in moves.iter().enumerate() {
+        let n = i as u32 + 1;
+        let c = if n % 2 == 1 { &mut alice } else { &mut bob };
+        play(c, &id, n, v).await;
+    }
+    if resign {
+        alice.ok(json!({"type": "resign", "game_id": id})).await;
+        assert_eq!(bob.recv_type("game_ended").await["result"], "W+R");
+    }
+    id
+}
+
+#[tokio::test]
+async fn a_server_on_postgres_plays_a_game_to_the_end_and_the_archive_reads_it_back() {
+    let db = postgres_db();
+    let server = TestServer::start_with(on_postgres(db.url())).await;
+    let id = game(&server, &["E5", "C3", "G7"], true).await;
+    let (status, list) = get_json(&server, "/api/games?player=alice").await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["games"][0]["game_id"], id.as_str());
+    assert_eq!(list["games"][0]["result"], "W+R");
+    assert_eq!(list["games"][0]["move_count"], 3);
+    let (status, body) = get(&server, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let record: Value = serde_json::from_str(&body).expect("json");
+    let moves: Vec<&str> = record["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .filter_map(|m| m["vertex"].as_str())
+        .collect();
+    assert_eq!(moves, ["E5", "C3", "G7"]);
+    let (status, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert_eq!(status, 200);
+    assert!(sgf.contains("RE[W+R]"), "{sgf}");
+    let (status, _) = get(&server, "/readyz").await;
+    assert_eq!(status, 200, "the store is writable");
+    server.stop().await;
+    // It is all in the database itself.
+    let store = PgStore::open(db.url()).expect("open");
+    let events = store.events(&id).expect("events");
+    assert!(events.iter().any(|e| e.kind == "game_ended"));
+}
+
+#[tokio::test]
+async fn a_restart_on_the_same_database_rebuilds_an_unfinished_game() {
+    let db = postgres_db();
+    let server = TestServer::start_with(on_postgres(db.url())).await;
+    let id = game(&server, &["E5", "C3"], false).await;
+    let dir = server.stop().await;
+    assert!(
+        !dir.path().join(tengen::server::DB_FILE).exists(),
+        "no SQLite file beside the secret"
+    );
+    let server = TestServer::start_in(dir, on_postgres(db.url())).await;
+    let mut watcher = server.anonymous().await;
+    watcher.ok(json!({"type": "join", "game_id": id})).await;
+    let snap = watcher.recv_type("snapshot").await;
+    assert_eq!(snap["phase"], "play", "{snap}");
+    assert_eq!(snap["moves"][1]["vertex"], "C3", "{snap}");
+    // The game goes on where it was.
+    let mut alice = server.login("alice").await;
+    alice.ok(json!({"type": "join", "game_id": id})).await;
+    play(&mut alice, &id, 3, "G7").await;
+    assert_eq!(watcher.recv_type("move_played").await["vertex"], "G7");
+}
+
+fn tengen(args: &[&str], data: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(args)
+        .arg("--data")
+        .arg(data)
+        .env_remove("TENGEN_MIGRATE_TO")
+        .output()
+        .expect("tengen runs")
+}
+
+#[tokio::test]
+async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent() {
+    // A real server's SQLite store: a finished game, an unfinished one, accounts.
+    let server = TestServer::start().await;
+    let finished = game(&server, &["E5", "C3", "G7"], true).await;
+    let live = game(&server, &["D4"], false).await;
+    let dir = server.stop().await;
+
+    let db = postgres_db();
+    let url = db.url().to_owned();
+    let first = tengen(&["store", "migrate", "--to", &url], dir.path());
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        first.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(stdout.contains("games: 2 rows copied"), "{stdout}");
+    assert!(stdout.contains("verified: games 2 / 2"), "{stdout}");
+
+    let second = tengen(&["store", "migrate", "--to", &url], dir.path());
+    let again = String::from_utf8_lossy(&second.stdout);
+    assert!(second.status.success(), "{again}");
+    for line in again.lines().filter(|l| l.contains("rows copied")) {
+        assert!(line.ends_with(": 0 rows copied"), "{again}");
+    }
+
+    let store = PgStore::open(&url).expect("open");
+    let sqlite =
+        tengen::store::SqliteStore::open_read_only(&dir.path().join(tengen::server::DB_FILE))
+            .expect("sqlite");
+    for id in [&finished, &live] {
+        assert_eq!(
+            store.events(id).expect("pg"),
+            sqlite.events(id).expect("sqlite")
+        );
+        assert_eq!(
+            store.game(id).expect("pg"),
+            sqlite.game(id).expect("sqlite")
+        );
+    }
+    assert_eq!(
+        store.users("", 100).expect("pg"),
+        sqlite.users("", 100).expect("sqlite")
+    );
+
+    // A game whose log differs between the two is refused by name, and nothing changes.
+    store
+        .append(&[tengen::store::Append::Event(tengen::store::EventRecord {
+            game_id: live.clone(),
+            seq: store.events(&live).expect("events").len() as u64 + 1,
+            kind: "presence".into(),
+            payload: "{}".into(),
+            at_ms: 1,
+        })])
+        .expect("only in PostgreSQL");
+    let third = tengen(&["store", "migrate", "--to", &url], dir.path());
+    let err = String::from_utf8_lossy(&third.stderr);
+    assert!(!third.status.success());
+    assert!(err.contains(&live), "{err}");
+    assert!(!err.contains("postgres:postgres@"), "no password: {err}");
+
+    // A server on the copy serves both games.
+    drop(sqlite);
+    let server = TestServer::start_in(dir, on_postgres(&url)).await;
+    let (_, record) = get_json(&server, &format!("/api/games/{finished}")).await;
+    assert_eq!(record["result"], "W+R", "{record}");
+}
+
+#[test]
+fn operators_commands_work_on_the_configured_postgres_store() {
+    let db = postgres_db();
+    let dir = tempfile::tempdir().expect("dir");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(args)
+            .arg("--data")
+            .arg(dir.path())
+            .env("TENGEN_STORE__BACKEND", "postgres")
+            .env("TENGEN_STORE__POSTGRES_URL", db.url())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("tengen runs")
+    };
+    let added = run(&["user", "add", "carol", "--role", "referee"]);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let store = PgStore::open(db.url()).expect("open");
+    let carol = store.user("carol").expect("read").expect("in PostgreSQL");
+    assert_eq!(carol.role, tengen::protocol::Role::Referee);
+    assert!(
+        !dir.path().join(tengen::server::DB_FILE).exists(),
+        "no SQLite file was made"
+    );
+    let rebuilt = run(&["ratings", "rebuild"]);
+    assert!(
+        rebuilt.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rebuilt.stderr)
+    );
+}
