@@ -56,10 +56,11 @@ pub fn open_store(config: &Config) -> Result<Arc<dyn Store>, StoreError> {
     open_shared(config).map(|(store, _)| store)
 }
 
-/// [`open_store`], with the store's leases when several nodes can share it (PostgreSQL).
-fn open_shared(
-    config: &Config,
-) -> Result<(Arc<dyn Store>, Option<Arc<dyn Leases>>), StoreError> {
+/// A store, with its leases when several nodes can share it (PostgreSQL).
+type Shared = (Arc<dyn Store>, Option<Arc<dyn Leases>>);
+
+/// [`open_store`], with the store's leases when several nodes can share it.
+fn open_shared(config: &Config) -> Result<Shared, StoreError> {
     match (config.store.backend, &config.store.postgres_url) {
         (StoreBackend::Postgres, Some(url)) => {
             tracing::info!(url = %redact_url(url), "opening the PostgreSQL store");

@@ -11,6 +11,7 @@ pub mod wire;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
@@ -21,6 +22,45 @@ pub use bus::{Bus, BusError};
 use crate::config::{ClusterConfig, is_plain_name};
 use crate::room::Relay;
 use crate::store::{Claim, Leases, StoreError};
+
+/// The games this node owns and when it last renewed their leases: a node that cannot
+/// say it renewed a game's lease within a lease (it was paused, or cut off from the
+/// store) must not answer for it, since the lease may have passed to another node.
+pub struct Tenure {
+    /// The games this node owns, with the fencing numbers it owns them by.
+    owned: DashMap<Arc<str>, u64>,
+    base: Instant,
+    /// Milliseconds after `base` of the start of the last renewal that succeeded.
+    at_ms: AtomicU64,
+    lease_ms: u64,
+}
+
+impl Tenure {
+    fn new(lease_ms: u64) -> Tenure {
+        Tenure {
+            owned: DashMap::new(),
+            base: Instant::now(),
+            at_ms: AtomicU64::new(0),
+            lease_ms,
+        }
+    }
+
+    /// Whether this node owns `game` by a lease known to run still.
+    pub fn holds(&self, game: &str) -> bool {
+        self.fresh() && self.owned.contains_key(game)
+    }
+
+    fn mark(&self, started: Instant) {
+        let ms = started.duration_since(self.base).as_millis() as u64;
+        self.at_ms.fetch_max(ms, Ordering::Relaxed);
+    }
+
+    /// Whether the leases held at the last renewal still run.
+    fn fresh(&self) -> bool {
+        let now = self.base.elapsed().as_millis() as u64;
+        now.saturating_sub(self.at_ms.load(Ordering::Relaxed)) < self.lease_ms
+    }
+}
 
 /// The file in the data dir that keeps a generated node id across restarts.
 const NODE_ID_FILE: &str = "node-id";
@@ -35,9 +75,8 @@ pub struct Node {
     pub bus: Bus,
     leases: Arc<dyn Leases>,
     lease_ms: u64,
-    /// The games this node owns, with the fencing numbers it owns them by.
-    owned: DashMap<Arc<str>, u64>,
     relay: Arc<relay::BusRelay>,
+    tenure: Arc<Tenure>,
     /// When each other node was last heard, and whether it is counted gone.
     heard: DashMap<String, (Instant, bool)>,
     /// One claim at a time here: two claims of one game by this node would leave the
@@ -74,14 +113,15 @@ impl Node {
     ) -> Result<Arc<Node>, BusError> {
         let incarnation = format!("{node}#{}", crate::lobby::new_id());
         let bus = Bus::connect(url, &config.name, &incarnation).await?;
+        let tenure = Arc::new(Tenure::new(config.lease_ms));
         let heartbeats = bus.subscribe(bus.subject("nodes")).await?;
         let node = Arc::new(Node {
             id: node.to_owned(),
-            relay: Arc::new(relay::BusRelay::spawn(bus.clone())),
+            relay: Arc::new(relay::BusRelay::spawn(bus.clone(), tenure.clone())),
+            tenure,
             bus,
             leases,
             lease_ms: config.lease_ms,
-            owned: DashMap::new(),
             heard: DashMap::new(),
             claiming: tokio::sync::Mutex::new(()),
         });
@@ -153,7 +193,7 @@ impl Node {
             .await
             .map_err(|_| StoreError::WriterStopped)??;
         if let Claim::Ours(fence) = claim {
-            if self.owned.insert(game.into(), fence).is_none() {
+            if self.tenure.owned.insert(game.into(), fence).is_none() {
                 crate::metrics::owned_games(1);
             }
             if fence > 1 {
@@ -165,12 +205,12 @@ impl Node {
 
     /// Whether this node holds `game`'s lease.
     pub fn owns(&self, game: &str) -> bool {
-        self.owned.contains_key(game)
+        self.tenure.owned.contains_key(game)
     }
 
     /// Lets `game` go (its room stopped here).
     pub async fn disown(&self, game: &str) {
-        if self.owned.remove(game).is_none() {
+        if self.tenure.owned.remove(game).is_none() {
             return;
         }
         crate::metrics::owned_games(-1);
@@ -188,11 +228,14 @@ impl Node {
     /// Renews every lease this node holds; returns the games it lost meanwhile.
     pub async fn renew(&self) -> Vec<String> {
         let games: Vec<(String, u64)> = self
+            .tenure
             .owned
             .iter()
             .map(|e| (e.key().to_string(), *e.value()))
             .collect();
+        let started = Instant::now();
         if games.is_empty() {
+            self.tenure.mark(started);
             return Vec::new();
         }
         let (leases, node, ms) = (self.leases.clone(), self.id().to_owned(), self.lease_ms);
@@ -200,12 +243,14 @@ impl Node {
         crate::metrics::cluster_renewal();
         match renewed {
             Ok(Ok(lost)) => {
+                // The lost games go first: nothing may answer for them as fresh.
                 for game in &lost {
-                    if self.owned.remove(game.as_str()).is_some() {
+                    if self.tenure.owned.remove(game.as_str()).is_some() {
                         crate::metrics::owned_games(-1);
                         crate::metrics::cluster_lease_lost();
                     }
                 }
+                self.tenure.mark(started);
                 lost
             }
             Ok(Err(e)) => {
@@ -231,9 +276,14 @@ impl Node {
 
     /// Gives up every lease at once (the node stops), so the others need not wait.
     pub async fn release_all(&self) {
-        let games: Vec<String> = self.owned.iter().map(|e| e.key().to_string()).collect();
+        let games: Vec<String> = self
+            .tenure
+            .owned
+            .iter()
+            .map(|e| e.key().to_string())
+            .collect();
         let n = games.len();
-        self.owned.clear();
+        self.tenure.owned.clear();
         crate::metrics::owned_games(-(n as i64));
         let (leases, node) = (self.leases.clone(), self.id().to_owned());
         match tokio::task::spawn_blocking(move || leases.release(&node, &games)).await {

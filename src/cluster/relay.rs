@@ -1,11 +1,13 @@
 //! The owner's side of relaying: each committed frame of a room published once on its
 //! game's event subject, for every node, in the order the room sent it.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
+use super::Tenure;
 use super::bus::Bus;
 use super::wire::Relayed;
 use crate::fanout::Frame;
@@ -21,10 +23,11 @@ pub struct BusRelay {
     bus: Bus,
     tx: mpsc::Sender<(String, Bytes)>,
     dropped: AtomicU64,
+    tenure: Arc<Tenure>,
 }
 
 impl BusRelay {
-    pub fn spawn(bus: Bus) -> BusRelay {
+    pub fn spawn(bus: Bus, tenure: Arc<Tenure>) -> BusRelay {
         let (tx, mut rx) = mpsc::channel::<(String, Bytes)>(QUEUE);
         let publisher = bus.clone();
         tokio::spawn(async move {
@@ -38,6 +41,7 @@ impl BusRelay {
             bus,
             tx,
             dropped: AtomicU64::new(0),
+            tenure,
         }
     }
 
@@ -65,6 +69,10 @@ impl Relay for BusRelay {
                 frame: frame.clone(),
             },
         );
+    }
+
+    fn holds(&self, game: &str) -> bool {
+        self.tenure.holds(game)
     }
 
     fn closed(&self, game: &str) {

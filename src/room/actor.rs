@@ -406,6 +406,9 @@ impl Room {
     }
 
     async fn handle(&mut self, cmd: RoomCmd) {
+        if self.fence.is_some() && !self.ctx.relay.as_ref().is_some_and(|r| r.holds(&self.id)) {
+            return self.step_aside(cmd);
+        }
         match cmd {
             RoomCmd::Join {
                 outbox,
@@ -480,6 +483,30 @@ impl Room {
                 .then(|| self.summary());
                 let _ = reply.send((called, assigned));
             }
+        }
+    }
+
+    /// This node may have lost the game (its leases were not renewed in time): the room
+    /// stops, so the game is found anew, and a command waiting for an answer is asked
+    /// to come again.
+    fn step_aside(&mut self, cmd: RoomCmd) {
+        tracing::warn!("this node's leases are not known to run; the room stops");
+        crate::metrics::cluster_lease_lost();
+        self.moved = true;
+        let again = || {
+            Refusal::new(
+                ErrorCode::Unavailable,
+                "this game is moving to another server node; send it again in a moment",
+            )
+        };
+        match cmd {
+            RoomCmd::Join { reply, .. } => drop(reply.send(Err(again()))),
+            RoomCmd::JoinRemote { reply, .. } => drop(reply.send(Err(again()))),
+            RoomCmd::Act { reply, .. } | RoomCmd::Chat { reply, .. } => {
+                drop(reply.send(Err(again())))
+            }
+            // Dropping the others' replies tells their senders the room is gone.
+            _ => {}
         }
     }
 

@@ -60,6 +60,10 @@ pub enum Audience {
 pub trait Relay: Send + Sync {
     /// A frame for `audience`; `seq` is its event's number (0 for chat, which has none).
     fn frame(&self, game: &str, seq: u64, audience: Audience, frame: &Frame);
+    /// Whether this node owns `game` by a lease known to run still: if not (it was
+    /// paused, cut off from the store, or the lease was found lost), another node may
+    /// own the game now, and the room must not answer for it from an old state.
+    fn holds(&self, game: &str) -> bool;
     /// The room stopped on this node: its relays elsewhere must find the game anew.
     fn closed(&self, game: &str);
 }

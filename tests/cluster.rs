@@ -1,0 +1,544 @@
+//! Several real nodes on one PostgreSQL and one NATS, through real sockets: players on
+//! two nodes and spectators on every node play whole games; a node killed (SIGKILL) or
+//! paused (SIGSTOP) past its lease loses its games to the others without losing a move.
+
+mod common;
+
+use std::time::Duration;
+
+use common::process::Running;
+use common::services::{PgDb, nats_url, postgres_db, unique_prefix};
+use common::{Client, TestServer, play, start_game};
+use rand::{RngExt, SeedableRng};
+use serde_json::json;
+use tengen::auth::{claims_for, sign};
+use tengen::config::StoreBackend;
+use tengen::protocol::Role;
+use tengen::store::{Append, Claim, Leases, PgStore, Store, StoreError};
+
+/// The lease the tests' nodes hold games by: short, so takeovers come soon.
+const LEASE_MS: u64 = 1500;
+
+/// One cluster: its database, its name (the NATS subject prefix) and a shared secret.
+struct Cluster {
+    db: PgDb,
+    name: String,
+    secret: String,
+}
+
+impl Cluster {
+    fn new() -> Cluster {
+        Cluster {
+            db: postgres_db(),
+            name: unique_prefix(),
+            secret: format!("secret-{}", unique_prefix()),
+        }
+    }
+
+    /// Starts node `id` in this process.
+    async fn node(&self, id: &str) -> TestServer {
+        TestServer::start_with(|c| {
+            c.store.backend = StoreBackend::Postgres;
+            c.store.postgres_url = Some(self.db.url().to_owned());
+            c.cluster.nats_url = Some(nats_url());
+            c.cluster.name = self.name.clone();
+            c.cluster.node_id = Some(id.to_owned());
+            c.cluster.lease_ms = LEASE_MS;
+            c.auth.secret = Some(self.secret.clone());
+        })
+        .await
+    }
+}
+
+/// Reads `c`'s frames until `game` ends, checking that its numbered events come one
+/// after another from `after + 1`; returns every seq seen.
+async fn follow(c: &mut Client, game: &str, after: u64) -> Vec<u64> {
+    let mut seqs = Vec::new();
+    let mut last = after;
+    loop {
+        let v = c.recv().await;
+        if v["game_id"] != game || v["type"] == "snapshot" || v["type"] == "ack" {
+            continue;
+        }
+        let Some(seq) = v["seq"].as_u64() else {
+            continue;
+        };
+        assert_eq!(seq, last + 1, "a gap or a repeat: {v}");
+        last = seq;
+        seqs.push(seq);
+        if v["type"] == "game_ended" {
+            return seqs;
+        }
+    }
+}
+
+/// Joins `game` as a spectator; returns the snapshot's seq.
+async fn watch(c: &mut Client, game: &str) -> u64 {
+    c.ok(json!({"type": "join", "game_id": game})).await;
+    let snapshot = c.recv_type("snapshot").await;
+    snapshot["seq"].as_u64().expect("a snapshot has a seq")
+}
+
+/// Black (alice) and White (bob) build walls; White's C5 ends up dead in Black's area.
+const SCRIPT: [&str; 20] = [
+    "E1", "F1", "E2", "F2", "E3", "F3", "E4", "F4", "E5", "F5", "E6", "F6", "E7", "F7", "E8", "F8",
+    "E9", "F9", "B5", "C5",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_on_two_nodes_and_spectators_on_three_play_a_game_to_its_count() {
+    let cluster = Cluster::new();
+    let nodes = [
+        cluster.node("n1").await,
+        cluster.node("n2").await,
+        cluster.node("n3").await,
+    ];
+    let mut alice = nodes[0].login("alice").await;
+    let mut bob = nodes[0].login("bob").await;
+    let game = start_game(
+        &mut alice,
+        &mut bob,
+        json!({"board_size": 9, "color": "black"}),
+    )
+    .await;
+    // Bob moves to the second node and comes back into the game there.
+    bob.close().await;
+    let mut bob = nodes[1].login("bob").await;
+    bob.ok(json!({"type": "join", "game_id": game})).await;
+    let snapshot = bob.recv_type("snapshot").await;
+    assert_eq!(snapshot["you"], "white");
+    // A spectator on every node, each following on its own task.
+    let mut watchers = Vec::new();
+    for node in &nodes {
+        let mut spectator = node.anonymous().await;
+        let after = watch(&mut spectator, &game).await;
+        let game = game.clone();
+        watchers.push(tokio::spawn(async move {
+            (after, follow(&mut spectator, &game, after).await)
+        }));
+    }
+    for (i, v) in SCRIPT.iter().enumerate() {
+        let n = i as u32 + 1;
+        let (mover, other) = if n % 2 == 1 {
+            (&mut alice, &mut bob)
+        } else {
+            (&mut bob, &mut alice)
+        };
+        let ack = play(mover, &game, n, v).await;
+        let played = other.recv_type("move_played").await;
+        assert_eq!(played["vertex"], *v);
+        assert_eq!(ack["seq"], played["seq"]);
+    }
+    play(&mut alice, &game, 21, "pass").await;
+    play(&mut bob, &game, 22, "pass").await;
+    alice.recv_type("scoring_started").await;
+    // Dead stones marked on the owner's node, accepted from both.
+    let marked = alice
+        .ok(json!({"type": "mark_dead", "game_id": game, "vertex": "C5"}))
+        .await;
+    let marks = bob.recv_type("dead_marked").await;
+    assert_eq!(marks["marks"], json!(["C5"]));
+    bob.ok(json!({"type": "accept_score", "game_id": game, "marks_seq": marked["seq"]}))
+        .await;
+    alice
+        .ok(json!({"type": "accept_score", "game_id": game}))
+        .await;
+    let ended = bob.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "B+1.5", "{ended}");
+    let last = ended["seq"].as_u64().expect("seq");
+    for watcher in watchers {
+        let (after, seqs) = tokio::time::timeout(Duration::from_secs(20), watcher)
+            .await
+            .expect("every spectator sees the end")
+            .expect("the spectator's task");
+        assert_eq!(seqs, (after + 1..=last).collect::<Vec<_>>());
+    }
+    // The archive on any node reads the game back from the shared store.
+    let (status, record) = common::get_json(&nodes[2], &format!("/api/games/{game}")).await;
+    assert_eq!(status, 200, "{record}");
+    assert_eq!(record["result"], "B+1.5");
+    for node in nodes {
+        node.stop().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_owned_elsewhere_refuses_and_relays_as_its_owner_does() {
+    let cluster = Cluster::new();
+    let (n1, n2) = (cluster.node("n1").await, cluster.node("n2").await);
+    let mut alice = n1.login("alice").await;
+    let mut bob = n1.login("bob").await;
+    let game = start_game(
+        &mut alice,
+        &mut bob,
+        json!({"board_size": 9, "color": "black"}),
+    )
+    .await;
+    let mut carol = n2.login("carol").await;
+    let mut bob2 = n2.login("bob").await;
+    bob2.ok(json!({"type": "join", "game_id": game})).await;
+    bob2.recv_type("snapshot").await;
+    // Refusals come back from the owner with their codes and rules.
+    bob2.refused(
+        json!({"type": "play", "game_id": game, "move_number": 1, "vertex": "D4"}),
+        "not_your_turn",
+    )
+    .await;
+    carol
+        .refused(
+            json!({"type": "play", "game_id": game, "move_number": 1, "vertex": "D4"}),
+            "forbidden",
+        )
+        .await;
+    play(&mut alice, &game, 1, "D4").await;
+    let refused = bob2
+        .refused(
+            json!({"type": "play", "game_id": game, "move_number": 2, "vertex": "D4"}),
+            "illegal_move",
+        )
+        .await;
+    assert_eq!(refused["reason"], "occupied");
+    // A join with since_seq on the other node gets exactly what was missed.
+    carol
+        .ok(json!({"type": "join", "game_id": game, "since_seq": 1}))
+        .await;
+    let mut seen = Vec::new();
+    while seen.last() != Some(&"move_played".to_string()) {
+        let v = carol.recv().await;
+        if v["game_id"] == game && v.get("seq").is_some() && v["type"] != "ack" {
+            assert_eq!(v["seq"].as_u64(), Some(seen.len() as u64 + 2), "{v}");
+            seen.push(v["type"].as_str().unwrap_or_default().to_string());
+        }
+    }
+    // Spectators' chat from the other node reaches spectators on both.
+    let mut dave = n1.login("dave").await;
+    watch(&mut dave, &game).await;
+    carol
+        .ok(json!({"type": "chat", "game_id": game, "text": "nice"}))
+        .await;
+    let kibitz = dave.recv_type("kibitz").await;
+    assert_eq!(kibitz["text"], "nice");
+    // The owner counts the spectators wherever they are: the summary on the other
+    // node comes from it.
+    let games = carol.ok(json!({"type": "list_games"})).await;
+    let listed = games["games"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["game_id"] == game))
+        .cloned()
+        .expect("the game is listed where it is mirrored");
+    assert_eq!(listed["spectators"], 2, "{listed}");
+    n1.stop().await;
+    n2.stop().await;
+}
+
+#[test]
+fn leases_give_a_game_to_one_node_and_fence_out_the_one_before() {
+    let db = postgres_db();
+    let store = PgStore::open(db.url()).expect("store");
+    let game = tengen::store::GameRecord {
+        id: "g1".into(),
+        created_at_ms: 1,
+        settings: "{}".into(),
+        black: "a".into(),
+        white: "b".into(),
+        black_name: "a".into(),
+        white_name: "b".into(),
+        status: tengen::store::GameStatus::Live,
+        result: None,
+        ended_at_ms: None,
+        move_count: 0,
+    };
+    store.create_game(&game).expect("a game");
+    assert_eq!(store.orphans(10).expect("orphans"), ["g1"]);
+    let Claim::Ours(first) = store.claim("g1", "n1", 60_000).expect("claim") else {
+        panic!("a game nobody holds is claimed");
+    };
+    assert_eq!(
+        store.claim("g1", "n2", 60_000).expect("claim"),
+        Claim::Held { node: "n1".into() }
+    );
+    assert!(store.orphans(10).expect("orphans").is_empty());
+    assert!(matches!(
+        store.claim("nope", "n1", 60_000),
+        Err(StoreError::UnknownGame { .. })
+    ));
+    // n1 writes under its fence; its renewal keeps the game.
+    let event = |seq| {
+        Append::Event(tengen::store::EventRecord {
+            game_id: "g1".into(),
+            seq,
+            kind: "x".into(),
+            payload: "{}".into(),
+            at_ms: 1,
+        })
+    };
+    let fence = |fence| Append::Fence {
+        game_id: "g1".into(),
+        fence,
+    };
+    store
+        .append(&[fence(first), event(1)])
+        .expect("the owner writes");
+    let held = [("g1".to_string(), first)];
+    assert!(store.renew("n1", &held, 1).expect("renew").is_empty());
+    // The lease (1 ms) lapses: the game is an orphan, and n2 takes it with a higher fence.
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(store.orphans(10).expect("orphans"), ["g1"]);
+    let Claim::Ours(second) = store.claim("g1", "n2", 60_000).expect("claim") else {
+        panic!("a lapsed lease is taken");
+    };
+    assert!(second > first);
+    // n1, back from a pause, is fenced out: its write changes nothing, its renewal
+    // tells it the game is gone.
+    let refused = store.append(&[fence(first), event(2)]);
+    assert!(
+        matches!(refused, Err(StoreError::Fenced { current, .. }) if current == second),
+        "{refused:?}"
+    );
+    assert_eq!(store.events("g1").expect("events").len(), 1);
+    assert_eq!(store.renew("n1", &held, 60_000).expect("renew"), ["g1"]);
+    store
+        .append(&[fence(second), event(2)])
+        .expect("the new owner writes");
+    // n1 releasing a game it lost changes nothing; n2 releasing makes it free at once.
+    store.release("n1", &["g1".into()]).expect("release");
+    assert!(store.orphans(10).expect("orphans").is_empty());
+    store.release("n2", &["g1".into()]).expect("release");
+    assert_eq!(store.orphans(10).expect("orphans"), ["g1"]);
+}
+
+/// Node processes of one cluster, for tests that kill or pause them.
+struct Processes {
+    cluster: Cluster,
+    dirs: Vec<tempfile::TempDir>,
+}
+
+impl Processes {
+    fn new(nodes: usize) -> Processes {
+        Processes {
+            cluster: Cluster::new(),
+            dirs: (0..nodes)
+                .map(|_| tempfile::tempdir().expect("a data dir"))
+                .collect(),
+        }
+    }
+
+    /// Starts (or starts again) node `i` as a child process.
+    fn spawn(&self, i: usize) -> Running {
+        let c = &self.cluster;
+        let env = [
+            ("TENGEN_STORE__BACKEND", "postgres".to_owned()),
+            ("TENGEN_STORE__POSTGRES_URL", c.db.url().to_owned()),
+            ("TENGEN_CLUSTER__NATS_URL", nats_url()),
+            ("TENGEN_CLUSTER__NAME", c.name.clone()),
+            ("TENGEN_CLUSTER__NODE_ID", format!("n{i}")),
+            ("TENGEN_CLUSTER__LEASE_MS", LEASE_MS.to_string()),
+            ("TENGEN_AUTH__SECRET", c.secret.clone()),
+        ];
+        common::process::spawn(self.dirs[i].path(), &env)
+    }
+
+    async fn login(&self, node: &Running, user: &str) -> Client {
+        let token = sign(
+            self.cluster.secret.as_bytes(),
+            &claims_for(user, None, Role::Player, 3600),
+        )
+        .expect("a token");
+        Client::connect(&format!("{}?token={token}", node.url)).await
+    }
+}
+
+/// The moves stored for `game`, checking that its events are numbered 1, 2, 3 … with no
+/// gap and no repeat.
+fn stored_moves(store: &PgStore, game: &str) -> Vec<String> {
+    let events = store.events(game).expect("events");
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(
+        seqs,
+        (1..=events.len() as u64).collect::<Vec<_>>(),
+        "{game}"
+    );
+    events
+        .iter()
+        .filter(|e| e.kind == "move_played")
+        .map(|e| {
+            let v: serde_json::Value = serde_json::from_str(&e.payload).expect("JSON");
+            v["vertex"].as_str().expect("a vertex").to_owned()
+        })
+        .collect()
+}
+
+/// Plays move `n` at `vertex` through `c` until it is in: an `unavailable` (the game is
+/// moving between nodes) is sent again; a `stale_move` means an earlier try went in
+/// after all. None when the connection breaks (its node died).
+async fn play_through(c: &mut Client, game: &str, n: u32, vertex: &str) -> Option<()> {
+    loop {
+        let msg = json!({"type": "play", "game_id": game, "move_number": n, "vertex": vertex});
+        let reply = c.try_request(msg).await?;
+        match reply["code"].as_str() {
+            None if reply["type"] == "ack" => return Some(()),
+            Some("unavailable") => tokio::time::sleep(Duration::from_millis(200)).await,
+            Some("stale_move") => return Some(()),
+            _ => panic!("move {n} of {game} refused: {reply}"),
+        }
+    }
+}
+
+/// Rounds of the crash storm, and moves a game tries to play in each.
+const ROUNDS: usize = 5;
+const BURST: u32 = 30;
+
+/// A simple legal game of up to 152 moves: Black fills columns A, E, J and N, White
+/// C, G, L and P, one point after another, with an empty column between any two, so
+/// nothing is ever captured.
+fn vertex(n: u32) -> String {
+    let k = (n - 1) / 2;
+    let columns = if n % 2 == 1 { "AEJN" } else { "CGLP" };
+    let col = columns.as_bytes()[(k / 19) as usize] as char;
+    format!("{col}{}", k % 19 + 1)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_storm_loses_no_acknowledged_move_and_every_game_finishes() {
+    let cluster = Processes::new(3);
+    let mut nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
+    // Three games, each started on another node.
+    let mut games = Vec::new();
+    for g in 0..3 {
+        let (b, w) = (format!("b{g}"), format!("w{g}"));
+        let mut bc = cluster.login(&nodes[g], &b).await;
+        let mut wc = cluster.login(&nodes[g], &w).await;
+        let id = start_game(
+            &mut bc,
+            &mut wc,
+            json!({"board_size": 19, "color": "black"}),
+        )
+        .await;
+        games.push((id, b, w, 0u32));
+    }
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+    let mut cut_bursts = 0;
+    for round in 0..ROUNDS {
+        // Each game's players sit on two different nodes; moves go on while one node is
+        // killed and started again.
+        let mut players = Vec::new();
+        for (g, (_, b, w, _)) in games.iter().enumerate() {
+            let bc = cluster.login(&nodes[(g + round) % 3], b).await;
+            let wc = cluster.login(&nodes[(g + round + 1) % 3], w).await;
+            players.push((bc, wc));
+        }
+        let mut bursts = Vec::new();
+        for ((id, _, _, played), (mut bc, mut wc)) in games.iter().cloned().zip(players) {
+            bursts.push(tokio::spawn(async move {
+                let mut acked = played;
+                for _ in 0..BURST {
+                    let n = acked + 1;
+                    let c = if n % 2 == 1 { &mut bc } else { &mut wc };
+                    if play_through(c, &id, n, &vertex(n)).await.is_none() {
+                        return (acked, true);
+                    }
+                    acked = n;
+                }
+                (acked, false)
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(rng.random_range(20..200))).await;
+        let victim = rng.random_range(0..3usize);
+        nodes[victim].kill();
+        nodes[victim] = cluster.spawn(victim);
+        for (game, burst) in games.iter_mut().zip(bursts) {
+            let (acked, cut) = tokio::time::timeout(Duration::from_secs(60), burst)
+                .await
+                .expect("a burst ends")
+                .expect("the burst's task");
+            cut_bursts += usize::from(cut);
+            let stored = stored_moves(&store, &game.0);
+            let expected: Vec<String> = (1..=acked).map(vertex).collect();
+            assert!(
+                stored.len() == acked as usize || (cut && stored.len() == acked as usize + 1),
+                "round {round}: {} holds {stored:?}, acknowledged {expected:?}",
+                game.0
+            );
+            assert_eq!(stored[..acked as usize], expected[..], "round {round}");
+            game.3 = stored.len() as u32;
+        }
+    }
+    assert!(cut_bursts > 0, "some kills landed in the middle of a burst");
+    // Every game plays on to a result, its players on two nodes.
+    for (g, (id, b, w, played)) in games.iter().enumerate() {
+        let mut bc = cluster.login(&nodes[g], b).await;
+        let mut wc = cluster.login(&nodes[(g + 1) % 3], w).await;
+        let resigner = if played % 2 == 0 { &mut bc } else { &mut wc };
+        loop {
+            let reply = resigner
+                .request(json!({"type": "resign", "game_id": id}))
+                .await;
+            if reply["code"] != "unavailable" {
+                assert_eq!(reply["type"], "ack", "{reply}");
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let record = store.game(id).expect("read").expect("the game");
+        assert!(record.result.is_some(), "{record:?}");
+        stored_moves(&store, id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_paused_past_its_lease_is_fenced_out_and_drops_the_game() {
+    let cluster = Processes::new(2);
+    let (n0, n1) = (cluster.spawn(0), cluster.spawn(1));
+    let mut alice = cluster.login(&n0, "alice").await;
+    let mut bob = cluster.login(&n0, "bob").await;
+    let game = start_game(
+        &mut alice,
+        &mut bob,
+        json!({"board_size": 19, "color": "black"}),
+    )
+    .await;
+    // Bob plays from the other node.
+    let mut bob = cluster.login(&n1, "bob").await;
+    bob.ok(json!({"type": "join", "game_id": game})).await;
+    play_through(&mut alice, &game, 1, &vertex(1))
+        .await
+        .expect("in");
+    // The owner stops past its lease; the other node takes the game and Bob plays on.
+    n0.signal(libc::SIGSTOP);
+    tokio::time::sleep(Duration::from_millis(LEASE_MS * 2)).await;
+    play_through(&mut bob, &game, 2, &vertex(2))
+        .await
+        .expect("the other node takes the game over");
+    // Alice's next move reaches the paused owner first; it wakes up fenced out.
+    let id = alice
+        .send_request(
+            json!({"type": "play", "game_id": game, "move_number": 3, "vertex": vertex(3)}),
+        )
+        .await
+        .expect("sent");
+    n0.signal(libc::SIGCONT);
+    let reply = alice.reply(id).await.expect("an answer");
+    if reply["code"] == "unavailable" {
+        play_through(&mut alice, &game, 3, &vertex(3))
+            .await
+            .expect("in");
+    } else {
+        assert_eq!(reply["type"], "ack", "{reply}");
+    }
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let expected: Vec<String> = (1..=3).map(vertex).collect();
+    assert_eq!(stored_moves(&store, &game), expected);
+    // The former owner let the game go: it owns nothing and says it lost a lease.
+    let metrics = loop {
+        let (_, _, metrics) = common::get_at(n0.addr(), "/metrics").await;
+        if metrics.contains("tengen_cluster_owned_games 0") {
+            break metrics;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        !metrics.contains("tengen_cluster_leases_lost_total 0\n"),
+        "{metrics}"
+    );
+}
