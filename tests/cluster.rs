@@ -404,10 +404,10 @@ async fn a_crash_storm_loses_no_acknowledged_move_and_every_game_finishes() {
     let mut nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
     // Three games, each started on another node.
     let mut games = Vec::new();
-    for g in 0..3 {
+    for (g, node) in nodes.iter().enumerate() {
         let (b, w) = (format!("b{g}"), format!("w{g}"));
-        let mut bc = cluster.login(&nodes[g], &b).await;
-        let mut wc = cluster.login(&nodes[g], &w).await;
+        let mut bc = cluster.login(node, &b).await;
+        let mut wc = cluster.login(node, &w).await;
         let id = start_game(
             &mut bc,
             &mut wc,

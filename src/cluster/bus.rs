@@ -82,6 +82,11 @@ impl Bus {
         &self.node
     }
 
+    /// Whether the connection to NATS is up (it reconnects by itself when it is not).
+    pub fn is_connected(&self) -> bool {
+        self.client.connection_state() == async_nats::connection::State::Connected
+    }
+
     pub fn client(&self) -> &async_nats::Client {
         &self.client
     }

@@ -127,10 +127,20 @@ async fn healthz(State(hub): State<Arc<Hub>>) -> Response {
     }
 }
 
-/// Ready when accepting and the store can take a write.
+/// Ready when accepting, in a cluster connected to the other nodes, and the store can
+/// take a write.
 async fn readyz(State(hub): State<Arc<Hub>>) -> Response {
     if *hub.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response();
+    }
+    if let Some(node) = &hub.cluster
+        && !node.bus.is_connected()
+    {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "not connected to the cluster's NATS\n",
+        )
+            .into_response();
     }
     // Bounded below the store's busy timeout, so the probe answers promptly while another
     // process (an operator's sqlite3 shell) holds the write lock or the disk stalls.
