@@ -542,3 +542,52 @@ async fn an_owner_paused_past_its_lease_is_fenced_out_and_drops_the_game() {
         "{metrics}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_hands_every_game_over_and_finishes_them_all() {
+    let cluster = Processes::new(3);
+    let mut nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
+    let mut games = Vec::new();
+    for (g, node) in nodes.iter().enumerate() {
+        let (b, w) = (format!("b{g}"), format!("w{g}"));
+        let mut bc = cluster.login(node, &b).await;
+        let mut wc = cluster.login(node, &w).await;
+        let id = start_game(
+            &mut bc,
+            &mut wc,
+            json!({"board_size": 19, "color": "black"}),
+        )
+        .await;
+        games.push((id, [b, w], 0u32));
+    }
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    // Each node in turn is stopped the graceful way (SIGTERM) and started again; the
+    // games play on through the others meanwhile.
+    for stopped in 0..3 {
+        nodes[stopped].signal(libc::SIGTERM);
+        let _ = nodes[stopped].child.wait();
+        let up = (stopped + 1) % 3;
+        for (id, players, played) in games.iter_mut() {
+            for _ in 0..4 {
+                let n = *played + 1;
+                let mut c = cluster
+                    .login(&nodes[up], &players[(n as usize + 1) % 2])
+                    .await;
+                play_through(&mut c, id, n, &vertex(n)).await.expect("in");
+                *played = n;
+            }
+        }
+        nodes[stopped] = cluster.spawn(stopped);
+    }
+    for (id, players, played) in &games {
+        let mut c = cluster
+            .login(&nodes[0], &players[(*played as usize) % 2])
+            .await;
+        let reply = c.ok(json!({"type": "resign", "game_id": id})).await;
+        assert_eq!(reply["type"], "ack");
+        let expected: Vec<String> = (1..=*played).map(vertex).collect();
+        assert_eq!(stored_moves(&store, id), expected);
+        let record = store.game(id).expect("read").expect("the game");
+        assert!(record.result.is_some(), "{record:?}");
+    }
+}
