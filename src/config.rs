@@ -211,8 +211,8 @@ pub struct StoreConfig {
     pub postgres_url: Option<String>,
 }
 
-/// A database URL with its password replaced by [`REDACTED`], fit for a log line or an
-/// error message.
+/// A database or NATS URL with its password replaced by [`REDACTED`], fit for a log
+/// line or an error message.
 pub fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
@@ -521,6 +521,21 @@ impl Config {
                 "must be 1 to 64 letters, digits, '-' or '_' (it prefixes NATS subjects)",
             );
         }
+        if c.nats_url.is_some() && self.store.backend != StoreBackend::Postgres {
+            return invalid(
+                "cluster.nats_url",
+                "is set, but the nodes of a cluster share one store: set store.backend = \"postgres\" and store.postgres_url",
+            );
+        }
+        if c.nats_url.is_some()
+            && self.auth.algorithm == JwtAlgorithm::HS256
+            && self.auth.secret.is_none()
+        {
+            return invalid(
+                "cluster.nats_url",
+                "is set, but auth.secret is not: every node must check tokens with the same secret (a generated one is each node's own)",
+            );
+        }
         if c.node_id.as_deref().is_some_and(|id| !is_plain_name(id)) {
             return invalid(
                 "cluster.node_id",
@@ -708,6 +723,7 @@ impl Config {
             shown.auth.secret = Some(REDACTED.to_string());
         }
         shown.store.postgres_url = shown.store.postgres_url.as_deref().map(redact_url);
+        shown.cluster.nats_url = shown.cluster.nats_url.as_deref().map(redact_url);
         let unset: Vec<&str> = [
             ("auth.secret", self.auth.secret.is_none()),
             ("auth.public_key_file", self.auth.public_key_file.is_none()),
@@ -716,6 +732,8 @@ impl Config {
             ("auth.dev_login", self.auth.dev_login.is_none()),
             ("auth.public_url", self.auth.public_url.is_none()),
             ("store.postgres_url", self.store.postgres_url.is_none()),
+            ("cluster.nats_url", self.cluster.nats_url.is_none()),
+            ("cluster.node_id", self.cluster.node_id.is_none()),
         ]
         .into_iter()
         .filter_map(|(key, unset)| unset.then_some(key))

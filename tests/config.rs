@@ -716,3 +716,31 @@ fn the_store_backend_is_chosen_and_its_url_never_shown_with_the_password() {
         &["TENGEN_STORE__BACKEND"],
     );
 }
+
+#[test]
+fn a_cluster_needs_the_shared_store_and_one_secret_and_hides_the_nats_password() {
+    let nats = ("TENGEN_CLUSTER__NATS_URL", "nats://tengen:hunter3@bus:4222");
+    refused(
+        Config::load(None, env(&[nats])),
+        &["cluster.nats_url", "store.backend = \"postgres\""],
+    );
+    let pg = ("TENGEN_STORE__POSTGRES_URL", "postgres://t:p@db/tengen");
+    let backend = ("TENGEN_STORE__BACKEND", "postgres");
+    refused(
+        Config::load(None, env(&[nats, pg, backend])),
+        &["cluster.nats_url", "auth.secret"],
+    );
+    let secret = ("TENGEN_AUTH__SECRET", "the same on every node");
+    let config = Config::load(None, env(&[nats, pg, backend, secret])).expect("a cluster node");
+    assert_eq!(config.cluster.lease_ms, 5000);
+    let printed = config.to_toml_redacted();
+    assert!(!printed.contains("hunter3"), "{printed}");
+    refused(
+        Config::load(None, env(&[("TENGEN_CLUSTER__LEASE_MS", "100")])),
+        &["cluster.lease_ms"],
+    );
+    refused(
+        Config::load(None, env(&[("TENGEN_CLUSTER__NODE_ID", "a.b")])),
+        &["cluster.node_id"],
+    );
+}

@@ -621,16 +621,28 @@ fn ratings_are_recorded_in_order_and_rebuilt(b: &Backend) {
     let games = s.rated_games().expect("read");
     assert!(games.applied.is_empty());
     assert_eq!(ids(&games.pending), ["early", "late"]);
-    s.record_rating(&rating("late", ("ann", 1600.0), ("bob", 1400.0)))
+    s.record_rating(&rating("late", ("ann", 1600.0), ("bob", 1400.0)), 0)
         .expect("late");
-    s.record_rating(&rating("early", ("ann", 1650.0), ("bob", 1350.0)))
+    // Made before "late" was applied (by another server, say): refused, nothing written.
+    let stale = s.record_rating(&rating("early", ("ann", 1650.0), ("bob", 1350.0)), 0);
+    assert!(
+        matches!(
+            stale,
+            Err(StoreError::RatingsMoved {
+                applied: 1,
+                after: 0
+            })
+        ),
+        "{stale:?}"
+    );
+    s.record_rating(&rating("early", ("ann", 1650.0), ("bob", 1350.0)), 1)
         .expect("early");
     assert_eq!(
         ids(&s.rated_games().expect("read").applied),
         ["late", "early"]
     );
     for id in ["late", "unrated", "nowhere"] {
-        let twice = s.record_rating(&rating(id, ("ann", 0.0), ("bob", 0.0)));
+        let twice = s.record_rating(&rating(id, ("ann", 0.0), ("bob", 0.0)), 2);
         assert!(
             matches!(twice, Err(StoreError::UnknownGame { .. })),
             "{twice:?}"

@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::config::redact_url;
+
 /// Why the bus could not be reached or used.
 #[derive(Debug, thiserror::Error)]
 pub enum BusError {
@@ -32,17 +34,6 @@ pub struct Bus {
     node: Arc<str>,
 }
 
-/// The URL without its credentials, for messages and logs.
-fn shown(url: &str) -> String {
-    match url.split_once("://").and_then(|(s, rest)| {
-        let at = rest.find('@')?;
-        Some(format!("{s}://***@{}", &rest[at + 1..]))
-    }) {
-        Some(hidden) => hidden,
-        None => url.to_string(),
-    }
-}
-
 impl Bus {
     /// Connects as node `node` of cluster `prefix`. The client reconnects by itself after
     /// a NATS restart; what was published meanwhile is lost, which the readers of game
@@ -54,7 +45,7 @@ impl Bus {
             .connect(url)
             .await
             .map_err(|e| BusError::Connect {
-                url: shown(url),
+                url: redact_url(url),
                 detail: e.to_string(),
             })?;
         // `retry_on_initial_connect` returns at once: wait until it is really up.
@@ -66,7 +57,7 @@ impl Bus {
         }
         if client.connection_state() != async_nats::connection::State::Connected {
             return Err(BusError::Connect {
-                url: shown(url),
+                url: redact_url(url),
                 detail: "not connected after 5 s".into(),
             });
         }
@@ -150,16 +141,5 @@ impl Bus {
                 subject,
                 detail: e.to_string(),
             })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shown;
-
-    #[test]
-    fn credentials_never_show() {
-        assert_eq!(shown("nats://u:secret@h:4222"), "nats://***@h:4222");
-        assert_eq!(shown("nats://h:4222"), "nats://h:4222");
     }
 }

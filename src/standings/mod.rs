@@ -95,13 +95,17 @@ impl Rater {
     /// Folds one finished rated game into the ledger, updates both players' ranks, and
     /// says what to record. The ranks change before the store records the game, so a
     /// profile that shows the game is never ahead of the lobby's rank.
-    fn rate(&mut self, game: &GameRecord) -> RatingRecord {
+    ///
+    /// Also returns how many games were in the ledger before this one: the store takes
+    /// the record only if it holds exactly those (see [`Store::record_rating`]).
+    fn rate(&mut self, game: &GameRecord) -> (RatingRecord, u64) {
+        let after = self.applied.len() as u64;
         self.applied.insert(game.id.clone());
         let record = rate(&mut self.ledger, game);
         for player in [&game.black, &game.white] {
             self.ranks.update(&self.ledger, player);
         }
-        record
+        (record, after)
     }
 }
 
@@ -150,17 +154,29 @@ async fn run(store: Arc<dyn Store>, mut news: mpsc::UnboundedReceiver<News>, ran
         let Some(game) = row.filter(|g| g.status == GameStatus::Finished && is_rated(g)) else {
             continue;
         };
-        let record = rater.rate(&game);
-        retry("recording a rating change", || {
-            let (store, record) = (store.clone(), record.clone());
-            async move {
-                tokio::task::spawn_blocking(move || store.record_rating(&record))
-                    .await
-                    .unwrap_or(Err(StoreError::Poisoned))
+        let (record, after) = rater.rate(&game);
+        let changes = record.changes.len();
+        let s = store.clone();
+        let recorded = tokio::task::spawn_blocking(move || s.record_rating(&record, after))
+            .await
+            .unwrap_or(Err(StoreError::Poisoned));
+        match recorded {
+            Ok(()) => tracing::info!(game = %game.id, changes, "rated a game"),
+            // Another server sharing the store rated a game first, or the store failed:
+            // start again from what the store holds, which rates this game too.
+            Err(e) => {
+                tracing::info!(game = %game.id, error = %e, "rating again from the store");
+                rater = retry("catching up with rated games", || {
+                    let (store, ranks) = (store.clone(), ranks.clone());
+                    async move {
+                        tokio::task::spawn_blocking(move || catch_up(&*store, ranks))
+                            .await
+                            .unwrap_or(Err(StoreError::Poisoned))
+                    }
+                })
+                .await;
             }
-        })
-        .await;
-        tracing::info!(game = %game.id, changes = record.changes.len(), "rated a game");
+        }
     }
 }
 
@@ -197,8 +213,8 @@ fn catch_up(store: &dyn Store, ranks: Ranks) -> Result<Rater, StoreError> {
         rater.rate(game);
     }
     for game in &games.pending {
-        let record = rater.rate(game);
-        store.record_rating(&record)?;
+        let (record, after) = rater.rate(game);
+        store.record_rating(&record, after)?;
         tracing::info!(game = %game.id, "rated a game that ended before the last stop");
     }
     Ok(rater)
@@ -223,7 +239,7 @@ fn rebuilt(store: &dyn Store, shown: &Ranks) -> Result<(Rater, usize), StoreErro
         .applied
         .iter()
         .chain(&games.pending)
-        .map(|game| rater.rate(game))
+        .map(|game| rater.rate(game).0)
         .collect();
     // The ranks first, as when a game is rated: a profile is never ahead of the lobby.
     shown.replace_with(&rater.ranks);

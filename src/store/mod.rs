@@ -360,6 +360,17 @@ pub enum StoreError {
         /// The id asked for.
         id: String,
     },
+    /// [`Store::record_rating`] of a record computed after fewer (or more) applied games
+    /// than the store holds.
+    #[error(
+        "The ratings moved on: {applied} games are applied, the record was made after {after}."
+    )]
+    RatingsMoved {
+        /// Games applied in the store.
+        applied: u64,
+        /// Games the record was computed after.
+        after: u64,
+    },
     /// An invite that does not exist, is used up, or has expired.
     #[error("The invite code is unknown, used or expired.")]
     InvalidInvite,
@@ -400,6 +411,7 @@ impl StoreError {
                 | StoreError::UnknownUser { .. }
                 | StoreError::InvalidInvite
                 | StoreError::Fenced { .. }
+                | StoreError::RatingsMoved { .. }
         )
     }
 }
@@ -509,8 +521,11 @@ pub trait Store: AccountStore + Send + Sync + 'static {
 
     /// Records one rated game as applied next: its place in the order, the changes it
     /// made, and the standings after it, in one transaction. Refused with
-    /// [`StoreError::UnknownGame`] unless the game is rated and not yet applied.
-    fn record_rating(&self, record: &RatingRecord) -> Result<(), StoreError>;
+    /// [`StoreError::UnknownGame`] unless the game is rated and not yet applied, and with
+    /// [`StoreError::RatingsMoved`] unless exactly `after` games were applied before it:
+    /// the record was computed from the standings after those, and another server
+    /// sharing the store may have applied one since.
+    fn record_rating(&self, record: &RatingRecord, after: u64) -> Result<(), StoreError>;
 
     /// Replaces every applied game, change and standing with `records` applied in order
     /// (a rebuild), in one transaction, settling the rebuilds owed up to mark `settled`

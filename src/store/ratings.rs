@@ -87,22 +87,36 @@ pub(super) fn mark_rated(
 pub(super) fn record(
     tx: &Connection,
     record: &RatingRecord,
+    after: u64,
     db: &dyn Fn(rusqlite::Error) -> StoreError,
 ) -> Result<(), StoreError> {
-    let updated = tx
-        .prepare_cached(
-            "UPDATE rated_games
-             SET applied = (SELECT coalesce(max(applied), 0) + 1 FROM rated_games)
-             WHERE game_id = ?1 AND applied IS NULL",
-        )
+    let pending = tx
+        .prepare_cached("SELECT 1 FROM rated_games WHERE game_id = ?1 AND applied IS NULL")
         .map_err(db)?
-        .execute([&record.game_id])
-        .map_err(db)?;
-    if updated == 0 {
+        .query_row([&record.game_id], |_| Ok(()))
+        .optional()
+        .map_err(db)?
+        .is_some();
+    if !pending {
         return Err(StoreError::UnknownGame {
             game_id: record.game_id.clone(),
         });
     }
+    let applied: i64 = tx
+        .prepare_cached("SELECT coalesce(max(applied), 0) FROM rated_games")
+        .map_err(db)?
+        .query_row([], |row| row.get(0))
+        .map_err(db)?;
+    if applied.unsigned_abs() != after {
+        return Err(StoreError::RatingsMoved {
+            applied: applied.unsigned_abs(),
+            after,
+        });
+    }
+    tx.prepare_cached("UPDATE rated_games SET applied = ?2 WHERE game_id = ?1")
+        .map_err(db)?
+        .execute(rusqlite::params![record.game_id, after as i64 + 1])
+        .map_err(db)?;
     let mut insert = tx
         .prepare_cached(
             "INSERT INTO rating_changes (game_id, pool, color, player, opponent, at_ms,
@@ -419,17 +433,29 @@ mod tests {
         assert_eq!(ids(&games.pending), ["early", "late"], "by when they ended");
         // Applied in another order than they ended: the order of application is kept.
         store
-            .record_rating(&record("late", ("ann", 1600.0), ("bob", 1400.0)))
+            .record_rating(&record("late", ("ann", 1600.0), ("bob", 1400.0)), 0)
             .unwrap();
+        // A record made before "late" was applied is refused: the standings moved on.
+        let stale = store.record_rating(&record("early", ("ann", 1650.0), ("bob", 1350.0)), 0);
+        assert!(
+            matches!(
+                stale,
+                Err(StoreError::RatingsMoved {
+                    applied: 1,
+                    after: 0
+                })
+            ),
+            "{stale:?}"
+        );
         store
-            .record_rating(&record("early", ("ann", 1650.0), ("bob", 1350.0)))
+            .record_rating(&record("early", ("ann", 1650.0), ("bob", 1350.0)), 1)
             .unwrap();
         let games = store.rated_games().expect("read");
         assert_eq!(ids(&games.applied), ["late", "early"]);
         assert!(games.pending.is_empty());
         // Recording a game twice, or a game that is not rated, changes nothing.
         for id in ["late", "unrated", "nowhere"] {
-            let twice = store.record_rating(&record(id, ("ann", 0.0), ("bob", 0.0)));
+            let twice = store.record_rating(&record(id, ("ann", 0.0), ("bob", 0.0)), 2);
             assert!(
                 matches!(twice, Err(StoreError::UnknownGame { .. })),
                 "{twice:?}"
@@ -468,8 +494,8 @@ mod tests {
             record("g2", ("ann", 1700.0), ("bob", 1300.0)),
             record("g3", ("ann", 1750.0), ("cid", 1450.0)),
         ];
-        for r in &records {
-            store.record_rating(r).unwrap();
+        for (after, r) in records.iter().enumerate() {
+            store.record_rating(r, after as u64).unwrap();
         }
         let board = store.leaderboard("overall", 2).unwrap();
         let top: Vec<(&str, f64)> = board

@@ -845,12 +845,12 @@ impl Store for SqliteStore {
         Ok(games)
     }
 
-    fn record_rating(&self, record: &RatingRecord) -> Result<(), StoreError> {
+    fn record_rating(&self, record: &RatingRecord, after: u64) -> Result<(), StoreError> {
         let mut conn = self.lock()?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.db_err())?;
-        ratings::record(&tx, record, &self.db_err())?;
+        ratings::record(&tx, record, after, &self.db_err())?;
         tx.commit().map_err(self.db_err())
     }
 
@@ -865,8 +865,8 @@ impl Store for SqliteStore {
             .map_err(self.db_err())?;
         let db = self.db_err();
         ratings::clear(&tx, settled, &db)?;
-        for record in records {
-            ratings::record(&tx, record, &db)?;
+        for (after, record) in (0..).zip(records) {
+            ratings::record(&tx, record, after, &db)?;
         }
         tx.commit().map_err(self.db_err())
     }

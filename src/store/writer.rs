@@ -304,8 +304,12 @@ mod tests {
         fn rated_games(&self) -> Result<crate::store::RatedGames, StoreError> {
             self.inner.rated_games()
         }
-        fn record_rating(&self, record: &crate::store::RatingRecord) -> Result<(), StoreError> {
-            self.inner.record_rating(record)
+        fn record_rating(
+            &self,
+            record: &crate::store::RatingRecord,
+            after: u64,
+        ) -> Result<(), StoreError> {
+            self.inner.record_rating(record, after)
         }
         fn replace_ratings(
             &self,

@@ -186,16 +186,16 @@ impl Store for PgStore {
         self.connections.run(|c| Box::pin(ratings::rated_games(c)))
     }
 
-    fn record_rating(&self, record: &RatingRecord) -> Result<(), StoreError> {
+    fn record_rating(&self, record: &RatingRecord, after: u64) -> Result<(), StoreError> {
         let records = vec![record.clone()];
         self.connections
-            .run(move |c| Box::pin(ratings::record(c, records, None)))
+            .run(move |c| Box::pin(ratings::record(c, records, None, after)))
     }
 
     fn replace_ratings(&self, records: &[RatingRecord], settled: i64) -> Result<(), StoreError> {
         let records = records.to_vec();
         self.connections
-            .run(move |c| Box::pin(ratings::record(c, records, Some(settled))))
+            .run(move |c| Box::pin(ratings::record(c, records, Some(settled), 0)))
     }
 
     fn ratings_owed(&self) -> Result<i64, StoreError> {

@@ -5,7 +5,7 @@
 use tokio_postgres::{Client, Row, Transaction};
 
 use super::games::{GAME_COLUMNS, query_games, snapshot};
-use super::{bad_row, col, pg_error};
+use super::{bad_row, bigint, col, pg_error};
 use crate::store::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, StoreError};
 
 /// Held by every write of ratings until its transaction ends.
@@ -37,12 +37,14 @@ pub(super) async fn rated_games(client: &mut Client) -> Result<RatedGames, Store
     Ok(games)
 }
 
-/// Records `records` in order in one transaction; with `settled`, first forgets every
-/// applied game, change and standing and the rebuilds owed up to that mark (a rebuild).
+/// Records `records` in order in one transaction, the first made after `after` applied
+/// games; with `settled`, first forgets every applied game, change and standing and the
+/// rebuilds owed up to that mark (a rebuild).
 pub(super) async fn record(
     client: &mut Client,
     records: Vec<RatingRecord>,
     settled: Option<i64>,
+    after: u64,
 ) -> Result<(), StoreError> {
     let tx = client.transaction().await.map_err(pg_error)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&RATINGS_LOCK])
@@ -58,25 +60,45 @@ pub(super) async fn record(
             .await
             .map_err(pg_error)?;
     }
-    for record in &records {
-        record_one(&tx, record).await?;
+    for (after, record) in (after..).zip(&records) {
+        record_one(&tx, record, after).await?;
     }
     tx.commit().await.map_err(pg_error)
 }
 
-async fn record_one(tx: &Transaction<'_>, record: &RatingRecord) -> Result<(), StoreError> {
+/// One record, placed after `after` applied games (the transaction holds the ratings'
+/// lock, so the count cannot change under it).
+async fn record_one(
+    tx: &Transaction<'_>,
+    record: &RatingRecord,
+    after: u64,
+) -> Result<(), StoreError> {
+    let applied = tx
+        .query_one("SELECT coalesce(max(applied), 0) FROM rated_games", &[])
+        .await
+        .map_err(pg_error)?;
+    let applied = col::<i64>(&applied, 0)?.unsigned_abs();
     let updated = tx
         .execute(
-            "UPDATE rated_games
-             SET applied = (SELECT coalesce(max(applied), 0) + 1 FROM rated_games)
-             WHERE game_id = $1 AND applied IS NULL",
-            &[&record.game_id],
+            "UPDATE rated_games SET applied = $2
+             WHERE game_id = $1 AND applied IS NULL AND $3",
+            &[&record.game_id, &bigint(after + 1), &(applied == after)],
         )
         .await
         .map_err(pg_error)?;
     if updated == 0 {
-        return Err(StoreError::UnknownGame {
-            game_id: record.game_id.clone(),
+        let pending = tx
+            .query_opt(
+                "SELECT 1 FROM rated_games WHERE game_id = $1 AND applied IS NULL",
+                &[&record.game_id],
+            )
+            .await
+            .map_err(pg_error)?;
+        return Err(match pending {
+            None => StoreError::UnknownGame {
+                game_id: record.game_id.clone(),
+            },
+            Some(_) => StoreError::RatingsMoved { applied, after },
         });
     }
     for c in &record.changes {
