@@ -591,3 +591,46 @@ async fn a_rolling_restart_hands_every_game_over_and_finishes_them_all() {
         assert!(record.result.is_some(), "{record:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_games_ending_on_two_nodes_fold_into_the_ratings_in_one_order() {
+    let cluster = Cluster::new();
+    let (n1, n2) = (cluster.node("n1").await, cluster.node("n2").await);
+    let rated = json!({"board_size": 9, "color": "black", "rated": true});
+    let mut games = Vec::new();
+    for (node, opponent) in [(&n1, "quinn"), (&n2, "rosa")] {
+        let mut pat = node.login("pat").await;
+        let mut other = node.login(opponent).await;
+        let id = start_game(&mut pat, &mut other, rated.clone()).await;
+        games.push((pat, id));
+    }
+    // Both games end at once, each on its own node's rating task.
+    let resign = games
+        .iter_mut()
+        .map(|(pat, id)| pat.ok(json!({"type": "resign", "game_id": id})));
+    futures_util::future::join_all(resign).await;
+    // Pat's second rating change starts from the first one's result, whichever node
+    // rated which.
+    let history = loop {
+        let (status, profile) = common::get_json(&n2, "/api/users/pat").await;
+        assert_eq!(status, 200, "{profile}");
+        let overall: Vec<serde_json::Value> = profile["history"]
+            .as_array()
+            .expect("a history")
+            .iter()
+            .filter(|h| h["pool"] == "overall")
+            .cloned()
+            .collect();
+        if overall.len() == 2 {
+            break overall;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(history[0]["rating_before"], 1500.0, "{history:?}");
+    assert_eq!(
+        history[1]["rating_before"], history[0]["rating"],
+        "{history:?}"
+    );
+    n1.stop().await;
+    n2.stop().await;
+}
