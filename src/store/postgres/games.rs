@@ -65,8 +65,9 @@ pub(super) async fn query_games(
 /// Writes the batch in one transaction, in order, or nothing of it.
 pub(super) async fn append(client: &mut Client, batch: Vec<Append>) -> Result<(), StoreError> {
     let tx = client.transaction().await.map_err(pg_error)?;
-    // The next seq of each game whose row this transaction has locked.
-    let mut next: HashMap<&str, u64> = HashMap::new();
+    // The next seq of each existing game of the batch, its row locked; a game the batch
+    // creates joins when it is created.
+    let mut next = lock_games(&tx, &batch).await?;
     for item in &batch {
         apply(&tx, item, &mut next).await?;
     }
@@ -111,9 +112,8 @@ async fn apply<'b>(
             next.insert(&game.id, 1);
         }
         Append::Event(event) => {
-            let expected = match next.get(event.game_id.as_str()) {
-                Some(&n) => n,
-                None => lock_next_seq(tx, &event.game_id).await?,
+            let Some(&expected) = next.get(event.game_id.as_str()) else {
+                return Err(unknown(&event.game_id));
             };
             if event.seq != expected || i64::try_from(event.seq).is_err() {
                 return Err(StoreError::SeqOutOfOrder {
@@ -255,29 +255,44 @@ async fn apply<'b>(
     Ok(())
 }
 
-/// Locks the game's row until the transaction ends (so appends to one game from several
-/// nodes take turns), then reads its next seq. Two statements on purpose: under READ
-/// COMMITTED the second one's snapshot is taken after the lock was granted, so it sees the
-/// events of whoever held the lock before.
-async fn lock_next_seq(tx: &Transaction<'_>, game_id: &str) -> Result<u64, StoreError> {
-    let locked = tx
-        .query_opt("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", &[&game_id])
-        .await
-        .map_err(pg_error)?;
-    if locked.is_none() {
-        return Err(unknown(game_id));
-    }
-    let row = tx
-        .query_one(
-            "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = $1",
-            &[&game_id],
+/// Locks the rows of every game the batch names until the transaction ends, in the
+/// order of their ids (so two nodes whose batches share games take turns instead of
+/// deadlocking), then reads each one's next seq. Two statements on purpose: under READ
+/// COMMITTED the second one's snapshot is taken after the locks were granted, so it sees
+/// the events of whoever held them before.
+async fn lock_games<'b>(
+    tx: &Transaction<'_>,
+    batch: &'b [Append],
+) -> Result<HashMap<&'b str, u64>, StoreError> {
+    let mut ids: Vec<&str> = batch.iter().map(Append::game_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    tx.query(
+        "SELECT 1 FROM games WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        &[&ids],
+    )
+    .await
+    .map_err(pg_error)?;
+    let rows = tx
+        .query(
+            "SELECT g.id, (SELECT coalesce(max(e.seq), 0) FROM events e WHERE e.game_id = g.id)
+             FROM games g WHERE g.id = ANY($1)",
+            &[&ids],
         )
         .await
         .map_err(pg_error)?;
-    let last: i64 = col(&row, 0)?;
-    let last = u64::try_from(last)
-        .map_err(|_| bad_row(format!("game {game_id} has a negative event number")))?;
-    Ok(last.saturating_add(1))
+    let mut next = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let id: String = col(row, 0)?;
+        let last: i64 = col(row, 1)?;
+        let last = u64::try_from(last)
+            .map_err(|_| bad_row(format!("game {id} has a negative event number")))?;
+        // Keyed by the batch's own string, which the query matched exactly.
+        if let Ok(i) = ids.binary_search(&id.as_str()) {
+            next.insert(ids[i], last.saturating_add(1));
+        }
+    }
+    Ok(next)
 }
 
 async fn exists(tx: &Transaction<'_>, game_id: &str) -> Result<bool, StoreError> {
