@@ -37,6 +37,10 @@ pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
+/// The columns of [`GameRecord`] in the order both backends read them back.
+const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
+                            status, result, ended_at_ms, move_count";
+
 /// Where a game stands, so restart recovery can pick out the games still being played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

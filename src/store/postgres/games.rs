@@ -9,11 +9,9 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, GenericClient, IsolationLevel, Row, Transaction};
 
 use super::{bad_row, bigint, col, pg_error};
-use crate::store::{Append, EventRecord, GameQuery, GameRecord, GameStatus, StoreError};
-
-/// The columns of [`GameRecord`] in the order [`game_from_row`] reads them.
-pub(super) const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, \
-     white_name, status, result, ended_at_ms, move_count";
+use crate::store::{
+    Append, EventRecord, GAME_COLUMNS, GameQuery, GameRecord, GameStatus, StoreError,
+};
 
 /// A statement's parameters.
 pub(super) type Params<'a> = Vec<&'a (dyn ToSql + Sync)>;
