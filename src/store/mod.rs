@@ -424,8 +424,8 @@ pub struct ReviewRecord {
 
 /// The durable event log, as the room and the HTTP handlers see it.
 ///
-/// Synchronous on purpose: SQLite is a blocking library, and a PostgreSQL backend can
-/// implement it with a blocking client too. Async callers go through [`StoreWriter`] for
+/// Synchronous on purpose: SQLite is a blocking library, and [`PgStore`] runs its async
+/// client on a runtime of its own, so a call is safe from any thread. Async callers go through [`StoreWriter`] for
 /// writes (which batches them) and `spawn_blocking` for reads. The account half is the
 /// supertrait [`AccountStore`].
 pub trait Store: AccountStore + Send + Sync + 'static {
