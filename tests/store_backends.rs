@@ -84,6 +84,7 @@ on_both!(
     fair_play_rows_and_forfeit_losses,
     reviews_are_saved_and_counted,
     two_nodes_appending_to_one_game_take_turns,
+    batches_naming_games_in_any_order_never_deadlock,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -839,6 +840,52 @@ fn two_nodes_appending_to_one_game_take_turns(b: &Backend) {
         .map(|e| e.seq)
         .collect();
     assert_eq!(seqs, (1..=4 * EACH).collect::<Vec<_>>());
+}
+
+fn batches_naming_games_in_any_order_never_deadlock(b: &Backend) {
+    let nodes = [Arc::clone(&b.store), b.another_node()];
+    for id in ["g1", "g2"] {
+        nodes[0]
+            .create_game(&game(id, 1, "a", "b"))
+            .expect("create");
+    }
+    const EACH: u64 = 25;
+    let writers: Vec<_> = (0..4)
+        .map(|i| {
+            let store = Arc::clone(&nodes[i % 2]);
+            // Half the writers name g1 first, half g2.
+            let order = if i < 2 { ["g1", "g2"] } else { ["g2", "g1"] };
+            std::thread::spawn(move || {
+                let mut written = 0;
+                while written < EACH {
+                    let batch: Vec<Append> = order
+                        .iter()
+                        .map(|id| {
+                            let next = store.events(id).expect("read").len() as u64 + 1;
+                            Append::Event(event(id, next))
+                        })
+                        .collect();
+                    match store.append(&batch) {
+                        Ok(()) => written += 1,
+                        Err(StoreError::SeqOutOfOrder { .. }) => {}
+                        Err(e) => panic!("only a lost race may fail: {e}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().expect("writer");
+    }
+    for id in ["g1", "g2"] {
+        let seqs: Vec<u64> = nodes[1]
+            .events(id)
+            .expect("events")
+            .iter()
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(seqs, (1..=4 * EACH).collect::<Vec<_>>(), "{id}");
+    }
 }
 
 #[test]

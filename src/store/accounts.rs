@@ -43,6 +43,23 @@ impl Origin {
     }
 }
 
+/// The columns of [`UserRecord`] in the order both backends read them back.
+pub(super) const USER_COLUMNS: &str =
+    "id, origin, display_name, role, password_hash, disabled, created_at_ms";
+
+/// A role's stored spelling (its wire name).
+pub(super) fn role_text(role: Role) -> String {
+    match serde_json::to_value(role) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "player".into(),
+    }
+}
+
+/// Parses a role's stored spelling.
+pub(super) fn parse_role(text: &str) -> Option<Role> {
+    serde_json::from_value(serde_json::Value::String(text.to_owned())).ok()
+}
+
 /// One user row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UserRecord {

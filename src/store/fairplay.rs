@@ -5,7 +5,8 @@
 use rusqlite::OptionalExtension;
 use rusqlite::types::Value;
 
-use super::sqlite::{GAME_COLUMNS, SqliteStore};
+use super::GAME_COLUMNS;
+use super::sqlite::SqliteStore;
 use super::{EventRecord, GameRecord, StoreError};
 
 /// A report as a player files it: about a user, a game (and a range of its events), or

@@ -39,6 +39,10 @@ pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
+/// The columns of [`GameRecord`] in the order both backends read them back.
+const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
+                            status, result, ended_at_ms, move_count";
+
 /// Where a game stands, so restart recovery can pick out the games still being played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -434,8 +438,8 @@ pub struct ReviewRecord {
 
 /// The durable event log, as the room and the HTTP handlers see it.
 ///
-/// Synchronous on purpose: SQLite is a blocking library, and a PostgreSQL backend can
-/// implement it with a blocking client too. Async callers go through [`StoreWriter`] for
+/// Synchronous on purpose: SQLite is a blocking library, and [`PgStore`] runs its async
+/// client on a runtime of its own, so a call is safe from any thread. Async callers go through [`StoreWriter`] for
 /// writes (which batches them) and `spawn_blocking` for reads. The account half is the
 /// supertrait [`AccountStore`].
 pub trait Store: AccountStore + Send + Sync + 'static {

@@ -14,7 +14,7 @@ use super::{
     Append, EventRecord, GameQuery, GameRecord, GameStatus, KibitzRecord, NewReport, RatedGames,
     RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Store, StoreError, StoredReport,
 };
-use super::{migrations, ratings};
+use super::{GAME_COLUMNS, migrations, ratings};
 
 mod accounts;
 mod copy;
@@ -574,10 +574,6 @@ impl SqliteStore {
         Ok(games)
     }
 }
-
-/// The columns of [`GameRecord`] in the order [`SqliteStore::game_from_row`] reads them.
-pub(super) const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
-                            status, result, ended_at_ms, move_count";
 
 /// A borrowed [`Append`], so `create_game` need not clone its record.
 enum Write<'a> {

@@ -7,19 +7,11 @@ use tokio_postgres::{Client, GenericClient, Row, Transaction};
 
 use super::{PgStore, bad_row, col, pg_error};
 use crate::protocol::Role;
+use crate::store::accounts::{USER_COLUMNS, parse_role, role_text};
 use crate::store::{
     AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StoreError, UserChange,
     UserRecord,
 };
-
-const USER_COLUMNS: &str = "id, origin, display_name, role, password_hash, disabled, created_at_ms";
-
-fn role_text(role: Role) -> String {
-    match serde_json::to_value(role) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "player".into(),
-    }
-}
 
 fn user_from_row(row: &Row) -> Result<UserRecord, StoreError> {
     let id: String = col(row, 0)?;
@@ -29,8 +21,8 @@ fn user_from_row(row: &Row) -> Result<UserRecord, StoreError> {
         origin: Origin::parse(&origin)
             .ok_or_else(|| bad_row(format!("user {id} has the origin {origin:?}")))?,
         display_name: col(row, 2)?,
-        role: serde_json::from_value(serde_json::Value::String(role.clone()))
-            .map_err(|_| bad_row(format!("user {id} has the role {role:?}")))?,
+        role: parse_role(&role)
+            .ok_or_else(|| bad_row(format!("user {id} has the role {role:?}")))?,
         password_hash: col(row, 4)?,
         disabled: col(row, 5)?,
         created_at_ms: col(row, 6)?,

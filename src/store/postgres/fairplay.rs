@@ -3,9 +3,11 @@
 
 use tokio_postgres::Client;
 
-use super::games::{GAME_COLUMNS, event_from_row, query_games, snapshot};
+use super::games::{event_from_row, query_games, snapshot};
 use super::{bigint, col, pg_error};
-use crate::store::{EventRecord, GameRecord, KibitzRecord, NewReport, StoreError, StoredReport};
+use crate::store::{
+    EventRecord, GAME_COLUMNS, GameRecord, KibitzRecord, NewReport, StoreError, StoredReport,
+};
 
 pub(super) async fn set_block(
     client: &mut Client,

@@ -6,14 +6,12 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, GenericClient, IsolationLevel, Row, Transaction};
+use tokio_postgres::{Client, GenericClient, IsolationLevel, Row, Statement, Transaction};
 
 use super::{bad_row, bigint, col, pg_error};
-use crate::store::{Append, EventRecord, GameQuery, GameRecord, GameStatus, StoreError};
-
-/// The columns of [`GameRecord`] in the order [`game_from_row`] reads them.
-pub(super) const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, \
-     white_name, status, result, ended_at_ms, move_count";
+use crate::store::{
+    Append, EventRecord, GAME_COLUMNS, GameQuery, GameRecord, GameStatus, StoreError,
+};
 
 /// A statement's parameters.
 pub(super) type Params<'a> = Vec<&'a (dyn ToSql + Sync)>;
@@ -65,23 +63,54 @@ pub(super) async fn query_games(
 /// Writes the batch in one transaction, in order, or nothing of it.
 pub(super) async fn append(client: &mut Client, batch: Vec<Append>) -> Result<(), StoreError> {
     let tx = client.transaction().await.map_err(pg_error)?;
-    // The next seq of each game whose row this transaction has locked.
-    let mut next: HashMap<&str, u64> = HashMap::new();
+    // The next seq of each existing game of the batch, its row locked; a game the batch
+    // creates joins when it is created.
+    let mut next = lock_games(&tx, &batch).await?;
+    let mut prepared = Prepared {
+        tx,
+        statements: HashMap::new(),
+    };
     for item in &batch {
-        apply(&tx, item, &mut next).await?;
+        apply(&mut prepared, item, &mut next).await?;
     }
-    tx.commit().await.map_err(pg_error)
+    prepared.tx.commit().await.map_err(pg_error)
+}
+
+/// A batch's transaction with the statements it has prepared: a statement repeated for
+/// many items (an event per move, a move count per game) is parsed once per batch, and
+/// each item then costs one round trip instead of two.
+struct Prepared<'c> {
+    tx: Transaction<'c>,
+    statements: HashMap<&'static str, Statement>,
+}
+
+impl Prepared<'_> {
+    async fn execute(
+        &mut self,
+        sql: &'static str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, StoreError> {
+        let statement = match self.statements.get(sql) {
+            Some(statement) => statement.clone(),
+            None => {
+                let statement = self.tx.prepare(sql).await.map_err(pg_error)?;
+                self.statements.insert(sql, statement.clone());
+                statement
+            }
+        };
+        self.tx.execute(&statement, params).await.map_err(pg_error)
+    }
 }
 
 async fn apply<'b>(
-    tx: &Transaction<'_>,
+    b: &mut Prepared<'_>,
     item: &'b Append,
     next: &mut HashMap<&'b str, u64>,
 ) -> Result<(), StoreError> {
     match item {
         Append::Create(game) => {
             let move_count = i64::from(game.move_count);
-            let inserted = tx
+            let inserted = b
                 .execute(
                     "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
                          white_name, status, result, ended_at_ms, move_count)
@@ -101,8 +130,7 @@ async fn apply<'b>(
                         &move_count,
                     ],
                 )
-                .await
-                .map_err(pg_error)?;
+                .await?;
             if inserted == 0 {
                 return Err(StoreError::DuplicateGame {
                     game_id: game.id.clone(),
@@ -111,9 +139,8 @@ async fn apply<'b>(
             next.insert(&game.id, 1);
         }
         Append::Event(event) => {
-            let expected = match next.get(event.game_id.as_str()) {
-                Some(&n) => n,
-                None => lock_next_seq(tx, &event.game_id).await?,
+            let Some(&expected) = next.get(event.game_id.as_str()) else {
+                return Err(unknown(&event.game_id));
             };
             if event.seq != expected || i64::try_from(event.seq).is_err() {
                 return Err(StoreError::SeqOutOfOrder {
@@ -122,7 +149,7 @@ async fn apply<'b>(
                     expected,
                 });
             }
-            tx.execute(
+            b.execute(
                 "INSERT INTO events (game_id, seq, kind, payload, at_ms)
                  VALUES ($1, $2, $3, $4, $5)",
                 &[
@@ -133,21 +160,19 @@ async fn apply<'b>(
                     &event.at_ms,
                 ],
             )
-            .await
-            .map_err(pg_error)?;
+            .await?;
             next.insert(&event.game_id, expected.saturating_add(1));
         }
         Append::MoveCount {
             game_id,
             move_count,
         } => {
-            let updated = tx
+            let updated = b
                 .execute(
                     "UPDATE games SET move_count = $2 WHERE id = $1",
                     &[game_id, &i64::from(*move_count)],
                 )
-                .await
-                .map_err(pg_error)?;
+                .await?;
             if updated == 0 {
                 return Err(unknown(game_id));
             }
@@ -157,16 +182,15 @@ async fn apply<'b>(
             result,
             ended_at_ms,
         } => {
-            let updated = tx
+            let updated = b
                 .execute(
                     "UPDATE games SET status = 'finished', result = $2, ended_at_ms = $3
                      WHERE id = $1 AND status = 'live'",
                     &[game_id, result, ended_at_ms],
                 )
-                .await
-                .map_err(pg_error)?;
+                .await?;
             if updated == 0 {
-                return Err(match exists(tx, game_id).await? {
+                return Err(match exists(&b.tx, game_id).await? {
                     true => StoreError::AlreadyFinished {
                         game_id: game_id.clone(),
                     },
@@ -175,27 +199,25 @@ async fn apply<'b>(
             }
         }
         Append::Rejudge { game_id, result } => {
-            let updated = tx
+            let updated = b
                 .execute(
                     "UPDATE games SET result = $2 WHERE id = $1 AND status = 'finished'",
                     &[game_id, result],
                 )
-                .await
-                .map_err(pg_error)?;
+                .await?;
             if updated == 0 {
                 return Err(unknown(game_id));
             }
             // In the same transaction, so a crash cannot lose the rebuild it owes.
-            tx.execute(
+            b.execute(
                 "INSERT INTO ratings_owed (game_id)
                  SELECT game_id FROM rated_games WHERE game_id = $1",
                 &[game_id],
             )
-            .await
-            .map_err(pg_error)?;
+            .await?;
         }
         Append::Kibitz(line) => {
-            let inserted = tx
+            let inserted = b
                 .execute(
                     "INSERT INTO kibitz (game_id, at_ms, user_id, name, text)
                      SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM games WHERE id = $1)",
@@ -207,40 +229,37 @@ async fn apply<'b>(
                         &line.text,
                     ],
                 )
-                .await
-                .map_err(pg_error)?;
+                .await?;
             if inserted == 0 {
                 return Err(unknown(&line.game_id));
             }
         }
         Append::Rated { game_id } => {
-            if !exists(tx, game_id).await? {
+            if !exists(&b.tx, game_id).await? {
                 return Err(unknown(game_id));
             }
-            tx.execute(
+            b.execute(
                 "INSERT INTO rated_games (game_id) VALUES ($1) ON CONFLICT DO NOTHING",
                 &[game_id],
             )
-            .await
-            .map_err(pg_error)?;
+            .await?;
         }
         Append::Fence { game_id, fence } => {
             // A number past BIGINT cannot be stored, so it is refused as stale like any
             // claim the stored fence does not allow (NULL compares as not allowed).
             let claimed = i64::try_from(*fence).ok();
-            let updated = tx
+            let updated = b
                 .execute(
                     "UPDATE games SET fence = $2 WHERE id = $1 AND fence <= $2",
                     &[game_id, &claimed],
                 )
-                .await
-                .map_err(pg_error)?;
+                .await?;
             if updated == 0 {
                 // A new statement, so it sees the fence that refused the claim.
-                let current = tx
-                    .query_opt("SELECT fence FROM games WHERE id = $1", &[game_id])
-                    .await
-                    .map_err(pg_error)?;
+                let current =
+                    b.tx.query_opt("SELECT fence FROM games WHERE id = $1", &[game_id])
+                        .await
+                        .map_err(pg_error)?;
                 return Err(match current {
                     None => unknown(game_id),
                     Some(row) => StoreError::Fenced {
@@ -255,29 +274,44 @@ async fn apply<'b>(
     Ok(())
 }
 
-/// Locks the game's row until the transaction ends (so appends to one game from several
-/// nodes take turns), then reads its next seq. Two statements on purpose: under READ
-/// COMMITTED the second one's snapshot is taken after the lock was granted, so it sees the
-/// events of whoever held the lock before.
-async fn lock_next_seq(tx: &Transaction<'_>, game_id: &str) -> Result<u64, StoreError> {
-    let locked = tx
-        .query_opt("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", &[&game_id])
-        .await
-        .map_err(pg_error)?;
-    if locked.is_none() {
-        return Err(unknown(game_id));
-    }
-    let row = tx
-        .query_one(
-            "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = $1",
-            &[&game_id],
+/// Locks the rows of every game the batch names until the transaction ends, in the
+/// order of their ids (so two nodes whose batches share games take turns instead of
+/// deadlocking), then reads each one's next seq. Two statements on purpose: under READ
+/// COMMITTED the second one's snapshot is taken after the locks were granted, so it sees
+/// the events of whoever held them before.
+async fn lock_games<'b>(
+    tx: &Transaction<'_>,
+    batch: &'b [Append],
+) -> Result<HashMap<&'b str, u64>, StoreError> {
+    let mut ids: Vec<&str> = batch.iter().map(Append::game_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    tx.query(
+        "SELECT 1 FROM games WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        &[&ids],
+    )
+    .await
+    .map_err(pg_error)?;
+    let rows = tx
+        .query(
+            "SELECT g.id, (SELECT coalesce(max(e.seq), 0) FROM events e WHERE e.game_id = g.id)
+             FROM games g WHERE g.id = ANY($1)",
+            &[&ids],
         )
         .await
         .map_err(pg_error)?;
-    let last: i64 = col(&row, 0)?;
-    let last = u64::try_from(last)
-        .map_err(|_| bad_row(format!("game {game_id} has a negative event number")))?;
-    Ok(last.saturating_add(1))
+    let mut next = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let id: String = col(row, 0)?;
+        let last: i64 = col(row, 1)?;
+        let last = u64::try_from(last)
+            .map_err(|_| bad_row(format!("game {id} has a negative event number")))?;
+        // Keyed by the batch's own string, which the query matched exactly.
+        if let Ok(i) = ids.binary_search(&id.as_str()) {
+            next.insert(ids[i], last.saturating_add(1));
+        }
+    }
+    Ok(next)
 }
 
 async fn exists(tx: &Transaction<'_>, game_id: &str) -> Result<bool, StoreError> {

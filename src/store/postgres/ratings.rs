@@ -4,9 +4,12 @@
 
 use tokio_postgres::{Client, Row, Transaction};
 
-use super::games::{GAME_COLUMNS, query_games, snapshot};
+use super::games::{query_games, snapshot};
 use super::{bad_row, bigint, col, pg_error};
-use crate::store::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, StoreError};
+use crate::store::ratings::rated_games_sql;
+use crate::store::{
+    GAME_COLUMNS, RatedGames, RatingChangeRow, RatingRecord, RatingRow, StoreError,
+};
 
 /// Held by every write of ratings until its transaction ends.
 const RATINGS_LOCK: i64 = 0x5447_454E + 1;
@@ -16,19 +19,7 @@ const RATING_COLUMNS: &str =
 
 pub(super) async fn rated_games(client: &mut Client) -> Result<RatedGames, StoreError> {
     let tx = snapshot(client).await?;
-    let columns: Vec<String> = GAME_COLUMNS
-        .split(',')
-        .map(|c| format!("g.{}", c.trim()))
-        .collect();
-    let columns = columns.join(", ");
-    let applied = format!(
-        "SELECT {columns} FROM rated_games r JOIN games g ON g.id = r.game_id
-         WHERE r.applied IS NOT NULL ORDER BY r.applied"
-    );
-    let pending = format!(
-        "SELECT {columns} FROM rated_games r JOIN games g ON g.id = r.game_id
-         WHERE r.applied IS NULL AND g.status = 'finished' ORDER BY g.ended_at_ms, g.id"
-    );
+    let (applied, pending) = rated_games_sql(GAME_COLUMNS);
     let games = RatedGames {
         applied: query_games(&tx, &applied, &[]).await?,
         pending: query_games(&tx, &pending, &[]).await?,

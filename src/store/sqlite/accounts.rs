@@ -6,19 +6,11 @@ use rusqlite::{OptionalExtension, Row, Transaction, TransactionBehavior, params}
 
 use super::SqliteStore;
 use crate::protocol::Role;
+use crate::store::accounts::{USER_COLUMNS, parse_role, role_text};
 use crate::store::{
     AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StoreError, UserChange,
     UserRecord,
 };
-
-const USER_COLUMNS: &str = "id, origin, display_name, role, password_hash, disabled, created_at_ms";
-
-fn role_text(role: Role) -> String {
-    match serde_json::to_value(role) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "player".into(),
-    }
-}
 
 impl SqliteStore {
     /// Runs `work` in one immediate transaction, committed when it returns `Ok`.
@@ -48,8 +40,8 @@ impl SqliteStore {
             origin: Origin::parse(&origin)
                 .ok_or_else(|| bad(format!("user {id} has the origin {origin:?}")))?,
             display_name: row.get(2).map_err(&db)?,
-            role: serde_json::from_value(serde_json::Value::String(role.clone()))
-                .map_err(|_| bad(format!("user {id} has the role {role:?}")))?,
+            role: parse_role(&role)
+                .ok_or_else(|| bad(format!("user {id} has the role {role:?}")))?,
             password_hash: row.get(4).map_err(&db)?,
             disabled: row.get::<_, i64>(5).map_err(&db)? != 0,
             created_at_ms: row.get(6).map_err(&db)?,
