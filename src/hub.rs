@@ -157,12 +157,19 @@ impl Hub {
 
     /// Accepts a seek or challenge: the game is created on the lobby side (see
     /// [`create`]), then its room registered here and both players and the lobby told.
+    /// In a cluster, a challenge posted on another node is accepted there.
     pub async fn accept(
         &self,
         accepter: &UserInfo,
         challenge_id: &str,
         seed: Option<&str>,
     ) -> Result<String, Refusal> {
+        if let (Some(home), Some(link)) = (
+            self.lobby.others.home_of(challenge_id),
+            self.lobby.cluster(),
+        ) {
+            return link.accept_at(&home, accepter, challenge_id, seed).await;
+        }
         let open = self.lobby.take(challenge_id, accepter)?;
         let started = match self.open_game(&open, accepter, seed.unwrap_or("")).await {
             Ok(started) => started,
@@ -578,8 +585,20 @@ impl Hub {
         (games, assigned)
     }
 
-    /// Every running game, newest rooms first is not promised: sorted by id.
+    /// Every running game, on every node in a cluster, sorted by id.
     pub async fn list_games(&self) -> Vec<GameSummary> {
+        let mut games = self.local_games().await;
+        if let Some(link) = self.lobby.cluster() {
+            games.extend(link.games_elsewhere().await);
+            // A game mirrored here is listed by its owner too.
+            games.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+            games.dedup_by(|a, b| a.game_id == b.game_id);
+        }
+        games
+    }
+
+    /// The games running on this node, sorted by id.
+    pub async fn local_games(&self) -> Vec<GameSummary> {
         let rooms: Vec<RoomHandle> = self.rooms.iter().map(|r| r.clone()).collect();
         let mut games = Vec::with_capacity(rooms.len());
         for room in rooms {

@@ -31,6 +31,8 @@ pub enum StartError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Auth(#[from] AuthError),
+    #[error(transparent)]
+    Bus(#[from] crate::cluster::BusError),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -64,6 +66,12 @@ impl Server {
         let hub = Hub::new(config, verifier, store, writer);
         let restored = hub.restore_unfinished()?;
         hub.lobby.blocks.load(hub.store().blocks()?);
+        if let Some(url) = &hub.config.cluster.nats_url {
+            let cluster = &hub.config.cluster;
+            let node = (cluster.node_id.clone()).unwrap_or_else(crate::lobby::new_id);
+            let bus = crate::cluster::Bus::connect(url, &cluster.name, &node).await?;
+            crate::cluster::lobby::start(&hub, bus).await?;
+        }
         let listener = TcpListener::bind(listen)
             .await
             .map_err(|source| StartError::Listen {

@@ -3,5 +3,7 @@
 //! owner and its frames relayed to every node over NATS.
 
 pub mod bus;
+pub mod lobby;
+pub mod members;
 
 pub use bus::{Bus, BusError};

@@ -337,11 +337,15 @@ impl Session {
                 self.ack(id, Some(game_id), None);
             }
             LobbyMsg::Decline { challenge_id } => {
-                hub.lobby.withdraw(&challenge_id, &self.user()?, true)?;
+                (hub.lobby
+                    .withdraw_anywhere(&challenge_id, &self.user()?, true))
+                .await?;
                 self.ack(id, None, None);
             }
             LobbyMsg::Cancel { challenge_id } => {
-                hub.lobby.withdraw(&challenge_id, &self.user()?, false)?;
+                (hub.lobby
+                    .withdraw_anywhere(&challenge_id, &self.user()?, false))
+                .await?;
                 self.ack(id, None, None);
             }
             LobbyMsg::Block { user } => {

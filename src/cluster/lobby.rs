@@ -1,0 +1,379 @@
+//! One lobby across the nodes (docs/ARCHITECTURE.md §8, "The lobby across nodes").
+//!
+//! Every node keeps the whole lobby: its own items, and a copy of the others' kept up to
+//! date by their news on `<cluster>.lobby` ([`Change`]). A challenge stays with the node
+//! it was posted on: accepting, declining or cancelling it elsewhere is a request to
+//! that node on `<cluster>.node.<id>.lobby` ([`Ask`]), which rules on it as a single
+//! server would, so two accepts can never both win. Frames for one user or for every
+//! lobby watcher travel as news too, with the user id inside (never in a subject).
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use super::members::{BEAT, Beat, Heard, Members};
+use super::{Bus, BusError};
+use crate::hub::Hub;
+use crate::protocol::{BotListing, Challenge, ErrorCode, GameSummary, Refusal, UserInfo};
+
+/// How long a node waits for another's answer to an accept or a withdrawal.
+const ASK_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the game list waits for each node's running games.
+const LIST_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// A change to one node's part of the lobby, or a frame for connections on every node.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Change {
+    Posted {
+        challenge: Challenge,
+    },
+    Removed {
+        challenge: Challenge,
+        reason: String,
+    },
+    Offer {
+        listing: BotListing,
+    },
+    OfferWithdrawn {
+        bot: String,
+    },
+    /// The user's first connection on the node opened.
+    Online {
+        user: String,
+    },
+    /// The user's last connection on the node closed.
+    Offline {
+        user: String,
+    },
+    /// A frame for every connection of `user`.
+    ToUser {
+        user: String,
+        frame: String,
+    },
+    /// A frame for every lobby watcher.
+    Announce {
+        frame: String,
+    },
+}
+
+/// A change and the node it comes from.
+#[derive(Debug, Serialize, Deserialize)]
+struct News {
+    node: String,
+    change: Change,
+}
+
+/// What one node asks of another.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Ask {
+    /// All its items, for a node that just heard of it.
+    Snapshot {},
+    Accept {
+        accepter: UserInfo,
+        challenge_id: String,
+        seed: Option<String>,
+    },
+    Withdraw {
+        user: UserInfo,
+        challenge_id: String,
+        decline: bool,
+    },
+    /// Its running games, for a game list.
+    Games {},
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Answer {
+    Snapshot { changes: Vec<Change> },
+    Accepted { game_id: String },
+    Done {},
+    Refused { code: ErrorCode, message: String },
+    Games { games: Vec<GameSummary> },
+}
+
+/// One message for the bus; a single task sends them all, so they leave in order.
+struct Out {
+    subject: String,
+    payload: Bytes,
+}
+
+/// The lobby's way to the other nodes.
+#[derive(Clone)]
+pub struct Link {
+    bus: Bus,
+    out: mpsc::UnboundedSender<Out>,
+    members: Arc<Members>,
+}
+
+fn json<T: Serialize>(value: &T) -> Bytes {
+    // Our own types always serialise; an empty payload is refused by every reader.
+    Bytes::from(serde_json::to_vec(value).unwrap_or_default())
+}
+
+fn unavailable(e: impl std::fmt::Display) -> Refusal {
+    Refusal::new(
+        ErrorCode::Unavailable,
+        format!("another node could not be reached: {e}"),
+    )
+}
+
+impl Link {
+    fn send(&self, subject: String, payload: Bytes) {
+        // Fails only once the sending task is gone, when the server is stopping.
+        let _ = self.out.send(Out { subject, payload });
+    }
+
+    /// Tells every other node of a change here.
+    pub fn share(&self, change: Change) {
+        let news = News {
+            node: self.bus.node().to_string(),
+            change,
+        };
+        self.send(self.bus.subject("lobby"), json(&news));
+    }
+
+    /// The subject where node `node` takes the lobby's requests.
+    fn asks_of(&self, node: &str) -> String {
+        self.bus.subject(&format!("node.{node}.lobby"))
+    }
+
+    async fn ask(&self, node: &str, ask: &Ask, timeout: Duration) -> Result<Answer, Refusal> {
+        let reply = (self.bus.request(self.asks_of(node), json(ask), timeout))
+            .await
+            .map_err(unavailable)?;
+        serde_json::from_slice(&reply).map_err(unavailable)
+    }
+
+    /// Accepts a challenge held by node `home`, which creates the game.
+    pub async fn accept_at(
+        &self,
+        home: &str,
+        accepter: &UserInfo,
+        challenge_id: &str,
+        seed: Option<&str>,
+    ) -> Result<String, Refusal> {
+        let ask = Ask::Accept {
+            accepter: accepter.clone(),
+            challenge_id: challenge_id.to_string(),
+            seed: seed.map(str::to_string),
+        };
+        match self.ask(home, &ask, ASK_TIMEOUT).await? {
+            Answer::Accepted { game_id } => Ok(game_id),
+            other => Err(refused(other)),
+        }
+    }
+
+    /// Withdraws or declines a challenge held by node `home`.
+    pub async fn withdraw_at(
+        &self,
+        home: &str,
+        challenge_id: &str,
+        user: &UserInfo,
+        decline: bool,
+    ) -> Result<(), Refusal> {
+        let ask = Ask::Withdraw {
+            user: user.clone(),
+            challenge_id: challenge_id.to_string(),
+            decline,
+        };
+        match self.ask(home, &ask, ASK_TIMEOUT).await? {
+            Answer::Done {} => Ok(()),
+            other => Err(refused(other)),
+        }
+    }
+
+    /// The games running on the other nodes; a node that does not answer in time is
+    /// left out of this list.
+    pub async fn games_elsewhere(&self) -> Vec<GameSummary> {
+        let nodes = self.members.others();
+        let asks = nodes
+            .iter()
+            .map(|node| self.ask(node, &Ask::Games {}, LIST_TIMEOUT));
+        let mut games = Vec::new();
+        for answer in futures_util::future::join_all(asks).await {
+            if let Ok(Answer::Games { games: theirs }) = answer {
+                games.extend(theirs);
+            }
+        }
+        games
+    }
+
+    /// Copies node `node`'s items here.
+    async fn sync(&self, hub: &Hub, node: &Arc<str>) {
+        match self.ask(node, &Ask::Snapshot {}, ASK_TIMEOUT).await {
+            Ok(Answer::Snapshot { changes }) => {
+                for change in changes {
+                    hub.lobby.apply(node, change, false);
+                }
+            }
+            Ok(_) => tracing::warn!(%node, "a node answered a snapshot with something else"),
+            Err(e) => tracing::warn!(%node, error = %e, "a node's lobby could not be copied"),
+        }
+    }
+}
+
+/// The refusal an answer carries (an unexpected answer is the other node's fault).
+fn refused(answer: Answer) -> Refusal {
+    match answer {
+        Answer::Refused { code, message } => Refusal::new(code, message),
+        _ => unavailable("it answered something else"),
+    }
+}
+
+/// Joins `hub`'s lobby to the other nodes on `bus`: listens to their news, requests and
+/// heartbeats, starts its own, and returns once it has copied the items of every node
+/// heard in one heartbeat's time.
+pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
+    let (out, queue) = mpsc::unbounded_channel();
+    let link = Link {
+        members: Arc::new(Members::new(bus.node())),
+        bus: bus.clone(),
+        out,
+    };
+    let news = bus.subscribe(bus.subject("lobby")).await?;
+    let asks = bus.subscribe(link.asks_of(bus.node())).await?;
+    let beats = bus.subscribe(bus.subject("nodes")).await?;
+    hub.lobby.link(link.clone());
+    tokio::spawn(send_all(bus, queue));
+    tokio::spawn(hear_news(Arc::downgrade(hub), news));
+    tokio::spawn(answer_asks(Arc::downgrade(hub), link.clone(), asks));
+    tokio::spawn(hear_beats(Arc::downgrade(hub), link.clone(), beats));
+    tokio::spawn(beat(Arc::downgrade(hub), link.clone()));
+    tokio::time::sleep(BEAT + BEAT / 4).await;
+    for node in link.members.others() {
+        link.sync(hub, &node).await;
+    }
+    Ok(())
+}
+
+/// Sends every queued message, in order, for as long as the lobby lives.
+async fn send_all(bus: Bus, mut queue: mpsc::UnboundedReceiver<Out>) {
+    while let Some(Out { subject, payload }) = queue.recv().await {
+        if let Err(e) = bus.publish(subject, payload).await {
+            tracing::warn!(error = %e, "lobby news could not be sent");
+        }
+    }
+}
+
+/// Applies the other nodes' news.
+async fn hear_news(hub: Weak<Hub>, mut news: async_nats::Subscriber) {
+    while let Some(message) = news.next().await {
+        let Some(hub) = hub.upgrade() else { return };
+        let Some(link) = hub.lobby.cluster() else {
+            return;
+        };
+        match serde_json::from_slice::<News>(&message.payload) {
+            Ok(news) if news.node != link.bus.node() => {
+                hub.lobby.apply(&news.node.into(), news.change, true)
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "unreadable lobby news"),
+        }
+    }
+}
+
+/// Answers the other nodes' requests, each in its own task (an accept waits for the
+/// store); the answers go through the ordered queue, after the news they caused.
+async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscriber) {
+    while let Some(message) = asks.next().await {
+        let Some(reply) = message.reply else { continue };
+        let Ok(ask) = serde_json::from_slice::<Ask>(&message.payload) else {
+            tracing::warn!("an unreadable lobby request");
+            continue;
+        };
+        let Some(hub) = hub.upgrade() else { return };
+        let link = link.clone();
+        tokio::spawn(async move {
+            let answer = answer(&hub, ask).await;
+            link.send(reply.to_string(), json(&answer));
+        });
+    }
+}
+
+async fn answer(hub: &Hub, ask: Ask) -> Answer {
+    let done = |r: Result<Answer, Refusal>| {
+        r.unwrap_or_else(|r| Answer::Refused {
+            code: r.code,
+            message: r.message,
+        })
+    };
+    match ask {
+        Ask::Snapshot {} => Answer::Snapshot {
+            changes: hub.lobby.snapshot(),
+        },
+        Ask::Accept {
+            accepter,
+            challenge_id,
+            seed,
+        } => done(
+            (hub.accept(&accepter, &challenge_id, seed.as_deref()).await)
+                .map(|game_id| Answer::Accepted { game_id }),
+        ),
+        Ask::Withdraw {
+            user,
+            challenge_id,
+            decline,
+        } => done((hub.lobby.withdraw(&challenge_id, &user, decline)).map(|()| Answer::Done {})),
+        Ask::Games {} => Answer::Games {
+            games: hub.local_games().await,
+        },
+    }
+}
+
+/// Notes the other nodes' heartbeats: copies the items of a node new or restarted,
+/// forgets those of one that left.
+async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscriber) {
+    while let Some(message) = beats.next().await {
+        let Ok(beat) = serde_json::from_slice::<Beat>(&message.payload) else {
+            continue;
+        };
+        let Some(hub) = hub.upgrade() else { return };
+        let Some((node, heard)) = link.members.heard(&beat) else {
+            continue;
+        };
+        match heard {
+            Heard::Known => {}
+            Heard::Left => hub.lobby.forget_node(&node),
+            Heard::New | Heard::Restarted => {
+                tracing::info!(%node, ?heard, "a node joined the lobby");
+                if heard == Heard::Restarted {
+                    hub.lobby.forget_node(&node);
+                }
+                let link = link.clone();
+                tokio::spawn(async move { link.sync(&hub, &node).await });
+            }
+        }
+    }
+}
+
+/// Says this node is alive every [`BEAT`] and forgets the nodes gone silent; says
+/// goodbye when the server shuts down.
+async fn beat(hub: Weak<Hub>, link: Link) {
+    let Some(mut stop) = hub.upgrade().map(|h| h.shutdown.subscribe()) else {
+        return;
+    };
+    let subject = link.bus.subject("nodes");
+    let mut every = tokio::time::interval(BEAT);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {}
+            _ = stop.wait_for(|s| *s) => {
+                link.send(subject, json(&link.members.beat(true)));
+                return;
+            }
+        }
+        let Some(hub) = hub.upgrade() else { return };
+        link.send(subject.clone(), json(&link.members.beat(false)));
+        for node in link.members.reap() {
+            tracing::info!(%node, "a node went silent; its lobby items go");
+            hub.lobby.forget_node(&node);
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The lobby across several nodes (docs/ARCHITECTURE.md §8, client-protocol/lobby.md
+//! "Several nodes"): real servers joined through the NATS server on 127.0.0.1:4222, each
+//! with its own data dir, and clients that connect to whichever node they like.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Client, TestServer, WAIT, start_cluster};
+use serde_json::{Value, json};
+
+/// Sends `msg` until its reply satisfies `done` (news between nodes takes a moment).
+async fn eventually(c: &mut Client, msg: Value, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let reply = c.request(msg.clone()).await;
+        if done(&reply) {
+            return reply;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{msg} never answered as expected; last: {reply}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn listed(seeks: &Value, id: &str) -> bool {
+    seeks["challenges"]
+        .as_array()
+        .is_some_and(|l| l.iter().any(|c| c["challenge_id"] == id))
+}
+
+async fn watcher(node: &TestServer) -> Client {
+    let mut w = node.anonymous().await;
+    w.ok(json!({"type": "watch_lobby"})).await;
+    w
+}
+
+async fn seek(c: &mut Client) -> String {
+    let created = c
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    created["challenge"]["challenge_id"]
+        .as_str()
+        .expect("an id")
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_seek_is_seen_on_every_node_and_gone_everywhere_when_withdrawn() {
+    let nodes = start_cluster(3).await;
+    let (mut w2, mut w3) = (watcher(&nodes[1]).await, watcher(&nodes[2]).await);
+    let mut alice = nodes[0].login("alice").await;
+    let id = seek(&mut alice).await;
+    for w in [&mut w2, &mut w3] {
+        let added = w.recv_type("challenge_added").await;
+        assert_eq!(added["challenge"]["challenge_id"], id);
+        assert_eq!(added["challenge"]["from"]["id"], "alice");
+        let seeks = w.ok(json!({"type": "list_seeks"})).await;
+        assert!(listed(&seeks, &id), "{seeks}");
+    }
+    alice
+        .ok(json!({"type": "cancel", "challenge_id": id}))
+        .await;
+    for w in [&mut w2, &mut w3] {
+        let removed = w.recv_type("challenge_removed").await;
+        assert_eq!(removed["challenge_id"], id);
+        assert_eq!(removed["reason"], "cancelled");
+        let seeks = w.ok(json!({"type": "list_seeks"})).await;
+        assert!(!listed(&seeks, &id), "{seeks}");
+    }
+}
+
+#[tokio::test]
+async fn a_node_that_starts_later_sees_the_seeks_already_there() {
+    let name = common::cluster_name();
+    let n1 = TestServer::start_with(|c| common::join_cluster(c, &name, "n1")).await;
+    let mut alice = n1.login("alice").await;
+    let id = seek(&mut alice).await;
+    let n2 = TestServer::start_with(|c| common::join_cluster(c, &name, "n2")).await;
+    let mut bob = n2.login("bob").await;
+    let seeks = bob.ok(json!({"type": "list_seeks"})).await;
+    assert!(listed(&seeks, &id), "{seeks}");
+}
+
+#[tokio::test]
+async fn a_seek_goes_everywhere_when_its_node_stops() {
+    let mut nodes = start_cluster(2).await;
+    let mut w2 = watcher(&nodes[1]).await;
+    let mut alice = nodes[0].login("alice").await;
+    let id = seek(&mut alice).await;
+    w2.recv_type("challenge_added").await;
+    nodes.remove(0).stop().await;
+    let removed = w2.recv_type("challenge_removed").await;
+    assert_eq!(removed["challenge_id"], id);
+    assert_eq!(removed["reason"], "disconnected");
+}
+
+#[tokio::test]
+async fn a_user_on_another_node_accepts_a_seek_and_both_players_are_told() {
+    let nodes = start_cluster(2).await;
+    let mut w2 = watcher(&nodes[1]).await;
+    let mut alice = nodes[0].login("alice").await;
+    let mut bob = nodes[1].login("bob").await;
+    let id = seek(&mut alice).await;
+    eventually(&mut bob, json!({"type": "list_seeks"}), |s| listed(s, &id)).await;
+    let ack = bob.ok(json!({"type": "accept", "challenge_id": id})).await;
+    let game_id = ack["game_id"].as_str().expect("a game id").to_string();
+    for c in [&mut alice, &mut bob] {
+        let started = c.recv_type("game_started").await;
+        assert_eq!(started["game_id"], game_id);
+        assert_eq!(started["settings"]["board_size"], 9);
+    }
+    let removed = w2.recv_type("challenge_removed").await;
+    assert_eq!(removed["reason"], "accepted");
+    let listed = w2.recv_type("game_listed").await;
+    assert_eq!(listed["game"]["game_id"], game_id);
+}
+
+#[tokio::test]
+async fn two_accepts_on_two_nodes_at_once_one_wins() {
+    let nodes = start_cluster(3).await;
+    let mut alice = nodes[0].login("alice").await;
+    let mut bob = nodes[1].login("bob").await;
+    let mut carol = nodes[2].login("carol").await;
+    let id = seek(&mut alice).await;
+    for c in [&mut bob, &mut carol] {
+        eventually(c, json!({"type": "list_seeks"}), |s| listed(s, &id)).await;
+    }
+    let accept = json!({"type": "accept", "challenge_id": id});
+    let (b, c) = tokio::join!(bob.request(accept.clone()), carol.request(accept));
+    let (won, lost) = if b["type"] == "ack" { (b, c) } else { (c, b) };
+    assert_eq!(won["type"], "ack", "one accept wins: {won} {lost}");
+    assert_eq!(lost["type"], "error", "{lost}");
+    assert_eq!(lost["code"], "not_found", "{lost}");
+    let started = alice.recv_type("game_started").await;
+    assert_eq!(started["game_id"], won["game_id"]);
+}
+
+#[tokio::test]
+async fn a_direct_challenge_reaches_a_user_on_another_node_who_may_decline_it() {
+    let nodes = start_cluster(3).await;
+    let mut alice = nodes[0].login("alice").await;
+    let mut dave = nodes[2].login("dave").await;
+    let challenge = json!({"type": "challenge", "opponent": "dave", "settings": {}});
+    let created = eventually(&mut alice, challenge, |r| r["type"] != "error").await;
+    let id = created["challenge"]["challenge_id"].clone();
+    let added = dave.recv_type("challenge_added").await;
+    assert_eq!(added["challenge"]["challenge_id"], id);
+    assert_eq!(added["challenge"]["to"], "dave");
+    dave.ok(json!({"type": "decline", "challenge_id": id}))
+        .await;
+    let removed = alice.recv_type("challenge_removed").await;
+    assert_eq!(removed["challenge_id"], id);
+    assert_eq!(removed["reason"], "declined");
+    // Declining twice finds nothing, on the challenge's node as on a single server.
+    dave.refused(json!({"type": "decline", "challenge_id": id}), "not_found")
+        .await;
+}
+
+#[tokio::test]
+async fn who_is_online_is_the_same_on_every_node() {
+    let nodes = start_cluster(2).await;
+    let mut alice = nodes[0].login("alice").await;
+    let challenge = json!({"type": "challenge", "opponent": "dave", "settings": {}});
+    alice.refused(challenge.clone(), "not_found").await;
+    let dave = nodes[1].login("dave").await;
+    let created = eventually(&mut alice, challenge.clone(), |r| r["type"] != "error").await;
+    assert_eq!(created["type"], "challenge_created");
+    dave.close().await;
+    let refused = eventually(&mut alice, challenge, |r| r["type"] == "error").await;
+    assert_eq!(refused["code"], "not_found", "{refused}");
+}
+
+#[tokio::test]
+async fn the_game_list_on_any_node_lists_each_game_once() {
+    let nodes = start_cluster(3).await;
+    let mut games = Vec::new();
+    for (i, node) in nodes[..2].iter().enumerate() {
+        let mut a = node.login(&format!("a{i}")).await;
+        let mut b = node.login(&format!("b{i}")).await;
+        games.push(common::start_game(&mut a, &mut b, json!({"board_size": 9})).await);
+    }
+    for node in &nodes {
+        let mut c = node.anonymous().await;
+        let list = c.ok(json!({"type": "list_games"})).await;
+        let ids: Vec<&str> = list["games"]
+            .as_array()
+            .expect("games")
+            .iter()
+            .filter_map(|g| g["game_id"].as_str())
+            .collect();
+        let mut want: Vec<&str> = games.iter().map(String::as_str).collect();
+        want.sort();
+        assert_eq!(ids, want, "{list}");
+    }
+}
