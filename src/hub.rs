@@ -565,8 +565,28 @@ impl Hub {
 
     /// The games with open referee calls that `user` may referee, and the games not over
     /// that name `user` their referee, each sorted by id (only unfinished games hold
-    /// calls or need a referee, and every one of those has a running room).
+    /// calls or need a referee, and every one of those has a running room), on every
+    /// node in a cluster.
     pub async fn referee_calls(&self, user: &UserInfo) -> (Vec<CalledGame>, Vec<GameSummary>) {
+        let (mut games, mut assigned) = self.local_referee_calls(user).await;
+        if let Some(link) = self.lobby.cluster() {
+            let (called, mine) = link.referee_calls_elsewhere(user).await;
+            games.extend(called);
+            assigned.extend(mine);
+            // A game mirrored here is listed by its owner too.
+            games.sort_by(|a, b| a.game.game_id.cmp(&b.game.game_id));
+            games.dedup_by(|a, b| a.game.game_id == b.game.game_id);
+            assigned.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+            assigned.dedup_by(|a, b| a.game_id == b.game_id);
+        }
+        (games, assigned)
+    }
+
+    /// [`Hub::referee_calls`] of the rooms on this node.
+    pub async fn local_referee_calls(
+        &self,
+        user: &UserInfo,
+    ) -> (Vec<CalledGame>, Vec<GameSummary>) {
         let rooms: Vec<RoomHandle> = self.rooms.iter().map(|r| r.clone()).collect();
         let (mut games, mut assigned) = (Vec::new(), Vec::new());
         for room in rooms {

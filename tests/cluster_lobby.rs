@@ -97,6 +97,79 @@ async fn a_seek_goes_everywhere_when_its_node_stops() {
     assert_eq!(removed["reason"], "disconnected");
 }
 
+/// A node as a child process (the real binary), to be killed without a goodbye.
+struct Child {
+    process: std::process::Child,
+    url: String,
+    dir: tempfile::TempDir,
+}
+
+impl Child {
+    fn spawn(cluster: &str, node: &str) -> Child {
+        use std::io::{BufRead, BufReader};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut process = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(dir.path())
+            .env("TENGEN_LOG", "info")
+            .env("TENGEN_CLUSTER__NATS_URL", common::NATS_URL)
+            .env("TENGEN_CLUSTER__NAME", cluster)
+            .env("TENGEN_CLUSTER__NODE_ID", node)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("tengen starts");
+        let stderr = process.stderr.take().expect("stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(i) = line.find("ws://") {
+                    let url: String = line[i..]
+                        .chars()
+                        .take_while(|c| !c.is_whitespace() && *c != '\u{1b}')
+                        .collect();
+                    let _ = tx.send(url);
+                }
+            }
+        });
+        let url = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the node announces its address");
+        Child { process, url, dir }
+    }
+
+    async fn login(&self, sub: &str) -> Client {
+        use tengen::auth::{claims_for, sign};
+        let secret = std::fs::read_to_string(self.dir.path().join("jwt-secret")).expect("secret");
+        let claims = claims_for(sub, None, tengen::protocol::Role::Player, 3600);
+        let token = sign(secret.trim().as_bytes(), &claims).expect("token");
+        Client::connect(&format!("{}?token={token}", self.url)).await
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+#[tokio::test]
+async fn a_seek_goes_everywhere_when_its_node_is_killed() {
+    let name = common::cluster_name();
+    let mut n1 = Child::spawn(&name, "n1");
+    let n2 = TestServer::start_with(|c| common::join_cluster(c, &name, "n2")).await;
+    let mut w2 = watcher(&n2).await;
+    let mut alice = n1.login("alice").await;
+    let id = seek(&mut alice).await;
+    let added = w2.recv_type("challenge_added").await;
+    assert_eq!(added["challenge"]["challenge_id"], id);
+    n1.process.kill().expect("killed");
+    let removed = w2.recv_type("challenge_removed").await;
+    assert_eq!(removed["challenge_id"], id);
+    assert_eq!(removed["reason"], "disconnected");
+}
+
 #[tokio::test]
 async fn a_user_on_another_node_accepts_a_seek_and_both_players_are_told() {
     let nodes = start_cluster(2).await;
@@ -195,4 +268,22 @@ async fn the_game_list_on_any_node_lists_each_game_once() {
         want.sort();
         assert_eq!(ids, want, "{list}");
     }
+}
+
+#[tokio::test]
+async fn a_referee_on_any_node_sees_the_calls_of_a_game_on_another() {
+    let nodes = start_cluster(2).await;
+    let mut black = nodes[0].login("black").await;
+    let mut white = nodes[0].login("white").await;
+    let id = common::start_game(&mut black, &mut white, json!({"board_size": 9})).await;
+    black
+        .ok(json!({"type": "referee_call", "game_id": id, "message": "help"}))
+        .await;
+    let token = nodes[1].token_as("li", tengen::protocol::Role::Referee);
+    let mut li = Client::connect(&format!("{}?token={token}", nodes[1].url)).await;
+    let list = li.ok(json!({"type": "list_referee_calls"})).await;
+    let games = list["games"].as_array().expect("games");
+    assert_eq!(games.len(), 1, "{list}");
+    assert_eq!(games[0]["game"]["game_id"], id.as_str());
+    assert_eq!(games[0]["calls"][0]["from"]["id"], "black");
 }

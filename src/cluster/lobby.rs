@@ -18,7 +18,9 @@ use tokio::sync::mpsc;
 use super::members::{BEAT, Beat, Heard, Members};
 use super::{Bus, BusError};
 use crate::hub::Hub;
-use crate::protocol::{BotListing, Challenge, ErrorCode, GameSummary, Refusal, UserInfo};
+use crate::protocol::{
+    BotListing, CalledGame, Challenge, ErrorCode, GameSummary, Refusal, UserInfo,
+};
 
 /// How long a node waits for another's answer to an accept or a withdrawal.
 const ASK_TIMEOUT: Duration = Duration::from_secs(5);
@@ -86,16 +88,31 @@ enum Ask {
     },
     /// Its running games, for a game list.
     Games {},
+    /// Its games with calls `user` may answer, and those that name `user` their referee.
+    RefereeCalls { user: UserInfo },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Answer {
-    Snapshot { changes: Vec<Change> },
-    Accepted { game_id: String },
+    Snapshot {
+        changes: Vec<Change>,
+    },
+    Accepted {
+        game_id: String,
+    },
     Done {},
-    Refused { code: ErrorCode, message: String },
-    Games { games: Vec<GameSummary> },
+    Refused {
+        code: ErrorCode,
+        message: String,
+    },
+    Games {
+        games: Vec<GameSummary>,
+    },
+    RefereeCalls {
+        games: Vec<CalledGame>,
+        assigned: Vec<GameSummary>,
+    },
 }
 
 /// One message for the bus; a single task sends them all, so they leave in order.
@@ -189,20 +206,44 @@ impl Link {
         }
     }
 
-    /// The games running on the other nodes; a node that does not answer in time is
-    /// left out of this list.
-    pub async fn games_elsewhere(&self) -> Vec<GameSummary> {
+    /// Asks every other node alive at once; a node that does not answer in
+    /// [`LIST_TIMEOUT`] is left out.
+    async fn ask_all(&self, ask: &Ask) -> Vec<Answer> {
         let nodes = self.members.others();
-        let asks = nodes
-            .iter()
-            .map(|node| self.ask(node, &Ask::Games {}, LIST_TIMEOUT));
+        let asks = nodes.iter().map(|node| self.ask(node, ask, LIST_TIMEOUT));
+        let answers = futures_util::future::join_all(asks).await;
+        answers.into_iter().filter_map(Result::ok).collect()
+    }
+
+    /// The games running on the other nodes.
+    pub async fn games_elsewhere(&self) -> Vec<GameSummary> {
         let mut games = Vec::new();
-        for answer in futures_util::future::join_all(asks).await {
-            if let Ok(Answer::Games { games: theirs }) = answer {
+        for answer in self.ask_all(&Ask::Games {}).await {
+            if let Answer::Games { games: theirs } = answer {
                 games.extend(theirs);
             }
         }
         games
+    }
+
+    /// [`Hub::referee_calls`] of the other nodes' games.
+    pub async fn referee_calls_elsewhere(
+        &self,
+        user: &UserInfo,
+    ) -> (Vec<CalledGame>, Vec<GameSummary>) {
+        let (mut games, mut assigned) = (Vec::new(), Vec::new());
+        let ask = Ask::RefereeCalls { user: user.clone() };
+        for answer in self.ask_all(&ask).await {
+            if let Answer::RefereeCalls {
+                games: called,
+                assigned: mine,
+            } = answer
+            {
+                games.extend(called);
+                assigned.extend(mine);
+            }
+        }
+        (games, assigned)
     }
 
     /// Copies node `node`'s items here.
@@ -324,6 +365,10 @@ async fn answer(hub: &Hub, ask: Ask) -> Answer {
         Ask::Games {} => Answer::Games {
             games: hub.local_games().await,
         },
+        Ask::RefereeCalls { user } => {
+            let (games, assigned) = hub.local_referee_calls(&user).await;
+            Answer::RefereeCalls { games, assigned }
+        }
     }
 }
 
