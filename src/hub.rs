@@ -331,13 +331,19 @@ impl Hub {
                     format!("your rating could not be read: {e}"),
                 )
             })?;
-        self.lobby.automatch.put(Seeker {
+        let seeker = Seeker {
             user: user.clone(),
             rating,
             wish,
             since: tokio::time::Instant::now(),
-        });
-        Ok(())
+        };
+        match self.lobby.cluster() {
+            Some(link) => link.automatch(&self.lobby, seeker).await,
+            None => {
+                self.lobby.automatch.put(seeker);
+                Ok(())
+            }
+        }
     }
 
     /// One automatch round: pairs who can be paired now and starts their games. A game
@@ -345,6 +351,11 @@ impl Hub {
     pub async fn automatch_round(&self) {
         if self.lobby.automatch.is_empty() {
             return;
+        }
+        if let Some(link) = self.lobby.cluster()
+            && !link.leads()
+        {
+            return link.hand_over(&self.lobby).await;
         }
         let bots = self.bot_seats().await;
         let made = self.lobby.automatch.round(
@@ -378,6 +389,9 @@ impl Hub {
                 .await
             {
                 Ok(started) => {
+                    seekers
+                        .iter()
+                        .for_each(|s| self.lobby.automatch_over(&s.user.id));
                     self.announce(started).await;
                 }
                 Err(refusal) => {

@@ -287,3 +287,64 @@ async fn a_referee_on_any_node_sees_the_calls_of_a_game_on_another() {
     assert_eq!(games[0]["game"]["game_id"], id.as_str());
     assert_eq!(games[0]["calls"][0]["from"]["id"], "black");
 }
+
+fn automatch() -> Value {
+    json!({"type": "automatch", "sizes": [9], "speeds": ["live"]})
+}
+
+#[tokio::test]
+async fn automatch_pairs_two_users_on_two_nodes_that_do_not_lead() {
+    let nodes = start_cluster(3).await;
+    let mut bob = nodes[1].login("bob").await;
+    let mut carol = nodes[2].login("carol").await;
+    bob.ok(automatch()).await;
+    carol.ok(automatch()).await;
+    let b = bob.recv_type("game_started").await;
+    let c = carol.recv_type("game_started").await;
+    assert_eq!(b["game_id"], c["game_id"]);
+    assert_eq!(b["settings"]["board_size"], 9);
+    // Paired, the requests are over everywhere.
+    bob.refused(json!({"type": "automatch_cancel"}), "not_found")
+        .await;
+}
+
+#[tokio::test]
+async fn an_automatch_request_is_cancelled_on_the_leader_and_with_its_last_connection() {
+    let nodes = start_cluster(2).await;
+    let mut bob = nodes[1].login("bob").await;
+    bob.ok(automatch()).await;
+    bob.ok(json!({"type": "automatch_cancel"})).await;
+    bob.refused(json!({"type": "automatch_cancel"}), "not_found")
+        .await;
+    bob.ok(automatch()).await;
+    bob.close().await;
+    // Bob's request went with him: Carol waits alone.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut carol = nodes[0].login("carol").await;
+    carol.ok(automatch()).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    carol.ok(json!({"type": "ping"})).await;
+    assert!(
+        !carol.pending().iter().any(|v| v["type"] == "game_started"),
+        "{:?}",
+        carol.pending()
+    );
+}
+
+#[tokio::test]
+async fn waiting_players_are_queued_again_when_the_leader_is_killed() {
+    let name = common::cluster_name();
+    let mut n1 = Child::spawn(&name, "n1");
+    let n2 = TestServer::start_with(|c| common::join_cluster(c, &name, "n2")).await;
+    let n3 = TestServer::start_with(|c| common::join_cluster(c, &name, "n3")).await;
+    let mut bob = n2.login("bob").await;
+    // Nobody else waits: Bob's request stays in the leader's (n1's) queue.
+    bob.ok(automatch()).await;
+    n1.process.kill().expect("killed");
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let mut carol = n3.login("carol").await;
+    carol.ok(automatch()).await;
+    let b = bob.recv_type("game_started").await;
+    let c = carol.recv_type("game_started").await;
+    assert_eq!(b["game_id"], c["game_id"]);
+}

@@ -6,8 +6,14 @@
 //! that node on `<cluster>.node.<id>.lobby` ([`Ask`]), which rules on it as a single
 //! server would, so two accepts can never both win. Frames for one user or for every
 //! lobby watcher travel as news too, with the user id inside (never in a subject).
+//!
+//! Automatch has one queue for the whole cluster, on the leader (the lowest node id
+//! alive): requests and cancels go there, and the leader pairs and creates the games.
+//! Each node remembers the requests made on it until they are over, and makes them again
+//! to the next leader when the leader goes.
 
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -18,6 +24,8 @@ use tokio::sync::mpsc;
 use super::members::{BEAT, Beat, Heard, Members};
 use super::{Bus, BusError};
 use crate::hub::Hub;
+use crate::lobby::Lobby;
+use crate::lobby::automatch::{Seeker, Wish};
 use crate::protocol::{
     BotListing, CalledGame, Challenge, ErrorCode, GameSummary, Refusal, UserInfo,
 };
@@ -61,6 +69,38 @@ pub enum Change {
     Announce {
         frame: String,
     },
+    /// The user's automatch request is over: paired, withdrawn, or its node left.
+    AutomatchOver {
+        user: String,
+    },
+}
+
+/// An automatch request as it travels to the leader.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Request {
+    user: UserInfo,
+    rating: f64,
+    wish: Wish,
+}
+
+impl Request {
+    fn of(seeker: &Seeker) -> Request {
+        Request {
+            user: seeker.user.clone(),
+            rating: seeker.rating,
+            wish: seeker.wish.clone(),
+        }
+    }
+
+    /// A seeker waiting from now (a request made again starts its wait again).
+    fn seeker(self) -> Seeker {
+        Seeker {
+            user: self.user,
+            rating: self.rating,
+            wish: self.wish,
+            since: tokio::time::Instant::now(),
+        }
+    }
 }
 
 /// A change and the node it comes from.
@@ -90,6 +130,10 @@ enum Ask {
     Games {},
     /// Its games with calls `user` may answer, and those that name `user` their referee.
     RefereeCalls { user: UserInfo },
+    /// Queue an automatch request (asked of the leader).
+    Automatch { request: Request },
+    /// Withdraw `user`'s automatch request (asked of the leader).
+    AutomatchCancel { user: String },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -127,6 +171,8 @@ pub struct Link {
     bus: Bus,
     out: mpsc::UnboundedSender<Out>,
     members: Arc<Members>,
+    /// The automatch requests made on this node and not over yet, by user id.
+    requests: Arc<Mutex<HashMap<String, Request>>>,
 }
 
 fn json<T: Serialize>(value: &T) -> Bytes {
@@ -246,6 +292,93 @@ impl Link {
         (games, assigned)
     }
 
+    /// Whether this node holds the automatch queue.
+    pub fn leads(&self) -> bool {
+        *self.members.leader() == *self.bus.node()
+    }
+
+    fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<String, Request>> {
+        // Each change to the map is one insert or remove: a panic cannot leave it torn.
+        self.requests.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Forgets a request made here; false when there was none.
+    pub fn forget_request(&self, user: &str) -> bool {
+        self.requests().remove(user).is_some()
+    }
+
+    /// Queues an automatch request made on this node at the leader's.
+    pub async fn automatch(&self, lobby: &Lobby, seeker: Seeker) -> Result<(), Refusal> {
+        let request = Request::of(&seeker);
+        (self.requests()).insert(seeker.user.id.clone(), request.clone());
+        self.queue(lobby, request).await
+    }
+
+    /// Puts a request in the leader's queue: here, or by asking the leader.
+    async fn queue(&self, lobby: &Lobby, request: Request) -> Result<(), Refusal> {
+        let leader = self.members.leader();
+        if *leader == *self.bus.node() {
+            lobby.automatch.put(request.seeker());
+            return Ok(());
+        }
+        match self
+            .ask(&leader, &Ask::Automatch { request }, ASK_TIMEOUT)
+            .await?
+        {
+            Answer::Done {} => Ok(()),
+            other => Err(refused(other)),
+        }
+    }
+
+    /// Withdraws `user`'s request from the leader's queue; false when it held none.
+    pub async fn cancel_automatch(&self, lobby: &Lobby, user: &str) -> Result<bool, Refusal> {
+        let leader = self.members.leader();
+        if *leader == *self.bus.node() {
+            return Ok(lobby.cancel_here(user));
+        }
+        let ask = Ask::AutomatchCancel {
+            user: user.to_string(),
+        };
+        match self.ask(&leader, &ask, ASK_TIMEOUT).await? {
+            Answer::Done {} => Ok(true),
+            Answer::Refused {
+                code: ErrorCode::NotFound,
+                ..
+            } => Ok(false),
+            other => Err(refused(other)),
+        }
+    }
+
+    /// Moves the requests queued here to the leader, once this node no longer leads; one
+    /// the leader cannot take now waits here for the next round.
+    pub async fn hand_over(&self, lobby: &Lobby) {
+        for seeker in lobby.automatch.take_all() {
+            if let Err(e) = self.queue(lobby, Request::of(&seeker)).await {
+                tracing::warn!(error = %e, "an automatch request could not be handed over");
+                lobby.automatch.put_back(vec![seeker]);
+            }
+        }
+    }
+
+    /// Makes every request made here again, to a new leader (the last one went).
+    async fn requeue(&self, lobby: &Lobby) {
+        let requests: Vec<Request> = self.requests().values().cloned().collect();
+        for request in requests {
+            if let Err(e) = self.queue(lobby, request).await {
+                tracing::warn!(error = %e, "an automatch request could not be made again");
+            }
+        }
+    }
+
+    /// Forgets a node that went; when it held the automatch queue, the requests made
+    /// here go to the next leader.
+    async fn gone(&self, hub: &Hub, node: &str) {
+        hub.lobby.forget_node(node);
+        if self.members.leads_or_led(node) {
+            self.requeue(&hub.lobby).await;
+        }
+    }
+
     /// Copies node `node`'s items here.
     async fn sync(&self, hub: &Hub, node: &Arc<str>) {
         match self.ask(node, &Ask::Snapshot {}, ASK_TIMEOUT).await {
@@ -277,6 +410,7 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
         members: Arc::new(Members::new(bus.node())),
         bus: bus.clone(),
         out,
+        requests: Arc::default(),
     };
     let news = bus.subscribe(bus.subject("lobby")).await?;
     let asks = bus.subscribe(link.asks_of(bus.node())).await?;
@@ -332,8 +466,13 @@ async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscribe
         let Some(hub) = hub.upgrade() else { return };
         let link = link.clone();
         tokio::spawn(async move {
+            let pair = matches!(ask, Ask::Automatch { .. });
             let answer = answer(&hub, ask).await;
             link.send(reply.to_string(), json(&answer));
+            // As on a single node, a new request is paired at once if it can be.
+            if pair {
+                hub.automatch_round().await;
+            }
         });
     }
 }
@@ -369,6 +508,17 @@ async fn answer(hub: &Hub, ask: Ask) -> Answer {
             let (games, assigned) = hub.local_referee_calls(&user).await;
             Answer::RefereeCalls { games, assigned }
         }
+        Ask::Automatch { request } => {
+            hub.lobby.automatch.put(request.seeker());
+            Answer::Done {}
+        }
+        Ask::AutomatchCancel { user } => match hub.lobby.cancel_here(&user) {
+            true => Answer::Done {},
+            false => Answer::Refused {
+                code: ErrorCode::NotFound,
+                message: "you are not waiting for an automatch".into(),
+            },
+        },
     }
 }
 
@@ -383,16 +533,20 @@ async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscribe
         let Some((node, heard)) = link.members.heard(&beat) else {
             continue;
         };
+        let link = link.clone();
         match heard {
             Heard::Known => {}
-            Heard::Left => hub.lobby.forget_node(&node),
+            Heard::Left => {
+                tokio::spawn(async move { link.gone(&hub, &node).await });
+            }
             Heard::New | Heard::Restarted => {
                 tracing::info!(%node, ?heard, "a node joined the lobby");
-                if heard == Heard::Restarted {
-                    hub.lobby.forget_node(&node);
-                }
-                let link = link.clone();
-                tokio::spawn(async move { link.sync(&hub, &node).await });
+                tokio::spawn(async move {
+                    if heard == Heard::Restarted {
+                        link.gone(&hub, &node).await;
+                    }
+                    link.sync(&hub, &node).await
+                });
             }
         }
     }
@@ -418,7 +572,9 @@ async fn beat(hub: Weak<Hub>, link: Link) {
         link.send(subject.clone(), json(&link.members.beat(false)));
         for node in link.members.reap() {
             tracing::info!(%node, "a node went silent; its lobby items go");
-            hub.lobby.forget_node(&node);
+            // Not awaited here: making requests again must not delay the heartbeat.
+            let (hub, link) = (hub.clone(), link.clone());
+            tokio::spawn(async move { link.gone(&hub, &node).await });
         }
     }
 }

@@ -98,6 +98,18 @@ impl Members {
         gone
     }
 
+    /// The node that holds the automatch queue: the lowest id alive.
+    pub fn leader(&self) -> Arc<str> {
+        let seen = self.seen();
+        let lowest = seen.keys().min().filter(|n| **n < self.me);
+        lowest.unwrap_or(&self.me).clone()
+    }
+
+    /// Whether `node` is, or was until it went, the leader: no node alive is lower.
+    pub fn leads_or_led(&self, node: &str) -> bool {
+        node < &*self.me && self.seen().keys().all(|n| &**n >= node)
+    }
+
     /// The other nodes alive now.
     pub fn others(&self) -> Vec<Arc<str>> {
         self.seen().keys().cloned().collect()
@@ -118,7 +130,10 @@ mod tests {
             leaving,
         };
         let heard = |b| members.heard(&b).map(|(_, h)| h);
+        assert_eq!(&*members.leader(), "a");
         assert_eq!(heard(beat(1, false)), Some(Heard::New));
+        assert_eq!(&*members.leader(), "a");
+        assert!(!members.leads_or_led("b"));
         assert_eq!(heard(beat(1, false)), Some(Heard::Known));
         assert_eq!(heard(beat(2, false)), Some(Heard::Restarted));
         assert_eq!(members.others().len(), 1);

@@ -331,6 +331,11 @@ impl Lobby {
             }
             self.withdraw_offer(&user.id);
             self.automatch.cancel(&user.id);
+            if self.link.get().is_some_and(|l| l.forget_request(&user.id)) {
+                self.share(|| Change::AutomatchOver {
+                    user: user.id.clone(),
+                });
+            }
             let mine: Vec<String> = self
                 .challenges
                 .iter()

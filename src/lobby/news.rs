@@ -8,7 +8,7 @@ use super::{Link, Lobby};
 use crate::cluster::lobby::Change;
 use crate::fanout::Frame;
 use crate::lobby::replica::Held;
-use crate::protocol::{Refusal, UserInfo};
+use crate::protocol::{ErrorCode, Refusal, UserInfo};
 
 impl Lobby {
     /// Joins the lobby to the others (once, at start).
@@ -85,6 +85,12 @@ impl Lobby {
             Change::Online { user } => self.others.online(&user, node),
             Change::Offline { user } => self.others.offline(&user, node),
             Change::ToUser { user, frame } => self.send_here(&user, &Frame::from(frame)),
+            Change::AutomatchOver { user } => {
+                self.automatch.cancel(&user);
+                if let Some(link) = self.link.get() {
+                    link.forget_request(&user);
+                }
+            }
             Change::Announce { frame } => self.announce_here(&Frame::from(frame)),
         }
     }
@@ -94,6 +100,40 @@ impl Lobby {
         for challenge in self.others.forget(node) {
             self.tell_removed(&challenge, "disconnected");
         }
+    }
+
+    /// A user's automatch request is over (paired or withdrawn): every node forgets it.
+    pub fn automatch_over(&self, user_id: &str) {
+        if let Some(link) = self.link.get() {
+            link.forget_request(user_id);
+        }
+        self.share(|| Change::AutomatchOver {
+            user: user_id.to_string(),
+        });
+    }
+
+    /// Withdraws `user_id`'s automatch request from the queue here; false when it has none.
+    pub fn cancel_here(&self, user_id: &str) -> bool {
+        let cancelled = self.automatch.cancel(user_id);
+        if cancelled {
+            self.automatch_over(user_id);
+        }
+        cancelled
+    }
+
+    /// Withdraws `user_id`'s automatch request from the queue, wherever it is.
+    pub async fn cancel_automatch(&self, user_id: &str) -> Result<(), Refusal> {
+        let cancelled = match self.link.get() {
+            Some(link) => link.cancel_automatch(self, user_id).await?,
+            None => self.automatch.cancel(user_id),
+        };
+        if !cancelled {
+            return Err(Refusal::new(
+                ErrorCode::NotFound,
+                "you are not waiting for an automatch",
+            ));
+        }
+        Ok(())
     }
 
     /// Withdraws or declines a challenge on the node that holds it.

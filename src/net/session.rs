@@ -410,12 +410,7 @@ impl Session {
                 hub.automatch_round().await;
             }
             LobbyMsg::AutomatchCancel {} => {
-                if !hub.lobby.automatch.cancel(&self.user()?.id) {
-                    return Err(Refusal::new(
-                        ErrorCode::NotFound,
-                        "you are not waiting for an automatch",
-                    ));
-                }
+                hub.lobby.cancel_automatch(&self.user()?.id).await?;
                 self.ack(id, None, None);
             }
         }
