@@ -348,3 +348,14 @@ async fn waiting_players_are_queued_again_when_the_leader_is_killed() {
     let c = carol.recv_type("game_started").await;
     assert_eq!(b["game_id"], c["game_id"]);
 }
+
+#[tokio::test]
+async fn a_block_made_on_one_node_holds_on_the_others() {
+    let nodes = start_cluster(2).await;
+    let mut alice = nodes[0].login("alice").await;
+    let mut bob = nodes[1].login("bob").await;
+    alice.ok(json!({"type": "block", "user": "bob"})).await;
+    let challenge = json!({"type": "challenge", "opponent": "alice", "settings": {}});
+    let refused = eventually(&mut bob, challenge, |r| r["type"] == "error").await;
+    assert_eq!(refused["code"], "forbidden", "{refused}");
+}

@@ -73,6 +73,12 @@ pub enum Change {
     AutomatchOver {
         user: String,
     },
+    /// `blocker` blocked `blocked` (`on`) or stopped, and the store has it.
+    Block {
+        blocker: String,
+        blocked: String,
+        on: bool,
+    },
 }
 
 /// An automatch request as it travels to the leader.

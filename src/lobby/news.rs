@@ -85,6 +85,11 @@ impl Lobby {
             Change::Online { user } => self.others.online(&user, node),
             Change::Offline { user } => self.others.offline(&user, node),
             Change::ToUser { user, frame } => self.send_here(&user, &Frame::from(frame)),
+            Change::Block {
+                blocker,
+                blocked,
+                on,
+            } => self.blocks.set(&blocker, &blocked, on),
             Change::AutomatchOver { user } => {
                 self.automatch.cancel(&user);
                 if let Some(link) = self.link.get() {
@@ -100,6 +105,16 @@ impl Lobby {
         for challenge in self.others.forget(node) {
             self.tell_removed(&challenge, "disconnected");
         }
+    }
+
+    /// Records a block (`on`) or its end, once the store has it, on every node.
+    pub fn set_block(&self, blocker: &str, blocked: &str, on: bool) {
+        self.blocks.set(blocker, blocked, on);
+        self.share(|| Change::Block {
+            blocker: blocker.to_string(),
+            blocked: blocked.to_string(),
+            on,
+        });
     }
 
     /// A user's automatch request is over (paired or withdrawn): every node forgets it.
