@@ -465,9 +465,18 @@ async fn hear_news(hub: Weak<Hub>, mut news: async_nats::Subscriber) {
 async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscriber) {
     while let Some(message) = asks.next().await {
         let Some(reply) = message.reply else { continue };
-        let Ok(ask) = serde_json::from_slice::<Ask>(&message.payload) else {
-            tracing::warn!("an unreadable lobby request");
-            continue;
+        let ask = match serde_json::from_slice::<Ask>(&message.payload) {
+            Ok(ask) => ask,
+            Err(e) => {
+                // A node of another version, say: it hears why at once, not after a timeout.
+                tracing::warn!(error = %e, "an unreadable lobby request");
+                let answer = Answer::Refused {
+                    code: ErrorCode::BadRequest,
+                    message: format!("node {} cannot read this request: {e}", link.bus.node()),
+                };
+                link.send(reply.to_string(), json(&answer));
+                continue;
+            }
         };
         let Some(hub) = hub.upgrade() else { return };
         let link = link.clone();
