@@ -117,6 +117,9 @@ impl Server {
         if tokio::time::timeout(DRAIN, self.task).await.is_err() {
             tracing::warn!("connections did not close within {DRAIN:?}; closing the store anyway");
         }
+        if let Some(link) = self.hub.lobby.cluster() {
+            link.leave().await;
+        }
         self.hub.writer().clone().close().await;
         tracing::info!("store closed; bye");
     }

@@ -385,6 +385,18 @@ impl Link {
         }
     }
 
+    /// Tells the others this node is leaving, so they drop its items now rather than
+    /// after its silence, and waits until NATS has the goodbye (the process ends next).
+    pub async fn leave(&self) {
+        let goodbye = json(&self.members.beat(true));
+        let sent = self.bus.publish(self.bus.subject("nodes"), goodbye).await;
+        if let Err(e) = sent {
+            tracing::warn!(error = %e, "the other nodes could not be told goodbye");
+        } else if let Err(e) = self.bus.client().flush().await {
+            tracing::warn!(error = %e, "the goodbye to the other nodes may be lost");
+        }
+    }
+
     /// Copies node `node`'s items here.
     async fn sync(&self, hub: &Hub, node: &Arc<str>) {
         match self.ask(node, &Ask::Snapshot {}, ASK_TIMEOUT).await {
@@ -567,8 +579,8 @@ async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscribe
     }
 }
 
-/// Says this node is alive every [`BEAT`] and forgets the nodes gone silent; says
-/// goodbye when the server shuts down.
+/// Says this node is alive every [`BEAT`] and forgets the nodes gone silent, until the
+/// server begins to shut down ([`Link::leave`] says goodbye).
 async fn beat(hub: Weak<Hub>, link: Link) {
     let Some(mut stop) = hub.upgrade().map(|h| h.shutdown.subscribe()) else {
         return;
@@ -578,10 +590,7 @@ async fn beat(hub: Weak<Hub>, link: Link) {
     loop {
         tokio::select! {
             _ = every.tick() => {}
-            _ = stop.wait_for(|s| *s) => {
-                link.send(subject, json(&link.members.beat(true)));
-                return;
-            }
+            _ = stop.wait_for(|s| *s) => return,
         }
         let Some(hub) = hub.upgrade() else { return };
         link.send(subject.clone(), json(&link.members.beat(false)));
