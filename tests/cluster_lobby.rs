@@ -241,7 +241,13 @@ async fn who_is_online_is_the_same_on_every_node() {
     let dave = nodes[1].login("dave").await;
     let created = eventually(&mut alice, challenge.clone(), |r| r["type"] != "error").await;
     assert_eq!(created["type"], "challenge_created");
+    // Online while any node has a connection of his.
+    let dave_too = nodes[0].login("dave").await;
     dave.close().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let created = alice.ok(challenge.clone()).await;
+    assert_eq!(created["type"], "challenge_created");
+    dave_too.close().await;
     let refused = eventually(&mut alice, challenge, |r| r["type"] == "error").await;
     assert_eq!(refused["code"], "not_found", "{refused}");
 }
