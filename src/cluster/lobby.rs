@@ -109,10 +109,14 @@ impl Request {
     }
 }
 
-/// A change and the node it comes from.
+/// A change, the node it comes from (and that node's boot), and its number among that
+/// node's news since it started: a gap means news was lost, and the node's items are
+/// copied again.
 #[derive(Debug, Serialize, Deserialize)]
 struct News {
     node: String,
+    boot: u64,
+    seq: u64,
     change: Change,
 }
 
@@ -145,8 +149,10 @@ enum Ask {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Answer {
+    /// The node's items, made after its news number `seq`.
     Snapshot {
         changes: Vec<Change>,
+        seq: u64,
     },
     Accepted {
         game_id: String,
@@ -166,9 +172,19 @@ enum Answer {
 }
 
 /// One message for the bus; a single task sends them all, so they leave in order.
-struct Out {
-    subject: String,
-    payload: Bytes,
+enum Out {
+    /// News, numbered as it leaves.
+    News(Box<Change>),
+    /// An answer to another node's request; a snapshot is given the number of the last
+    /// news that left before it.
+    Answer {
+        to: String,
+        answer: Answer,
+    },
+    Raw {
+        subject: String,
+        payload: Bytes,
+    },
 }
 
 /// The lobby's way to the other nodes.
@@ -194,18 +210,14 @@ fn unavailable(e: impl std::fmt::Display) -> Refusal {
 }
 
 impl Link {
-    fn send(&self, subject: String, payload: Bytes) {
+    fn send(&self, out: Out) {
         // Fails only once the sending task is gone, when the server is stopping.
-        let _ = self.out.send(Out { subject, payload });
+        let _ = self.out.send(out);
     }
 
     /// Tells every other node of a change here.
     pub fn share(&self, change: Change) {
-        let news = News {
-            node: self.bus.node().to_string(),
-            change,
-        };
-        self.send(self.bus.subject("lobby"), json(&news));
+        self.send(Out::News(Box::new(change)));
     }
 
     /// The subject where node `node` takes the lobby's requests.
@@ -400,11 +412,7 @@ impl Link {
     /// Copies node `node`'s items here.
     async fn sync(&self, hub: &Hub, node: &Arc<str>) {
         match self.ask(node, &Ask::Snapshot {}, ASK_TIMEOUT).await {
-            Ok(Answer::Snapshot { changes }) => {
-                for change in changes {
-                    hub.lobby.apply(node, change, false);
-                }
-            }
+            Ok(Answer::Snapshot { changes, seq }) => hub.lobby.replace(node, changes, seq),
             Ok(_) => tracing::warn!(%node, "a node answered a snapshot with something else"),
             Err(e) => tracing::warn!(%node, error = %e, "a node's lobby could not be copied"),
         }
@@ -434,8 +442,8 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
     let asks = bus.subscribe(link.asks_of(bus.node())).await?;
     let beats = bus.subscribe(bus.subject("nodes")).await?;
     hub.lobby.link(link.clone());
-    tokio::spawn(send_all(bus, queue));
-    tokio::spawn(hear_news(Arc::downgrade(hub), news));
+    tokio::spawn(send_all(bus, link.members.boot(), queue));
+    tokio::spawn(hear_news(Arc::downgrade(hub), link.clone(), news));
     tokio::spawn(answer_asks(Arc::downgrade(hub), link.clone(), asks));
     tokio::spawn(hear_beats(Arc::downgrade(hub), link.clone(), beats));
     tokio::spawn(beat(Arc::downgrade(hub), link.clone()));
@@ -446,25 +454,55 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
     Ok(())
 }
 
-/// Sends every queued message, in order, for as long as the lobby lives.
-async fn send_all(bus: Bus, mut queue: mpsc::UnboundedReceiver<Out>) {
-    while let Some(Out { subject, payload }) = queue.recv().await {
+/// Sends every queued message, in order, numbering the news, for as long as the lobby
+/// lives.
+async fn send_all(bus: Bus, boot: u64, mut queue: mpsc::UnboundedReceiver<Out>) {
+    let mut seq = 0;
+    while let Some(out) = queue.recv().await {
+        let (subject, payload) = match out {
+            Out::News(change) => {
+                seq += 1;
+                let news = News {
+                    node: bus.node().to_string(),
+                    boot,
+                    seq,
+                    change: *change,
+                };
+                (bus.subject("lobby"), json(&news))
+            }
+            Out::Answer { to, mut answer } => {
+                if let Answer::Snapshot { seq: at, .. } = &mut answer {
+                    *at = seq;
+                }
+                (to, json(&answer))
+            }
+            Out::Raw { subject, payload } => (subject, payload),
+        };
         if let Err(e) = bus.publish(subject, payload).await {
             tracing::warn!(error = %e, "lobby news could not be sent");
         }
     }
 }
 
-/// Applies the other nodes' news.
-async fn hear_news(hub: Weak<Hub>, mut news: async_nats::Subscriber) {
+/// Applies the other nodes' news; after a gap in a node's numbers, copies its items
+/// again.
+async fn hear_news(hub: Weak<Hub>, link: Link, mut news: async_nats::Subscriber) {
+    let mut last: HashMap<String, (u64, u64)> = HashMap::new();
     while let Some(message) = news.next().await {
         let Some(hub) = hub.upgrade() else { return };
-        let Some(link) = hub.lobby.cluster() else {
-            return;
-        };
         match serde_json::from_slice::<News>(&message.payload) {
             Ok(news) if news.node != link.bus.node() => {
-                hub.lobby.apply(&news.node.into(), news.change, true)
+                let gap = match last.insert(news.node.clone(), (news.boot, news.seq)) {
+                    Some((boot, seq)) => boot == news.boot && news.seq > seq + 1,
+                    None => false,
+                };
+                let node: Arc<str> = news.node.into();
+                hub.lobby.apply(&node, news.change, news.seq);
+                if gap {
+                    tracing::warn!(%node, "lobby news from a node was lost; copying its items again");
+                    let link = link.clone();
+                    tokio::spawn(async move { link.sync(&hub, &node).await });
+                }
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "unreadable lobby news"),
@@ -486,7 +524,10 @@ async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscribe
                     code: ErrorCode::BadRequest,
                     message: format!("node {} cannot read this request: {e}", link.bus.node()),
                 };
-                link.send(reply.to_string(), json(&answer));
+                link.send(Out::Answer {
+                    to: reply.to_string(),
+                    answer,
+                });
                 continue;
             }
         };
@@ -495,7 +536,10 @@ async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscribe
         tokio::spawn(async move {
             let pair = matches!(ask, Ask::Automatch { .. });
             let answer = answer(&hub, ask).await;
-            link.send(reply.to_string(), json(&answer));
+            link.send(Out::Answer {
+                to: reply.to_string(),
+                answer,
+            });
             // As on a single node, a new request is paired at once if it can be.
             if pair {
                 hub.automatch_round().await;
@@ -512,8 +556,10 @@ async fn answer(hub: &Hub, ask: Ask) -> Answer {
         })
     };
     match ask {
+        // Numbered as it leaves (see `send_all`).
         Ask::Snapshot {} => Answer::Snapshot {
             changes: hub.lobby.snapshot(),
+            seq: 0,
         },
         Ask::Accept {
             accepter,
@@ -593,7 +639,10 @@ async fn beat(hub: Weak<Hub>, link: Link) {
             _ = stop.wait_for(|s| *s) => return,
         }
         let Some(hub) = hub.upgrade() else { return };
-        link.send(subject.clone(), json(&link.members.beat(false)));
+        link.send(Out::Raw {
+            subject: subject.clone(),
+            payload: json(&link.members.beat(false)),
+        });
         for node in link.members.reap() {
             tracing::info!(%node, "a node went silent; its lobby items go");
             // Not awaited here: making requests again must not delay the heartbeat.

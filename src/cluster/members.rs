@@ -51,6 +51,11 @@ impl Members {
         }
     }
 
+    /// This node's boot number, drawn at start.
+    pub fn boot(&self) -> u64 {
+        self.boot
+    }
+
     /// This node's heartbeat.
     pub fn beat(&self, leaving: bool) -> Beat {
         Beat {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{Link, Lobby};
 use crate::cluster::lobby::Change;
 use crate::fanout::Frame;
-use crate::lobby::replica::Held;
+use crate::lobby::replica::{Held, Kept};
 use crate::protocol::{ErrorCode, Refusal, UserInfo};
 
 impl Lobby {
@@ -44,13 +44,14 @@ impl Lobby {
         users.chain(offers).chain(challenges).collect()
     }
 
-    /// Applies another node's change here and tells the connections here what it means
-    /// to them. `fresh` is false for a snapshot's items, which nobody is told of again.
-    pub fn apply(&self, node: &Arc<str>, change: Change, fresh: bool) {
+    /// Applies another node's change (its news number `seq`) here and tells the
+    /// connections here what it means to them.
+    pub fn apply(&self, node: &Arc<str>, change: Change, seq: u64) {
         match change {
             Change::Posted { challenge } => {
                 let held = Held {
                     node: node.clone(),
+                    seq,
                     item: challenge.clone(),
                 };
                 let new = self
@@ -58,7 +59,7 @@ impl Lobby {
                     .challenges
                     .insert(challenge.challenge_id.clone(), held)
                     .is_none();
-                if fresh && new {
+                if new {
                     self.tell_added(&challenge);
                 }
             }
@@ -75,6 +76,7 @@ impl Lobby {
             Change::Offer { listing } => {
                 let held = Held {
                     node: node.clone(),
+                    seq,
                     item: listing,
                 };
                 self.others.offers.insert(held.item.user.id.clone(), held);
@@ -82,7 +84,7 @@ impl Lobby {
             Change::OfferWithdrawn { bot } => {
                 self.others.offers.remove_if(&bot, |_, o| o.node == *node);
             }
-            Change::Online { user } => self.others.online(&user, node),
+            Change::Online { user } => self.others.online(&user, node, seq),
             Change::Offline { user } => self.others.offline(&user, node),
             Change::ToUser { user, frame } => self.send_here(&user, &Frame::from(frame)),
             Change::Block {
@@ -97,6 +99,26 @@ impl Lobby {
                 }
             }
             Change::Announce { frame } => self.announce_here(&Frame::from(frame)),
+        }
+    }
+
+    /// Applies another node's snapshot, made after its news `seq`: what is new here is
+    /// added (and told), and what that node no longer holds goes (news was lost).
+    pub fn replace(&self, node: &Arc<str>, changes: Vec<Change>, seq: u64) {
+        let mut kept = Kept::default();
+        for change in changes {
+            match &change {
+                Change::Posted { challenge } => {
+                    kept.challenges.insert(challenge.challenge_id.clone())
+                }
+                Change::Offer { listing } => kept.offers.insert(listing.user.id.clone()),
+                Change::Online { user } => kept.users.insert(user.clone()),
+                _ => false,
+            };
+            self.apply(node, change, seq);
+        }
+        for challenge in self.others.keep_only(node, seq, &kept) {
+            self.tell_removed(&challenge, "disconnected");
         }
     }
 
@@ -162,5 +184,52 @@ impl Lobby {
             (Some(home), Some(link)) => link.withdraw_at(&home, id, user, decline).await,
             _ => self.withdraw(id, user, decline),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Challenge, GameSettings, Role};
+
+    fn seek(id: &str) -> Change {
+        Change::Posted {
+            challenge: Challenge {
+                challenge_id: id.into(),
+                from: UserInfo {
+                    id: "alice".into(),
+                    name: "Alice".into(),
+                    role: Role::Player,
+                },
+                to: None,
+                settings: GameSettings::default(),
+                created_at: 0,
+                from_rank: None,
+                nigiri_commitment: None,
+            },
+        }
+    }
+
+    fn listed(lobby: &Lobby) -> Vec<String> {
+        let list = lobby.list_for(None).into_iter();
+        let mut ids: Vec<String> = list.map(|c| c.challenge_id).collect();
+        ids.sort();
+        ids
+    }
+
+    #[test]
+    fn a_snapshot_drops_what_its_node_removed_unheard_and_keeps_later_news() {
+        let lobby = Lobby::default();
+        let b: Arc<str> = "b".into();
+        lobby.apply(&b, seek("one"), 1);
+        lobby.apply(&b, seek("two"), 2);
+        lobby.apply(&b, seek("five"), 5);
+        lobby.apply(&"c".into(), seek("other"), 1);
+        // Made after b's news 4: "one" was removed by news this node never heard, and
+        // "five" came after it.
+        lobby.replace(&b, vec![seek("two"), seek("three")], 4);
+        assert_eq!(listed(&lobby), ["five", "other", "three", "two"]);
+        lobby.forget_node("b");
+        assert_eq!(listed(&lobby), ["other"]);
     }
 }

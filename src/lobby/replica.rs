@@ -3,17 +3,19 @@
 //! connected to them. Read-only for this node's requests: accepting or withdrawing a
 //! challenge goes to the node that holds it, and only that node's news changes it here.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use dashmap::DashMap;
 
 use crate::protocol::{BotListing, Challenge};
 
-/// One node's item, and which node that is.
+/// One node's item, which node that is, and the number of the news (or snapshot) that
+/// brought it.
 #[derive(Debug, Clone)]
 pub struct Held<T> {
     pub node: Arc<str>,
+    pub seq: u64,
     pub item: T,
 }
 
@@ -23,16 +25,16 @@ pub struct Replica {
     pub challenges: DashMap<String, Held<Challenge>>,
     /// Bots' standing offers by bot id.
     pub offers: DashMap<String, Held<BotListing>>,
-    /// The nodes each user has a connection on.
-    online: DashMap<String, HashSet<Arc<str>>>,
+    /// The nodes each user has a connection on, with the news that said so.
+    online: DashMap<String, HashMap<Arc<str>, u64>>,
 }
 
 impl Replica {
-    pub fn online(&self, user: &str, node: &Arc<str>) {
+    pub fn online(&self, user: &str, node: &Arc<str>, seq: u64) {
         self.online
             .entry(user.to_string())
             .or_default()
-            .insert(node.clone());
+            .insert(node.clone(), seq);
     }
 
     pub fn offline(&self, user: &str, node: &str) {
@@ -69,4 +71,36 @@ impl Replica {
             .filter_map(|id| self.challenges.remove(id).map(|(_, c)| c.item))
             .collect()
     }
+
+    /// After a snapshot of `node` made at its news `seq`: drops what `node` no longer
+    /// holds (what it held then and is not in `kept`), and returns its challenges that
+    /// went. Items news brought after the snapshot stay.
+    pub fn keep_only(&self, node: &str, seq: u64, kept: &Kept) -> Vec<Challenge> {
+        let stale = |n: &Arc<str>, s: u64| &**n == node && s <= seq;
+        let gone: Vec<String> = self
+            .challenges
+            .iter()
+            .filter(|c| stale(&c.node, c.seq) && !kept.challenges.contains(c.key()))
+            .map(|c| c.key().clone())
+            .collect();
+        self.offers
+            .retain(|bot, o| !stale(&o.node, o.seq) || kept.offers.contains(bot));
+        self.online.retain(|user, nodes| {
+            if !kept.users.contains(user) {
+                nodes.retain(|n, s| !stale(n, *s));
+            }
+            !nodes.is_empty()
+        });
+        gone.iter()
+            .filter_map(|id| self.challenges.remove(id).map(|(_, c)| c.item))
+            .collect()
+    }
+}
+
+/// The ids of what a snapshot holds.
+#[derive(Default)]
+pub struct Kept {
+    pub challenges: HashSet<String>,
+    pub offers: HashSet<String>,
+    pub users: HashSet<String>,
 }
