@@ -7,10 +7,7 @@
 //! server would, so two accepts can never both win. Frames for one user or for every
 //! lobby watcher travel as news too, with the user id inside (never in a subject).
 //!
-//! Automatch has one queue for the whole cluster, on the leader (the lowest node id
-//! alive): requests and cancels go there, and the leader pairs and creates the games.
-//! Each node remembers the requests made on it until they are over, and makes them again
-//! to the next leader when the leader goes.
+//! Automatch across nodes is in [`super::automatch`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -18,158 +15,19 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio::sync::mpsc;
 
+use super::lobby_wire::{Answer, Ask, Change, News, Request};
 use super::members::{BEAT, Beat, Heard, Members};
 use super::{Bus, BusError};
 use crate::hub::Hub;
-use crate::lobby::Lobby;
-use crate::lobby::automatch::{Seeker, Wish};
-use crate::protocol::{
-    BotListing, CalledGame, Challenge, ErrorCode, GameSummary, Refusal, UserInfo,
-};
+use crate::protocol::{CalledGame, ErrorCode, GameSummary, Refusal, UserInfo};
 
 /// How long a node waits for another's answer to an accept or a withdrawal.
-const ASK_TIMEOUT: Duration = Duration::from_secs(5);
+pub(super) const ASK_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the game list waits for each node's running games.
 const LIST_TIMEOUT: Duration = Duration::from_millis(500);
-
-/// A change to one node's part of the lobby, or a frame for connections on every node.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Change {
-    Posted {
-        challenge: Challenge,
-    },
-    Removed {
-        challenge: Challenge,
-        reason: String,
-    },
-    Offer {
-        listing: BotListing,
-    },
-    OfferWithdrawn {
-        bot: String,
-    },
-    /// The user's first connection on the node opened.
-    Online {
-        user: String,
-    },
-    /// The user's last connection on the node closed.
-    Offline {
-        user: String,
-    },
-    /// A frame for every connection of `user`.
-    ToUser {
-        user: String,
-        frame: String,
-    },
-    /// A frame for every lobby watcher.
-    Announce {
-        frame: String,
-    },
-    /// The user's automatch request is over: paired, withdrawn, or its node left.
-    AutomatchOver {
-        user: String,
-    },
-    /// `blocker` blocked `blocked` (`on`) or stopped, and the store has it.
-    Block {
-        blocker: String,
-        blocked: String,
-        on: bool,
-    },
-}
-
-/// An automatch request as it travels to the leader.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Request {
-    user: UserInfo,
-    rating: f64,
-    wish: Wish,
-}
-
-impl Request {
-    fn of(seeker: &Seeker) -> Request {
-        Request {
-            user: seeker.user.clone(),
-            rating: seeker.rating,
-            wish: seeker.wish.clone(),
-        }
-    }
-
-    /// A seeker waiting from now (a request made again starts its wait again).
-    fn seeker(self) -> Seeker {
-        Seeker {
-            user: self.user,
-            rating: self.rating,
-            wish: self.wish,
-            since: tokio::time::Instant::now(),
-        }
-    }
-}
-
-/// A change, the node it comes from (and that node's boot), and its number among that
-/// node's news since it started: a gap means news was lost, and the node's items are
-/// copied again.
-#[derive(Debug, Serialize, Deserialize)]
-struct News {
-    node: String,
-    boot: u64,
-    seq: u64,
-    change: Change,
-}
-
-/// What one node asks of another.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum Ask {
-    /// All its items, for a node that just heard of it.
-    Snapshot {},
-    Accept {
-        accepter: UserInfo,
-        challenge_id: String,
-        seed: Option<String>,
-    },
-    Withdraw {
-        user: UserInfo,
-        challenge_id: String,
-        decline: bool,
-    },
-    /// Its running games, for a game list.
-    Games {},
-    /// Its games with calls `user` may answer, and those that name `user` their referee.
-    RefereeCalls { user: UserInfo },
-    /// Queue an automatch request (asked of the leader).
-    Automatch { request: Request },
-    /// Withdraw `user`'s automatch request (asked of the leader).
-    AutomatchCancel { user: String },
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum Answer {
-    /// The node's items, made after its news number `seq`.
-    Snapshot {
-        changes: Vec<Change>,
-        seq: u64,
-    },
-    Accepted {
-        game_id: String,
-    },
-    Done {},
-    Refused {
-        code: ErrorCode,
-        message: String,
-    },
-    Games {
-        games: Vec<GameSummary>,
-    },
-    RefereeCalls {
-        games: Vec<CalledGame>,
-        assigned: Vec<GameSummary>,
-    },
-}
 
 /// One message for the bus; a single task sends them all, so they leave in order.
 enum Out {
@@ -190,11 +48,11 @@ enum Out {
 /// The lobby's way to the other nodes.
 #[derive(Clone)]
 pub struct Link {
-    bus: Bus,
+    pub(super) bus: Bus,
     out: mpsc::UnboundedSender<Out>,
-    members: Arc<Members>,
+    pub(super) members: Arc<Members>,
     /// The automatch requests made on this node and not over yet, by user id.
-    requests: Arc<Mutex<HashMap<String, Request>>>,
+    pub(super) requests: Arc<Mutex<HashMap<String, Request>>>,
 }
 
 fn json<T: Serialize>(value: &T) -> Bytes {
@@ -225,7 +83,12 @@ impl Link {
         self.bus.subject(&format!("node.{node}.lobby"))
     }
 
-    async fn ask(&self, node: &str, ask: &Ask, timeout: Duration) -> Result<Answer, Refusal> {
+    pub(super) async fn ask(
+        &self,
+        node: &str,
+        ask: &Ask,
+        timeout: Duration,
+    ) -> Result<Answer, Refusal> {
         let reply = (self.bus.request(self.asks_of(node), json(ask), timeout))
             .await
             .map_err(unavailable)?;
@@ -310,93 +173,6 @@ impl Link {
         (games, assigned)
     }
 
-    /// Whether this node holds the automatch queue.
-    pub fn leads(&self) -> bool {
-        *self.members.leader() == *self.bus.node()
-    }
-
-    fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<String, Request>> {
-        // Each change to the map is one insert or remove: a panic cannot leave it torn.
-        self.requests.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Forgets a request made here; false when there was none.
-    pub fn forget_request(&self, user: &str) -> bool {
-        self.requests().remove(user).is_some()
-    }
-
-    /// Queues an automatch request made on this node at the leader's.
-    pub async fn automatch(&self, lobby: &Lobby, seeker: Seeker) -> Result<(), Refusal> {
-        let request = Request::of(&seeker);
-        (self.requests()).insert(seeker.user.id.clone(), request.clone());
-        self.queue(lobby, request).await
-    }
-
-    /// Puts a request in the leader's queue: here, or by asking the leader.
-    async fn queue(&self, lobby: &Lobby, request: Request) -> Result<(), Refusal> {
-        let leader = self.members.leader();
-        if *leader == *self.bus.node() {
-            lobby.automatch.put(request.seeker());
-            return Ok(());
-        }
-        match self
-            .ask(&leader, &Ask::Automatch { request }, ASK_TIMEOUT)
-            .await?
-        {
-            Answer::Done {} => Ok(()),
-            other => Err(refused(other)),
-        }
-    }
-
-    /// Withdraws `user`'s request from the leader's queue; false when it held none.
-    pub async fn cancel_automatch(&self, lobby: &Lobby, user: &str) -> Result<bool, Refusal> {
-        let leader = self.members.leader();
-        if *leader == *self.bus.node() {
-            return Ok(lobby.cancel_here(user));
-        }
-        let ask = Ask::AutomatchCancel {
-            user: user.to_string(),
-        };
-        match self.ask(&leader, &ask, ASK_TIMEOUT).await? {
-            Answer::Done {} => Ok(true),
-            Answer::Refused {
-                code: ErrorCode::NotFound,
-                ..
-            } => Ok(false),
-            other => Err(refused(other)),
-        }
-    }
-
-    /// Moves the requests queued here to the leader, once this node no longer leads; one
-    /// the leader cannot take now waits here for the next round.
-    pub async fn hand_over(&self, lobby: &Lobby) {
-        for seeker in lobby.automatch.take_all() {
-            if let Err(e) = self.queue(lobby, Request::of(&seeker)).await {
-                tracing::warn!(error = %e, "an automatch request could not be handed over");
-                lobby.automatch.put_back(vec![seeker]);
-            }
-        }
-    }
-
-    /// Makes every request made here again, to a new leader (the last one went).
-    async fn requeue(&self, lobby: &Lobby) {
-        let requests: Vec<Request> = self.requests().values().cloned().collect();
-        for request in requests {
-            if let Err(e) = self.queue(lobby, request).await {
-                tracing::warn!(error = %e, "an automatch request could not be made again");
-            }
-        }
-    }
-
-    /// Forgets a node that went; when it held the automatch queue, the requests made
-    /// here go to the next leader.
-    async fn gone(&self, hub: &Hub, node: &str) {
-        hub.lobby.forget_node(node);
-        if self.members.leads_or_led(node) {
-            self.requeue(&hub.lobby).await;
-        }
-    }
-
     /// Tells the others this node is leaving, so they drop its items now rather than
     /// after its silence, and waits until NATS has the goodbye (the process ends next).
     pub async fn leave(&self) {
@@ -420,7 +196,7 @@ impl Link {
 }
 
 /// The refusal an answer carries (an unexpected answer is the other node's fault).
-fn refused(answer: Answer) -> Refusal {
+pub(super) fn refused(answer: Answer) -> Refusal {
     match answer {
         Answer::Refused { code, message } => Refusal::new(code, message),
         _ => unavailable("it answered something else"),

@@ -2,8 +2,10 @@
 //! leases with fencing numbers in the shared store, commands forwarded to a game's
 //! owner and its frames relayed to every node over NATS.
 
+pub mod automatch;
 pub mod bus;
 pub mod lobby;
+pub mod lobby_wire;
 pub mod members;
 
 pub use bus::{Bus, BusError};

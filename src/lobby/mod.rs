@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 
 use dashmap::DashMap;
 
-use crate::cluster::lobby::{Change, Link};
+use crate::cluster::lobby::Link;
+use crate::cluster::lobby_wire::Change;
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
     BotListing, BotOffer, Challenge, ErrorCode, GameSettings, GameSummary, Refusal, ServerMsg,

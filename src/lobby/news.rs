@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{Link, Lobby};
-use crate::cluster::lobby::Change;
+use crate::cluster::lobby_wire::Change;
 use crate::fanout::Frame;
 use crate::lobby::replica::{Held, Kept};
 use crate::protocol::{ErrorCode, Refusal, UserInfo};
