@@ -365,3 +365,66 @@ async fn a_block_made_on_one_node_holds_on_the_others() {
     let refused = eventually(&mut bob, challenge, |r| r["type"] == "error").await;
     assert_eq!(refused["code"], "forbidden", "{refused}");
 }
+
+/// News as a node sends it on `<cluster>.lobby`.
+fn news(node: &str, seq: u64, change: tengen::cluster::lobby_wire::Change) -> bytes::Bytes {
+    let news = json!({"node": node, "boot": 1, "seq": seq, "change": change});
+    news.to_string().into()
+}
+
+fn posted(id: &str) -> tengen::cluster::lobby_wire::Change {
+    tengen::cluster::lobby_wire::Change::Posted {
+        challenge: tengen::protocol::Challenge {
+            challenge_id: id.into(),
+            from: tengen::protocol::UserInfo {
+                id: "ghost-user".into(),
+                name: "Ghost".into(),
+                role: tengen::protocol::Role::Player,
+            },
+            to: None,
+            settings: tengen::protocol::GameSettings::default(),
+            created_at: 0,
+            from_rank: None,
+            nigiri_commitment: None,
+        },
+    }
+}
+
+#[tokio::test]
+async fn news_lost_on_the_bus_is_made_up_from_a_fresh_copy() {
+    let name = common::cluster_name();
+    let n1 = TestServer::start_with(|c| common::join_cluster(c, &name, "n1")).await;
+    let mut w = watcher(&n1).await;
+    // A node played by hand: it answers snapshots with what it holds after its news 3.
+    let ghost = async_nats::connect(common::NATS_URL).await.expect("NATS");
+    let mut asks = ghost
+        .subscribe(format!("{name}.node.ghost.lobby"))
+        .await
+        .expect("subscribed");
+    let answering = ghost.clone();
+    tokio::spawn(async move {
+        while let Some(ask) = futures_util::StreamExt::next(&mut asks).await {
+            let Some(reply) = ask.reply else { continue };
+            let answer = json!({"kind": "snapshot", "changes": [posted("three")], "seq": 3});
+            let _ = answering.publish(reply, answer.to_string().into()).await;
+        }
+    });
+    let lobby = format!("{name}.lobby");
+    ghost
+        .publish(lobby.clone(), news("ghost", 1, posted("one")))
+        .await
+        .expect("sent");
+    let added = w.recv_type("challenge_added").await;
+    assert_eq!(added["challenge"]["challenge_id"], "one");
+    // News 2 (withdrawing "one") never arrives; news 3 shows the gap.
+    ghost
+        .publish(lobby, news("ghost", 3, posted("three")))
+        .await
+        .expect("sent");
+    let added = w.recv_type("challenge_added").await;
+    assert_eq!(added["challenge"]["challenge_id"], "three");
+    let removed = w.recv_type("challenge_removed").await;
+    assert_eq!(removed["challenge_id"], "one");
+    let seeks = w.ok(json!({"type": "list_seeks"})).await;
+    assert!(listed(&seeks, "three") && !listed(&seeks, "one"), "{seeks}");
+}
