@@ -582,18 +582,11 @@ impl Hub {
     /// calls or need a referee, and every one of those has a running room), on every
     /// node in a cluster.
     pub async fn referee_calls(&self, user: &UserInfo) -> (Vec<CalledGame>, Vec<GameSummary>) {
-        let (mut games, mut assigned) = self.local_referee_calls(user).await;
-        if let Some(link) = self.lobby.cluster() {
-            let (called, mine) = link.referee_calls_elsewhere(user).await;
-            games.extend(called);
-            assigned.extend(mine);
-            // A game mirrored here is listed by its owner too.
-            games.sort_by(|a, b| a.game.game_id.cmp(&b.game.game_id));
-            games.dedup_by(|a, b| a.game.game_id == b.game.game_id);
-            assigned.sort_by(|a, b| a.game_id.cmp(&b.game_id));
-            assigned.dedup_by(|a, b| a.game_id == b.game_id);
+        let here = self.local_referee_calls(user).await;
+        match self.lobby.cluster() {
+            Some(link) => link.with_referee_calls_elsewhere(user, here).await,
+            None => here,
         }
-        (games, assigned)
     }
 
     /// [`Hub::referee_calls`] of the rooms on this node.
@@ -621,14 +614,11 @@ impl Hub {
 
     /// Every running game, on every node in a cluster, sorted by id.
     pub async fn list_games(&self) -> Vec<GameSummary> {
-        let mut games = self.local_games().await;
-        if let Some(link) = self.lobby.cluster() {
-            games.extend(link.games_elsewhere().await);
-            // A game mirrored here is listed by its owner too.
-            games.sort_by(|a, b| a.game_id.cmp(&b.game_id));
-            games.dedup_by(|a, b| a.game_id == b.game_id);
+        let here = self.local_games().await;
+        match self.lobby.cluster() {
+            Some(link) => link.with_games_elsewhere(here).await,
+            None => here,
         }
-        games
     }
 
     /// The games running on this node, sorted by id.

@@ -142,23 +142,23 @@ impl Link {
         answers.into_iter().filter_map(Result::ok).collect()
     }
 
-    /// The games running on the other nodes.
-    pub async fn games_elsewhere(&self) -> Vec<GameSummary> {
-        let mut games = Vec::new();
+    /// This node's running `games` and the other nodes', sorted by id.
+    pub async fn with_games_elsewhere(&self, mut games: Vec<GameSummary>) -> Vec<GameSummary> {
         for answer in self.ask_all(&Ask::Games {}).await {
             if let Answer::Games { games: theirs } = answer {
                 games.extend(theirs);
             }
         }
+        once_each(&mut games, |g| &g.game_id);
         games
     }
 
-    /// [`Hub::referee_calls`] of the other nodes' games.
-    pub async fn referee_calls_elsewhere(
+    /// [`Hub::referee_calls`] of this node's games and the other nodes', sorted by id.
+    pub async fn with_referee_calls_elsewhere(
         &self,
         user: &UserInfo,
+        (mut games, mut assigned): (Vec<CalledGame>, Vec<GameSummary>),
     ) -> (Vec<CalledGame>, Vec<GameSummary>) {
-        let (mut games, mut assigned) = (Vec::new(), Vec::new());
         let ask = Ask::RefereeCalls { user: user.clone() };
         for answer in self.ask_all(&ask).await {
             if let Answer::RefereeCalls {
@@ -170,6 +170,8 @@ impl Link {
                 assigned.extend(mine);
             }
         }
+        once_each(&mut games, |c| &c.game.game_id);
+        once_each(&mut assigned, |g| &g.game_id);
         (games, assigned)
     }
 
@@ -193,6 +195,13 @@ impl Link {
             Err(e) => tracing::warn!(%node, error = %e, "a node's lobby could not be copied"),
         }
     }
+}
+
+/// Sorts games by id and keeps one of each: a game mirrored on a node that does not own
+/// it is listed by its owner too.
+fn once_each<T>(games: &mut Vec<T>, id: impl Fn(&T) -> &String) {
+    games.sort_by(|a, b| id(a).cmp(id(b)));
+    games.dedup_by(|a, b| id(a) == id(b));
 }
 
 /// The refusal an answer carries (an unexpected answer is the other node's fault).

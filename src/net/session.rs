@@ -337,15 +337,17 @@ impl Session {
                 self.ack(id, Some(game_id), None);
             }
             LobbyMsg::Decline { challenge_id } => {
-                (hub.lobby
-                    .withdraw_anywhere(&challenge_id, &self.user()?, true))
-                .await?;
+                let user = self.user()?;
+                hub.lobby
+                    .withdraw_anywhere(&challenge_id, &user, true)
+                    .await?;
                 self.ack(id, None, None);
             }
             LobbyMsg::Cancel { challenge_id } => {
-                (hub.lobby
-                    .withdraw_anywhere(&challenge_id, &self.user()?, false))
-                .await?;
+                let user = self.user()?;
+                hub.lobby
+                    .withdraw_anywhere(&challenge_id, &user, false)
+                    .await?;
                 self.ack(id, None, None);
             }
             LobbyMsg::Block { user } => {
