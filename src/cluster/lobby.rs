@@ -33,11 +33,15 @@ const LIST_TIMEOUT: Duration = Duration::from_millis(500);
 enum Out {
     /// News, numbered as it leaves.
     News(Box<Change>),
-    /// An answer to another node's request; a snapshot is given the number of the last
-    /// news that left before it.
+    /// An answer to another node's request.
     Answer {
         to: String,
         answer: Answer,
+    },
+    /// A snapshot for another node, made as it leaves: it holds exactly the changes of
+    /// the news numbered up to the last one that left before it.
+    Snapshot {
+        to: String,
     },
     Raw {
         subject: String,
@@ -227,7 +231,12 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
     let asks = bus.subscribe(link.asks_of(bus.node())).await?;
     let beats = bus.subscribe(bus.subject("nodes")).await?;
     hub.lobby.link(link.clone());
-    tokio::spawn(send_all(bus, link.members.boot(), queue));
+    tokio::spawn(send_all(
+        bus,
+        link.members.boot(),
+        Arc::downgrade(hub),
+        queue,
+    ));
     tokio::spawn(hear_news(Arc::downgrade(hub), link.clone(), news));
     tokio::spawn(answer_asks(Arc::downgrade(hub), link.clone(), asks));
     tokio::spawn(hear_beats(Arc::downgrade(hub), link.clone(), beats));
@@ -241,7 +250,7 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
 
 /// Sends every queued message, in order, numbering the news, for as long as the lobby
 /// lives.
-async fn send_all(bus: Bus, boot: u64, mut queue: mpsc::UnboundedReceiver<Out>) {
+async fn send_all(bus: Bus, boot: u64, hub: Weak<Hub>, mut queue: mpsc::UnboundedReceiver<Out>) {
     let mut seq = 0;
     while let Some(out) = queue.recv().await {
         let (subject, payload) = match out {
@@ -255,11 +264,11 @@ async fn send_all(bus: Bus, boot: u64, mut queue: mpsc::UnboundedReceiver<Out>) 
                 };
                 (bus.subject("lobby"), json(&news))
             }
-            Out::Answer { to, mut answer } => {
-                if let Answer::Snapshot { seq: at, .. } = &mut answer {
-                    *at = seq;
-                }
-                (to, json(&answer))
+            Out::Answer { to, answer } => (to, json(&answer)),
+            Out::Snapshot { to } => {
+                let Some(hub) = hub.upgrade() else { return };
+                let changes = hub.lobby.snapshot();
+                (to, json(&Answer::Snapshot { changes, seq }))
             }
             Out::Raw { subject, payload } => (subject, payload),
         };
@@ -320,11 +329,7 @@ async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscribe
         let link = link.clone();
         tokio::spawn(async move {
             let pair = matches!(ask, Ask::Automatch { .. });
-            let answer = answer(&hub, ask).await;
-            link.send(Out::Answer {
-                to: reply.to_string(),
-                answer,
-            });
+            link.send(answer(&hub, ask, reply.to_string()).await);
             // As on a single node, a new request is paired at once if it can be.
             if pair {
                 hub.automatch_round().await;
@@ -333,19 +338,16 @@ async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscribe
     }
 }
 
-async fn answer(hub: &Hub, ask: Ask) -> Answer {
+/// What to send back to `to` for `ask`.
+async fn answer(hub: &Hub, ask: Ask, to: String) -> Out {
     let done = |r: Result<Answer, Refusal>| {
         r.unwrap_or_else(|r| Answer::Refused {
             code: r.code,
             message: r.message,
         })
     };
-    match ask {
-        // Numbered as it leaves (see `send_all`).
-        Ask::Snapshot {} => Answer::Snapshot {
-            changes: hub.lobby.snapshot(),
-            seq: 0,
-        },
+    let answer = match ask {
+        Ask::Snapshot {} => return Out::Snapshot { to },
         Ask::Accept {
             accepter,
             challenge_id,
@@ -377,7 +379,8 @@ async fn answer(hub: &Hub, ask: Ask) -> Answer {
                 message: "you are not waiting for an automatch".into(),
             },
         },
-    }
+    };
+    Out::Answer { to, answer }
 }
 
 /// Notes the other nodes' heartbeats: copies the items of a node new or restarted,
