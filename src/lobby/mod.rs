@@ -210,10 +210,13 @@ impl Lobby {
         Ok(open)
     }
 
-    /// Puts back a challenge taken by [`Lobby::take`] when the game could not start.
+    /// Puts back a challenge taken by [`Lobby::take`] when the game could not start. The
+    /// other nodes are told again: a snapshot made meanwhile did not hold it.
     pub fn put_back(&self, open: Open) {
+        let challenge = open.challenge.clone();
         self.challenges
             .insert(open.challenge.challenge_id.clone(), open);
+        self.share(|| Change::Posted { challenge });
     }
 
     /// Withdraws (`cancel`, by its author) or declines (`decline`, by its addressee).
