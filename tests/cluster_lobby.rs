@@ -428,3 +428,29 @@ async fn news_lost_on_the_bus_is_made_up_from_a_fresh_copy() {
     let seeks = w.ok(json!({"type": "list_seeks"})).await;
     assert!(listed(&seeks, "three") && !listed(&seeks, "one"), "{seeks}");
 }
+
+#[tokio::test]
+async fn a_bots_offer_on_one_node_is_listed_and_taken_up_on_another() {
+    let nodes = start_cluster(2).await;
+    let token = nodes[1].token_as("robo", tengen::protocol::Role::Bot);
+    let mut robo = Client::connect(&format!("{}?token={token}", nodes[1].url)).await;
+    robo.ok(json!({"type": "offer", "offer": {"board_sizes": [9], "time_systems": ["none"]}}))
+        .await;
+    let mut alice = nodes[0].login("alice").await;
+    let bots = eventually(&mut alice, json!({"type": "list_bots"}), |r| {
+        r["bots"].as_array().is_some_and(|b| !b.is_empty())
+    })
+    .await;
+    assert_eq!(bots["bots"][0]["user"]["id"], "robo", "{bots}");
+    let challenge = json!({"type": "challenge", "opponent": "robo", "settings": {"board_size": 9}});
+    alice.ok(challenge).await;
+    let a = alice.recv_type("game_started").await;
+    let r = robo.recv_type("game_started").await;
+    assert_eq!(a["game_id"], r["game_id"]);
+    // The offer goes with the bot's connection, everywhere.
+    robo.close().await;
+    eventually(&mut alice, json!({"type": "list_bots"}), |r| {
+        r["bots"].as_array().is_some_and(|b| b.is_empty())
+    })
+    .await;
+}
