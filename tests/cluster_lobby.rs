@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use common::{Client, TestServer, WAIT, start_cluster};
@@ -390,6 +392,59 @@ fn posted(id: &str) -> tengen::cluster::lobby_wire::Change {
     }
 }
 
+/// A node played by hand on `cluster`: it answers snapshots with no items, made after its
+/// news number `seq` holds then.
+async fn ghost(cluster: &str, seq: Arc<AtomicU64>) -> async_nats::Client {
+    let ghost = async_nats::connect(common::NATS_URL).await.expect("NATS");
+    let mut asks = ghost
+        .subscribe(format!("{cluster}.node.ghost.lobby"))
+        .await
+        .expect("subscribed");
+    let answering = ghost.clone();
+    tokio::spawn(async move {
+        while let Some(ask) = futures_util::StreamExt::next(&mut asks).await {
+            let Some(reply) = ask.reply else { continue };
+            let seq = seq.load(Ordering::SeqCst);
+            let answer = json!({"kind": "snapshot", "changes": [], "boot": 1, "seq": seq});
+            let _ = answering.publish(reply, answer.to_string().into()).await;
+        }
+    });
+    ghost
+}
+
+#[tokio::test]
+async fn the_last_news_lost_on_the_bus_is_made_up_when_a_heartbeat_shows_it() {
+    let name = common::cluster_name();
+    let n1 = TestServer::start_with(|c| common::join_cluster(c, &name, "n1")).await;
+    let mut w = watcher(&n1).await;
+    let seq = Arc::new(AtomicU64::new(0));
+    let ghost = ghost(&name, seq.clone()).await;
+    let beat = |news: u64| json!({"node": "ghost", "boot": 1, "news": news}).to_string();
+    let nodes = format!("{name}.nodes");
+    ghost
+        .publish(nodes.clone(), beat(0).into())
+        .await
+        .expect("sent");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    ghost
+        .publish(format!("{name}.lobby"), news("ghost", 1, posted("one")))
+        .await
+        .expect("sent");
+    let added = w.recv_type("challenge_added").await;
+    assert_eq!(added["challenge"]["challenge_id"], "one");
+    // News 2 withdrew "one" and was lost; the heartbeats say it was sent.
+    seq.store(2, Ordering::SeqCst);
+    for _ in 0..2 {
+        ghost
+            .publish(nodes.clone(), beat(2).into())
+            .await
+            .expect("sent");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let removed = w.recv_type("challenge_removed").await;
+    assert_eq!(removed["challenge_id"], "one");
+}
+
 #[tokio::test]
 async fn news_lost_on_the_bus_is_made_up_from_a_fresh_copy() {
     let name = common::cluster_name();
@@ -405,7 +460,8 @@ async fn news_lost_on_the_bus_is_made_up_from_a_fresh_copy() {
     tokio::spawn(async move {
         while let Some(ask) = futures_util::StreamExt::next(&mut asks).await {
             let Some(reply) = ask.reply else { continue };
-            let answer = json!({"kind": "snapshot", "changes": [posted("three")], "seq": 3});
+            let answer =
+                json!({"kind": "snapshot", "changes": [posted("three")], "boot": 1, "seq": 3});
             let _ = answering.publish(reply, answer.to_string().into()).await;
         }
     });

@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 
 use super::lobby_wire::{Answer, Ask, Change, News, Request};
 use super::members::{BEAT, Beat, Heard, Members};
+use super::numbers::Numbers;
 use super::{Bus, BusError};
 use crate::hub::Hub;
 use crate::protocol::{CalledGame, ErrorCode, GameSummary, Refusal, UserInfo};
@@ -34,19 +35,12 @@ enum Out {
     /// News, numbered as it leaves.
     News(Box<Change>),
     /// An answer to another node's request.
-    Answer {
-        to: String,
-        answer: Answer,
-    },
+    Answer { to: String, answer: Answer },
     /// A snapshot for another node, made as it leaves: it holds exactly the changes of
     /// the news numbered up to the last one that left before it.
-    Snapshot {
-        to: String,
-    },
-    Raw {
-        subject: String,
-        payload: Bytes,
-    },
+    Snapshot { to: String },
+    /// This node's heartbeat, with the number of its latest news.
+    Beat,
 }
 
 /// The lobby's way to the other nodes.
@@ -57,6 +51,8 @@ pub struct Link {
     pub(super) members: Arc<Members>,
     /// The automatch requests made on this node and not over yet, by user id.
     pub(super) requests: Arc<Mutex<HashMap<String, Request>>>,
+    /// How far each other node's news has been applied here.
+    numbers: Arc<Numbers>,
 }
 
 fn json<T: Serialize>(value: &T) -> Bytes {
@@ -182,7 +178,7 @@ impl Link {
     /// Tells the others this node is leaving, so they drop its items now rather than
     /// after its silence, and waits until NATS has the goodbye (the process ends next).
     pub async fn leave(&self) {
-        let goodbye = json(&self.members.beat(true));
+        let goodbye = json(&self.members.beat(true, 0));
         let sent = self.bus.publish(self.bus.subject("nodes"), goodbye).await;
         if let Err(e) = sent {
             tracing::warn!(error = %e, "the other nodes could not be told goodbye");
@@ -194,7 +190,10 @@ impl Link {
     /// Copies node `node`'s items here.
     async fn sync(&self, hub: &Hub, node: &Arc<str>) {
         match self.ask(node, &Ask::Snapshot {}, ASK_TIMEOUT).await {
-            Ok(Answer::Snapshot { changes, seq }) => hub.lobby.replace(node, changes, seq),
+            Ok(Answer::Snapshot { changes, boot, seq }) => {
+                hub.lobby.replace(node, changes, seq);
+                self.numbers.copied(node, boot, seq);
+            }
             Ok(_) => tracing::warn!(%node, "a node answered a snapshot with something else"),
             Err(e) => tracing::warn!(%node, error = %e, "a node's lobby could not be copied"),
         }
@@ -226,6 +225,7 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
         bus: bus.clone(),
         out,
         requests: Arc::default(),
+        numbers: Arc::default(),
     };
     let news = bus.subscribe(bus.subject("lobby")).await?;
     let asks = bus.subscribe(link.asks_of(bus.node())).await?;
@@ -233,7 +233,7 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
     hub.lobby.link(link.clone());
     tokio::spawn(send_all(
         bus,
-        link.members.boot(),
+        link.members.clone(),
         Arc::downgrade(hub),
         queue,
     ));
@@ -250,7 +250,13 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
 
 /// Sends every queued message, in order, numbering the news, for as long as the lobby
 /// lives.
-async fn send_all(bus: Bus, boot: u64, hub: Weak<Hub>, mut queue: mpsc::UnboundedReceiver<Out>) {
+async fn send_all(
+    bus: Bus,
+    members: Arc<Members>,
+    hub: Weak<Hub>,
+    mut queue: mpsc::UnboundedReceiver<Out>,
+) {
+    let boot = members.boot();
     let mut seq = 0;
     while let Some(out) = queue.recv().await {
         let (subject, payload) = match out {
@@ -268,9 +274,9 @@ async fn send_all(bus: Bus, boot: u64, hub: Weak<Hub>, mut queue: mpsc::Unbounde
             Out::Snapshot { to } => {
                 let Some(hub) = hub.upgrade() else { return };
                 let changes = hub.lobby.snapshot();
-                (to, json(&Answer::Snapshot { changes, seq }))
+                (to, json(&Answer::Snapshot { changes, boot, seq }))
             }
-            Out::Raw { subject, payload } => (subject, payload),
+            Out::Beat => (bus.subject("nodes"), json(&members.beat(false, seq))),
         };
         if let Err(e) = bus.publish(subject, payload).await {
             tracing::warn!(error = %e, "lobby news could not be sent");
@@ -281,15 +287,11 @@ async fn send_all(bus: Bus, boot: u64, hub: Weak<Hub>, mut queue: mpsc::Unbounde
 /// Applies the other nodes' news; after a gap in a node's numbers, copies its items
 /// again.
 async fn hear_news(hub: Weak<Hub>, link: Link, mut news: async_nats::Subscriber) {
-    let mut last: HashMap<String, (u64, u64)> = HashMap::new();
     while let Some(message) = news.next().await {
         let Some(hub) = hub.upgrade() else { return };
         match serde_json::from_slice::<News>(&message.payload) {
             Ok(news) if news.node != link.bus.node() => {
-                let gap = match last.insert(news.node.clone(), (news.boot, news.seq)) {
-                    Some((boot, seq)) => boot == news.boot && news.seq > seq + 1,
-                    None => false,
-                };
+                let gap = link.numbers.heard(&news.node, news.boot, news.seq);
                 let node: Arc<str> = news.node.into();
                 hub.lobby.apply(&node, news.change, news.seq);
                 if gap {
@@ -383,9 +385,11 @@ async fn answer(hub: &Hub, ask: Ask, to: String) -> Out {
     Out::Answer { to, answer }
 }
 
-/// Notes the other nodes' heartbeats: copies the items of a node new or restarted,
-/// forgets those of one that left.
+/// Notes the other nodes' heartbeats: copies the items of a node new or restarted, or
+/// whose news said by its previous heartbeat (a second ago) has not all come; forgets
+/// those of one that left.
 async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscriber) {
+    let mut said: HashMap<Arc<str>, u64> = HashMap::new();
     while let Some(message) = beats.next().await {
         let Ok(beat) = serde_json::from_slice::<Beat>(&message.payload) else {
             continue;
@@ -395,8 +399,14 @@ async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscribe
             continue;
         };
         let link = link.clone();
+        let before = said.insert(node.clone(), beat.news);
         match heard {
-            Heard::Known => {}
+            Heard::Known => {
+                if before.is_some_and(|seq| link.numbers.behind(&node, beat.boot, seq)) {
+                    tracing::warn!(%node, "lobby news from a node was lost; copying its items again");
+                    tokio::spawn(async move { link.sync(&hub, &node).await });
+                }
+            }
             Heard::Left => {
                 tokio::spawn(async move { link.gone(&hub, &node).await });
             }
@@ -419,7 +429,6 @@ async fn beat(hub: Weak<Hub>, link: Link) {
     let Some(mut stop) = hub.upgrade().map(|h| h.shutdown.subscribe()) else {
         return;
     };
-    let subject = link.bus.subject("nodes");
     let mut every = tokio::time::interval(BEAT);
     loop {
         tokio::select! {
@@ -427,10 +436,7 @@ async fn beat(hub: Weak<Hub>, link: Link) {
             _ = stop.wait_for(|s| *s) => return,
         }
         let Some(hub) = hub.upgrade() else { return };
-        link.send(Out::Raw {
-            subject: subject.clone(),
-            payload: json(&link.members.beat(false)),
-        });
+        link.send(Out::Beat);
         for node in link.members.reap() {
             tracing::info!(%node, "a node went silent; its lobby items go");
             // Not awaited here: making requests again must not delay the heartbeat.

@@ -121,9 +121,10 @@ pub(super) enum Ask {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(super) enum Answer {
-    /// The node's items, made after its news number `seq`.
+    /// The node's items, made after its news number `seq` (of its boot `boot`).
     Snapshot {
         changes: Vec<Change>,
+        boot: u64,
         seq: u64,
     },
     Accepted {

@@ -15,12 +15,15 @@ pub const BEAT: Duration = Duration::from_secs(1);
 pub const GONE_AFTER: Duration = Duration::from_secs(3);
 
 /// One node's heartbeat; `leaving` when it shuts down, so the others need not wait.
+/// `news` is the number of its latest lobby news ([`super::numbers`]).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Beat {
     pub node: String,
     pub boot: u64,
     #[serde(default)]
     pub leaving: bool,
+    #[serde(default)]
+    pub news: u64,
 }
 
 /// What a heartbeat means to this node.
@@ -56,12 +59,13 @@ impl Members {
         self.boot
     }
 
-    /// This node's heartbeat.
-    pub fn beat(&self, leaving: bool) -> Beat {
+    /// This node's heartbeat, after its news number `news`.
+    pub fn beat(&self, leaving: bool, news: u64) -> Beat {
         Beat {
             node: self.me.to_string(),
             boot: self.boot,
             leaving,
+            news,
         }
     }
 
@@ -128,11 +132,12 @@ mod tests {
     #[test]
     fn a_restart_and_a_goodbye_are_told_apart_from_a_beat() {
         let members = Members::new("a");
-        assert_eq!(members.heard(&members.beat(false)), None);
+        assert_eq!(members.heard(&members.beat(false, 0)), None);
         let beat = |boot, leaving| Beat {
             node: "b".into(),
             boot,
             leaving,
+            news: 0,
         };
         let heard = |b| members.heard(&b).map(|(_, h)| h);
         assert_eq!(&*members.leader(), "a");

@@ -7,5 +7,6 @@ pub mod bus;
 pub mod lobby;
 pub mod lobby_wire;
 pub mod members;
+pub mod numbers;
 
 pub use bus::{Bus, BusError};
