@@ -98,8 +98,8 @@ impl Hub {
         .with_leases()
     }
 
-    /// In a cluster: renews this node's leases (a game whose lease was lost stops here),
-    /// takes over games whose owner died, and forgets the connections of nodes gone.
+    /// In a cluster: renews this node's leases (a game whose lease was lost stops here)
+    /// and takes over games whose owner died.
     fn with_leases(self: Arc<Hub>) -> Arc<Hub> {
         let Some(node) = self.cluster.clone() else {
             return self;
@@ -118,14 +118,6 @@ impl Hub {
                     tracing::warn!(%game, "another node owns this game now; stopping it here");
                     if let Some(room) = hub.local_room(&game) {
                         room.tell(RoomCmd::Release).await;
-                    }
-                }
-                for gone in node.newly_gone() {
-                    tracing::warn!(node = %gone, "a node is gone; its connections leave the games here");
-                    let gone: Arc<str> = gone.into();
-                    for room in hub.rooms.iter().map(|r| r.clone()).collect::<Vec<_>>() {
-                        let node = gone.clone();
-                        room.tell(RoomCmd::LeaveNode { node }).await;
                     }
                 }
                 for game in node.orphans().await {
@@ -206,12 +198,19 @@ impl Hub {
 
     /// Accepts a seek or challenge: the game is created on the lobby side (see
     /// [`create`]), then its room registered here and both players and the lobby told.
+    /// In a cluster, a challenge posted on another node is accepted there.
     pub async fn accept(
         &self,
         accepter: &UserInfo,
         challenge_id: &str,
         seed: Option<&str>,
     ) -> Result<String, Refusal> {
+        if let (Some(home), Some(link)) = (
+            self.lobby.others.home_of(challenge_id),
+            self.lobby.cluster(),
+        ) {
+            return link.accept_at(&home, accepter, challenge_id, seed).await;
+        }
         let open = self.lobby.take(challenge_id, accepter)?;
         let started = match self.open_game(&open, accepter, seed.unwrap_or("")).await {
             Ok(started) => started,
@@ -391,13 +390,19 @@ impl Hub {
                     format!("your rating could not be read: {e}"),
                 )
             })?;
-        self.lobby.automatch.put(Seeker {
+        let seeker = Seeker {
             user: user.clone(),
             rating,
             wish,
             since: tokio::time::Instant::now(),
-        });
-        Ok(())
+        };
+        match self.lobby.cluster() {
+            Some(link) => link.automatch(&self.lobby, seeker).await,
+            None => {
+                self.lobby.automatch.put(seeker);
+                Ok(())
+            }
+        }
     }
 
     /// One automatch round: pairs who can be paired now and starts their games. A game
@@ -405,6 +410,11 @@ impl Hub {
     pub async fn automatch_round(&self) {
         if self.lobby.automatch.is_empty() {
             return;
+        }
+        if let Some(link) = self.lobby.cluster()
+            && !link.leads()
+        {
+            return link.hand_over(&self.lobby).await;
         }
         let bots = self.bot_seats().await;
         let made = self.lobby.automatch.round(
@@ -438,6 +448,9 @@ impl Hub {
                 .await
             {
                 Ok(started) => {
+                    seekers
+                        .iter()
+                        .for_each(|s| self.lobby.automatch_over(&s.user.id));
                     self.announce(started).await;
                 }
                 Err(refusal) => {
@@ -515,6 +528,17 @@ impl Hub {
         self.standings.result_changed();
     }
 
+    /// A node went (silent, restarted or stopped: see `cluster::members`): the rooms
+    /// here stop counting its connections as players or spectators.
+    pub(crate) async fn node_gone(&self, node: &str) {
+        let node: Arc<str> = node.into();
+        let rooms: Vec<RoomHandle> = self.rooms.iter().map(|r| r.clone()).collect();
+        for room in rooms {
+            let node = node.clone();
+            room.tell(RoomCmd::LeaveNode { node }).await;
+        }
+    }
+
     /// Removes room `room` of a game from the registry, if it is still the one there.
     pub(crate) fn forget(&self, game_id: &str, room: u64) {
         self.rooms.remove_if(game_id, |_, h| h.instance() == room);
@@ -531,6 +555,17 @@ impl Hub {
     /// The room (or mirror) the registry holds for a game now, if any.
     pub(crate) fn registered(&self, game_id: &str) -> Option<RoomHandle> {
         self.rooms.get(game_id).map(|r| r.clone())
+    }
+
+    /// The rooms that run on this node (in a cluster, not the mirrors of games that run
+    /// elsewhere: their owners list them).
+    fn running_here(&self) -> Vec<RoomHandle> {
+        let owns = |game: &str| self.cluster.as_ref().is_none_or(|node| node.owns(game));
+        self.rooms
+            .iter()
+            .filter(|r| owns(r.key()))
+            .map(|r| r.clone())
+            .collect()
     }
 
     /// A room of a game that runs on this node (not a mirror of one elsewhere).
@@ -722,12 +757,7 @@ impl Hub {
         let Some(node) = self.cluster.clone() else {
             return;
         };
-        let rooms: Vec<RoomHandle> = self
-            .rooms
-            .iter()
-            .filter(|r| node.owns(r.key()))
-            .map(|r| r.clone())
-            .collect();
+        let rooms = self.running_here();
         for room in &rooms {
             room.tell(RoomCmd::Release).await;
         }
@@ -813,9 +843,22 @@ impl Hub {
 
     /// The games with open referee calls that `user` may referee, and the games not over
     /// that name `user` their referee, each sorted by id (only unfinished games hold
-    /// calls or need a referee, and every one of those has a running room).
+    /// calls or need a referee, and every one of those has a running room), on every
+    /// node in a cluster.
     pub async fn referee_calls(&self, user: &UserInfo) -> (Vec<CalledGame>, Vec<GameSummary>) {
-        let rooms: Vec<RoomHandle> = self.rooms.iter().map(|r| r.clone()).collect();
+        let here = self.local_referee_calls(user).await;
+        match self.lobby.cluster() {
+            Some(link) => link.with_referee_calls_elsewhere(user, here).await,
+            None => here,
+        }
+    }
+
+    /// [`Hub::referee_calls`] of the rooms on this node.
+    pub async fn local_referee_calls(
+        &self,
+        user: &UserInfo,
+    ) -> (Vec<CalledGame>, Vec<GameSummary>) {
+        let rooms = self.running_here();
         let (mut games, mut assigned) = (Vec::new(), Vec::new());
         for room in rooms {
             let user = user.clone();
@@ -833,9 +876,18 @@ impl Hub {
         (games, assigned)
     }
 
-    /// Every running game, newest rooms first is not promised: sorted by id.
+    /// Every running game, on every node in a cluster, sorted by id.
     pub async fn list_games(&self) -> Vec<GameSummary> {
-        let rooms: Vec<RoomHandle> = self.rooms.iter().map(|r| r.clone()).collect();
+        let here = self.local_games().await;
+        match self.lobby.cluster() {
+            Some(link) => link.with_games_elsewhere(here).await,
+            None => here,
+        }
+    }
+
+    /// The games running on this node, sorted by id.
+    pub async fn local_games(&self) -> Vec<GameSummary> {
+        let rooms = self.running_here();
         let mut games = Vec::with_capacity(rooms.len());
         for room in rooms {
             if let Ok(s) = room.ask(|reply| RoomCmd::Summary { reply }).await {

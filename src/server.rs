@@ -121,6 +121,9 @@ impl Server {
         // A cluster's games are taken by whichever node finds them without an owner.
         let restored = if single { hub.restore_unfinished()? } else { 0 };
         hub.lobby.blocks.load(hub.store().blocks()?);
+        if let Some(node) = &hub.cluster {
+            crate::cluster::lobby::start(&hub, node.bus.clone()).await?;
+        }
         let listener = TcpListener::bind(listen)
             .await
             .map_err(|source| StartError::Listen {
@@ -167,6 +170,9 @@ impl Server {
         self.hub.hand_over().await;
         if tokio::time::timeout(DRAIN, self.task).await.is_err() {
             tracing::warn!("connections did not close within {DRAIN:?}; closing the store anyway");
+        }
+        if let Some(link) = self.hub.lobby.cluster() {
+            link.leave().await;
         }
         self.hub.writer().clone().close().await;
         tracing::info!("store closed; bye");

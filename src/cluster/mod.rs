@@ -1,10 +1,16 @@
 //! Several nodes acting as one server (docs/ARCHITECTURE.md §8): games owned through
 //! leases with fencing numbers in the shared store ([`crate::store::Leases`]), commands
 //! forwarded to a game's owner ([`owner`], [`mirror`]) and its frames relayed to every
-//! node over NATS ([`relay`]), nodes that hear each other ([`Node::heard`]).
+//! node over NATS ([`relay`]), and the lobby shared by every node ([`lobby`], with who is
+//! alive in [`members`]).
 
+pub mod automatch;
 pub mod bus;
+pub mod lobby;
+pub mod lobby_wire;
+pub mod members;
 pub mod mirror;
+pub mod numbers;
 pub mod owner;
 pub mod relay;
 pub mod wire;
@@ -15,7 +21,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
-use futures_util::StreamExt;
 
 pub use bus::{Bus, BusError};
 
@@ -77,8 +82,6 @@ pub struct Node {
     lease_ms: u64,
     relay: Arc<relay::BusRelay>,
     tenure: Arc<Tenure>,
-    /// When each other node was last heard, and whether it is counted gone.
-    heard: DashMap<String, (Instant, bool)>,
     /// One claim at a time here: two claims of one game by this node would leave the
     /// first room holding a fencing number the store no longer accepts.
     pub(crate) claiming: tokio::sync::Mutex<()>,
@@ -104,7 +107,7 @@ pub fn node_id(config: &ClusterConfig, data_dir: &Path) -> std::io::Result<Strin
 }
 
 impl Node {
-    /// Joins the cluster: connects to NATS and starts relaying and hearing the others.
+    /// Joins the cluster: connects to NATS and starts relaying.
     pub async fn join(
         config: &ClusterConfig,
         url: &str,
@@ -114,7 +117,6 @@ impl Node {
         let incarnation = format!("{node}#{}", crate::lobby::new_id());
         let bus = Bus::connect(url, &config.name, &incarnation).await?;
         let tenure = Arc::new(Tenure::new(config.lease_ms));
-        let heartbeats = bus.subscribe(bus.subject("nodes")).await?;
         let node = Arc::new(Node {
             id: node.to_owned(),
             relay: Arc::new(relay::BusRelay::spawn(bus.clone(), tenure.clone())),
@@ -122,11 +124,8 @@ impl Node {
             bus,
             leases,
             lease_ms: config.lease_ms,
-            heard: DashMap::new(),
             claiming: tokio::sync::Mutex::new(()),
         });
-        tokio::spawn(Node::listen(Arc::downgrade(&node), heartbeats));
-        tokio::spawn(Node::beat(Arc::downgrade(&node)));
         Ok(node)
     }
 
@@ -140,45 +139,6 @@ impl Node {
 
     pub fn relay(&self) -> Arc<dyn Relay> {
         self.relay.clone()
-    }
-
-    /// Says "alive" on the bus every tenth of a lease.
-    async fn beat(node: std::sync::Weak<Node>) {
-        loop {
-            let Some(n) = node.upgrade() else { return };
-            let every = n.lease() / 10;
-            let _ = n
-                .bus
-                .publish(n.bus.subject("nodes"), n.bus.node().to_owned().into())
-                .await;
-            drop(n);
-            tokio::time::sleep(every).await;
-        }
-    }
-
-    async fn listen(node: std::sync::Weak<Node>, mut heartbeats: async_nats::Subscriber) {
-        while let Some(message) = heartbeats.next().await {
-            let Some(n) = node.upgrade() else { return };
-            if let Ok(id) = std::str::from_utf8(&message.payload)
-                && id != n.bus.node()
-            {
-                n.heard.insert(id.to_owned(), (Instant::now(), false));
-            }
-        }
-    }
-
-    /// Node incarnations not heard for a whole lease since the last call that named
-    /// them: their connections are gone, so the rooms here stop counting them.
-    pub fn newly_gone(&self) -> Vec<String> {
-        let mut gone = Vec::new();
-        for mut entry in self.heard.iter_mut() {
-            let (at, counted) = *entry.value();
-            if !counted && at.elapsed() > self.lease() {
-                entry.value_mut().1 = true;
-                gone.push(entry.key().clone());
-            }
-        }
-        gone
     }
 
     /// Takes `game` for this node if nobody else holds it.

@@ -79,8 +79,9 @@ impl Speed {
     }
 }
 
-/// What a player asks for; checked by [`Wish::new`], so sizes and speeds are never empty.
-#[derive(Debug, Clone, PartialEq)]
+/// What a player asks for; checked by [`Wish::new`], so sizes and speeds are never empty
+/// (nodes of a cluster pass checked wishes to each other).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Wish {
     sizes: Vec<u8>,
     speeds: Vec<Speed>,
@@ -322,6 +323,11 @@ impl Queue {
         let before = waiting.len();
         waiting.retain(|s| s.user.id != user_id);
         waiting.len() != before
+    }
+
+    /// Takes every request out (for another node to queue: see [`crate::cluster::lobby`]).
+    pub fn take_all(&self) -> Vec<Seeker> {
+        std::mem::take(&mut *self.lock())
     }
 
     /// Whether anyone is waiting (a round without seekers needs no bots' ratings).

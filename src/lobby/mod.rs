@@ -4,10 +4,16 @@
 pub mod automatch;
 pub mod blocks;
 pub mod create;
+pub mod news;
 pub mod nigiri;
+pub mod replica;
+
+use std::sync::OnceLock;
 
 use dashmap::DashMap;
 
+use crate::cluster::lobby::Link;
+use crate::cluster::lobby_wire::Change;
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
     BotListing, BotOffer, Challenge, ErrorCode, GameSettings, GameSummary, Refusal, ServerMsg,
@@ -36,6 +42,10 @@ pub struct Lobby {
     pub automatch: automatch::Queue,
     /// The players' ranks, which the rating task keeps; read here, never written.
     ranks: Ranks,
+    /// The other nodes' seeks, offers and users, in a cluster.
+    pub others: replica::Replica,
+    /// The way to the other nodes, set once at start in a cluster.
+    link: OnceLock<Link>,
 }
 
 /// A short random id (base 36).
@@ -109,18 +119,22 @@ impl Lobby {
             ));
         }
         if let Some(to) = &to
-            && !self.online.contains_key(to)
+            && !self.is_online(to)
         {
             return Err(Refusal::new(
                 ErrorCode::NotFound,
                 format!("user `{to}` is not online"),
             ));
         }
+        // Across nodes, a seek posted elsewhere at the same moment may not be counted yet.
         let mine = self
             .challenges
             .iter()
             .filter(|c| c.challenge.from.id == from.id)
-            .count();
+            .count()
+            + (self.others.challenges.iter())
+                .filter(|c| c.item.from.id == from.id)
+                .count();
         if mine >= max_per_user {
             return Err(Refusal::new(
                 ErrorCode::LimitReached,
@@ -150,13 +164,10 @@ impl Lobby {
                 secret,
             },
         );
-        let added = encode(&ServerMsg::ChallengeAdded {
+        self.tell_added(&challenge);
+        self.share(|| Change::Posted {
             challenge: challenge.clone(),
         });
-        match &challenge.to {
-            None => self.announce(&added),
-            Some(to) => self.send_to_user(to, &added),
-        }
         Ok(challenge)
     }
 
@@ -199,10 +210,13 @@ impl Lobby {
         Ok(open)
     }
 
-    /// Puts back a challenge taken by [`Lobby::take`] when the game could not start.
+    /// Puts back a challenge taken by [`Lobby::take`] when the game could not start. The
+    /// other nodes are told again: a snapshot made meanwhile did not hold it.
     pub fn put_back(&self, open: Open) {
+        let challenge = open.challenge.clone();
         self.challenges
             .insert(open.challenge.challenge_id.clone(), open);
+        self.share(|| Change::Posted { challenge });
     }
 
     /// Withdraws (`cancel`, by its author) or declines (`decline`, by its addressee).
@@ -234,28 +248,49 @@ impl Lobby {
         Ok(())
     }
 
-    /// Tells those concerned that a challenge is gone.
+    /// Tells those concerned, on every node, that a challenge is gone.
     pub fn removed(&self, c: &Challenge, reason: &str) {
+        self.tell_removed(c, reason);
+        self.share(|| Change::Removed {
+            challenge: c.clone(),
+            reason: reason.to_string(),
+        });
+    }
+
+    /// Tells this node's watchers, or the addressee's connections here, of a new challenge.
+    fn tell_added(&self, challenge: &Challenge) {
+        let added = encode(&ServerMsg::ChallengeAdded {
+            challenge: challenge.clone(),
+        });
+        match &challenge.to {
+            None => self.announce_here(&added),
+            Some(to) => self.send_here(to, &added),
+        }
+    }
+
+    /// Tells those concerned on this node that a challenge is gone.
+    fn tell_removed(&self, c: &Challenge, reason: &str) {
         let frame = encode(&ServerMsg::ChallengeRemoved {
             challenge_id: c.challenge_id.clone(),
             reason: reason.to_string(),
         });
-        self.send_to_user(&c.from.id, &frame);
+        self.send_here(&c.from.id, &frame);
         match &c.to {
-            None => self.announce(&frame),
-            Some(to) => self.send_to_user(to, &frame),
+            None => self.announce_here(&frame),
+            Some(to) => self.send_here(to, &frame),
         }
     }
 
     /// Open seeks, plus the challenges from or to `user`.
     pub fn list_for(&self, user: Option<&UserInfo>) -> Vec<Challenge> {
-        let mut list: Vec<Challenge> = self
-            .challenges
-            .iter()
-            .map(|o| Challenge {
+        let here = self.challenges.iter().map(|o| o.challenge.clone());
+        let there = self.others.challenges.iter().map(|c| c.item.clone());
+        let mut list: Vec<Challenge> = here
+            .chain(there)
+            .map(|c| Challenge {
                 // The rank now: a rated game may have ended since the seek was posted.
-                from_rank: self.ranks.of(&o.challenge.from.id),
-                ..o.challenge.clone()
+                from_rank: self.ranks.of(&c.from.id),
+                ..c
             })
             .filter(|c| {
                 c.to.is_none()
@@ -269,7 +304,13 @@ impl Lobby {
     }
 
     pub fn connect(&self, user: &UserInfo, outbox: Outbox) {
-        self.online.entry(user.id.clone()).or_default().push(outbox);
+        let mut list = self.online.entry(user.id.clone()).or_default();
+        list.push(outbox);
+        if list.len() == 1 {
+            self.share(|| Change::Online {
+                user: user.id.clone(),
+            });
+        }
     }
 
     /// A connection closed. When it was the user's last one, their seeks and challenges
@@ -283,9 +324,22 @@ impl Lobby {
             None => false,
         };
         if gone {
-            self.online.remove_if(&user.id, |_, l| l.is_empty());
-            self.offers.remove(&user.id);
+            if self
+                .online
+                .remove_if(&user.id, |_, l| l.is_empty())
+                .is_some()
+            {
+                self.share(|| Change::Offline {
+                    user: user.id.clone(),
+                });
+            }
+            self.withdraw_offer(&user.id);
             self.automatch.cancel(&user.id);
+            if self.link.get().is_some_and(|l| l.forget_request(&user.id)) {
+                self.share(|| Change::AutomatchOver {
+                    user: user.id.clone(),
+                });
+            }
             let mine: Vec<String> = self
                 .challenges
                 .iter()
@@ -303,35 +357,53 @@ impl Lobby {
 
     /// A bot's standing offer (replacing any earlier one).
     pub fn set_offer(&self, bot: &UserInfo, offer: BotOffer) {
-        self.offers.insert(
-            bot.id.clone(),
-            BotListing {
-                user: bot.clone(),
-                offer,
-            },
-        );
+        let listing = BotListing {
+            user: bot.clone(),
+            offer,
+        };
+        self.offers.insert(bot.id.clone(), listing.clone());
+        self.share(|| Change::Offer { listing });
     }
 
     pub fn withdraw_offer(&self, bot_id: &str) {
-        self.offers.remove(bot_id);
+        if self.offers.remove(bot_id).is_some() {
+            self.share(|| Change::OfferWithdrawn {
+                bot: bot_id.to_string(),
+            });
+        }
     }
 
+    /// A bot's offer, made on this node or another.
     pub fn offer_of(&self, bot_id: &str) -> Option<BotListing> {
-        self.offers.get(bot_id).map(|o| o.clone())
+        (self.offers.get(bot_id).map(|o| o.clone()))
+            .or_else(|| self.others.offers.get(bot_id).map(|o| o.item.clone()))
     }
 
-    /// Bots online with their offers, by id.
+    /// Bots online with their offers (on any node), by id.
     pub fn bots(&self) -> Vec<BotListing> {
-        let mut bots: Vec<BotListing> = self.offers.iter().map(|o| o.clone()).collect();
+        let here = self.offers.iter().map(|o| o.clone());
+        let there = self.others.offers.iter().map(|o| o.item.clone());
+        let mut bots: Vec<BotListing> = here.chain(there).collect();
         bots.sort_by(|a, b| a.user.id.cmp(&b.user.id));
         bots
     }
 
+    /// Whether `user_id` has a connection on any node.
     pub fn is_online(&self, user_id: &str) -> bool {
-        self.online.contains_key(user_id)
+        self.online.contains_key(user_id) || self.others.is_online(user_id)
     }
 
+    /// Sends a frame to every connection of a user, on every node.
     pub fn send_to_user(&self, user_id: &str, frame: &Frame) {
+        self.send_here(user_id, frame);
+        self.share(|| Change::ToUser {
+            user: user_id.to_string(),
+            frame: frame.as_str().to_string(),
+        });
+    }
+
+    /// Sends a frame to the user's connections on this node.
+    fn send_here(&self, user_id: &str, frame: &Frame) {
         if let Some(list) = self.online.get(user_id) {
             for o in list.iter() {
                 o.push(frame.clone());
@@ -347,8 +419,16 @@ impl Lobby {
         self.watchers.remove(&conn);
     }
 
-    /// Sends a frame to everyone watching the lobby.
+    /// Sends a frame to everyone watching the lobby, on every node.
     pub fn announce(&self, frame: &Frame) {
+        self.announce_here(frame);
+        self.share(|| Change::Announce {
+            frame: frame.as_str().to_string(),
+        });
+    }
+
+    /// Sends a frame to the lobby's watchers on this node.
+    fn announce_here(&self, frame: &Frame) {
         for w in self.watchers.iter() {
             w.push(frame.clone());
         }

@@ -58,7 +58,7 @@ pub async fn block(hub: &Hub, user: &UserInfo, other: String, on: bool) -> Resul
     }
     let (me, them) = (user.id.clone(), other.clone());
     stored(hub, move |s| s.set_block(&me, &them, on, wall_ms())).await?;
-    blocks.set(&user.id, &other, on);
+    hub.lobby.set_block(&user.id, &other, on);
     Ok(())
 }
 

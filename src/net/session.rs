@@ -350,11 +350,17 @@ impl Session {
                 self.ack(id, Some(game_id), None);
             }
             LobbyMsg::Decline { challenge_id } => {
-                hub.lobby.withdraw(&challenge_id, &self.user()?, true)?;
+                let user = self.user()?;
+                hub.lobby
+                    .withdraw_anywhere(&challenge_id, &user, true)
+                    .await?;
                 self.ack(id, None, None);
             }
             LobbyMsg::Cancel { challenge_id } => {
-                hub.lobby.withdraw(&challenge_id, &self.user()?, false)?;
+                let user = self.user()?;
+                hub.lobby
+                    .withdraw_anywhere(&challenge_id, &user, false)
+                    .await?;
                 self.ack(id, None, None);
             }
             LobbyMsg::Block { user } => {
@@ -419,12 +425,7 @@ impl Session {
                 hub.automatch_round().await;
             }
             LobbyMsg::AutomatchCancel {} => {
-                if !hub.lobby.automatch.cancel(&self.user()?.id) {
-                    return Err(Refusal::new(
-                        ErrorCode::NotFound,
-                        "you are not waiting for an automatch",
-                    ));
-                }
+                hub.lobby.cancel_automatch(&self.user()?.id).await?;
                 self.ack(id, None, None);
             }
         }

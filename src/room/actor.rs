@@ -737,9 +737,16 @@ impl Room {
         let started = std::time::Instant::now();
         let committed = self.ctx.writer.commit(staged.batch).await;
         crate::metrics::store_commit(started.elapsed().as_micros() as u64);
-        if let Err(e @ StoreError::Fenced { .. }) = &committed {
-            tracing::warn!(error = %e, "another node owns this game now; this room stops");
-            crate::metrics::cluster_lease_lost();
+        // Another node owns the game now, or the store holds events this room does not
+        // (a commit whose answer was lost with its connection, then written after all):
+        // this room's state is not the game's, so it stops, and the game is rebuilt
+        // from the store wherever it is asked for next.
+        if let Err(e @ (StoreError::Fenced { .. } | StoreError::SeqOutOfOrder { .. })) = &committed
+        {
+            tracing::warn!(error = %e, "this room is not the game's state any more; it stops");
+            if matches!(e, StoreError::Fenced { .. }) {
+                crate::metrics::cluster_lease_lost();
+            }
             self.moved = true;
             return Err(Refusal::new(
                 ErrorCode::Unavailable,
