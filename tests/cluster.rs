@@ -6,49 +6,13 @@ mod common;
 
 use std::time::Duration;
 
+use common::cluster::{Cluster, LEASE_MS};
 use common::process::Running;
-use common::services::{PgDb, nats_url, postgres_db, unique_prefix};
-use common::{Client, TestServer, play, start_game};
+use common::services::postgres_db;
+use common::{Client, play, start_game};
 use rand::{RngExt, SeedableRng};
 use serde_json::json;
-use tengen::auth::{claims_for, sign};
-use tengen::config::StoreBackend;
-use tengen::protocol::Role;
 use tengen::store::{Append, Claim, Leases, PgStore, Store, StoreError};
-
-/// The lease the tests' nodes hold games by: short, so takeovers come soon.
-const LEASE_MS: u64 = 1500;
-
-/// One cluster: its database, its name (the NATS subject prefix) and a shared secret.
-struct Cluster {
-    db: PgDb,
-    name: String,
-    secret: String,
-}
-
-impl Cluster {
-    fn new() -> Cluster {
-        Cluster {
-            db: postgres_db(),
-            name: unique_prefix(),
-            secret: format!("secret-{}", unique_prefix()),
-        }
-    }
-
-    /// Starts node `id` in this process.
-    async fn node(&self, id: &str) -> TestServer {
-        TestServer::start_with(|c| {
-            c.store.backend = StoreBackend::Postgres;
-            c.store.postgres_url = Some(self.db.url().to_owned());
-            c.cluster.nats_url = Some(nats_url());
-            c.cluster.name = self.name.clone();
-            c.cluster.node_id = Some(id.to_owned());
-            c.cluster.lease_ms = LEASE_MS;
-            c.auth.secret = Some(self.secret.clone());
-        })
-        .await
-    }
-}
 
 /// Reads `c`'s frames until `game` ends, checking that its numbered events come one
 /// after another from `after + 1`; returns every seq seen.
@@ -325,26 +289,11 @@ impl Processes {
 
     /// Starts (or starts again) node `i` as a child process.
     fn spawn(&self, i: usize) -> Running {
-        let c = &self.cluster;
-        let env = [
-            ("TENGEN_STORE__BACKEND", "postgres".to_owned()),
-            ("TENGEN_STORE__POSTGRES_URL", c.db.url().to_owned()),
-            ("TENGEN_CLUSTER__NATS_URL", nats_url()),
-            ("TENGEN_CLUSTER__NAME", c.name.clone()),
-            ("TENGEN_CLUSTER__NODE_ID", format!("n{i}")),
-            ("TENGEN_CLUSTER__LEASE_MS", LEASE_MS.to_string()),
-            ("TENGEN_AUTH__SECRET", c.secret.clone()),
-        ];
-        common::process::spawn(self.dirs[i].path(), &env)
+        self.cluster.spawn(self.dirs[i].path(), &format!("n{i}"))
     }
 
     async fn login(&self, node: &Running, user: &str) -> Client {
-        let token = sign(
-            self.cluster.secret.as_bytes(),
-            &claims_for(user, None, Role::Player, 3600),
-        )
-        .expect("a token");
-        Client::connect(&format!("{}?token={token}", node.url)).await
+        self.cluster.login(&node.url, user).await
     }
 }
 

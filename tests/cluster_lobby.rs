@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use common::{Client, TestServer, WAIT, start_cluster};
+use common::cluster::{Cluster, start_cluster};
+use common::{Client, TestServer, WAIT};
 use serde_json::{Value, json};
 
 /// Sends `msg` until its reply satisfies `done` (news between nodes takes a moment).
@@ -51,7 +52,7 @@ async fn seek(c: &mut Client) -> String {
 
 #[tokio::test]
 async fn a_seek_is_seen_on_every_node_and_gone_everywhere_when_withdrawn() {
-    let nodes = start_cluster(3).await;
+    let (_cluster, nodes) = start_cluster(3).await;
     let (mut w2, mut w3) = (watcher(&nodes[1]).await, watcher(&nodes[2]).await);
     let mut alice = nodes[0].login("alice").await;
     let id = seek(&mut alice).await;
@@ -76,11 +77,11 @@ async fn a_seek_is_seen_on_every_node_and_gone_everywhere_when_withdrawn() {
 
 #[tokio::test]
 async fn a_node_that_starts_later_sees_the_seeks_already_there() {
-    let name = common::cluster_name();
-    let n1 = TestServer::start_with(|c| common::join_cluster(c, &name, "n1")).await;
+    let cluster = Cluster::new();
+    let n1 = cluster.node("n1").await;
     let mut alice = n1.login("alice").await;
     let id = seek(&mut alice).await;
-    let n2 = TestServer::start_with(|c| common::join_cluster(c, &name, "n2")).await;
+    let n2 = cluster.node("n2").await;
     let mut bob = n2.login("bob").await;
     let seeks = bob.ok(json!({"type": "list_seeks"})).await;
     assert!(listed(&seeks, &id), "{seeks}");
@@ -88,7 +89,7 @@ async fn a_node_that_starts_later_sees_the_seeks_already_there() {
 
 #[tokio::test]
 async fn a_seek_goes_everywhere_when_its_node_stops() {
-    let mut nodes = start_cluster(2).await;
+    let (_cluster, mut nodes) = start_cluster(2).await;
     let mut w2 = watcher(&nodes[1]).await;
     let mut alice = nodes[0].login("alice").await;
     let id = seek(&mut alice).await;
@@ -99,74 +100,18 @@ async fn a_seek_goes_everywhere_when_its_node_stops() {
     assert_eq!(removed["reason"], "disconnected");
 }
 
-/// A node as a child process (the real binary), to be killed without a goodbye.
-struct Child {
-    process: std::process::Child,
-    url: String,
-    dir: tempfile::TempDir,
-}
-
-impl Child {
-    fn spawn(cluster: &str, node: &str) -> Child {
-        use std::io::{BufRead, BufReader};
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut process = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
-            .arg(dir.path())
-            .env("TENGEN_LOG", "info")
-            .env("TENGEN_CLUSTER__NATS_URL", common::NATS_URL)
-            .env("TENGEN_CLUSTER__NAME", cluster)
-            .env("TENGEN_CLUSTER__NODE_ID", node)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("tengen starts");
-        let stderr = process.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(i) = line.find("ws://") {
-                    let url: String = line[i..]
-                        .chars()
-                        .take_while(|c| !c.is_whitespace() && *c != '\u{1b}')
-                        .collect();
-                    let _ = tx.send(url);
-                }
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the node announces its address");
-        Child { process, url, dir }
-    }
-
-    async fn login(&self, sub: &str) -> Client {
-        use tengen::auth::{claims_for, sign};
-        let secret = std::fs::read_to_string(self.dir.path().join("jwt-secret")).expect("secret");
-        let claims = claims_for(sub, None, tengen::protocol::Role::Player, 3600);
-        let token = sign(secret.trim().as_bytes(), &claims).expect("token");
-        Client::connect(&format!("{}?token={token}", self.url)).await
-    }
-}
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.process.kill();
-        let _ = self.process.wait();
-    }
-}
-
 #[tokio::test]
 async fn a_seek_goes_everywhere_when_its_node_is_killed() {
-    let name = common::cluster_name();
-    let mut n1 = Child::spawn(&name, "n1");
-    let n2 = TestServer::start_with(|c| common::join_cluster(c, &name, "n2")).await;
+    let cluster = Cluster::new();
+    let dir = tempfile::tempdir().expect("a data dir");
+    let mut n1 = cluster.spawn(dir.path(), "n1");
+    let n2 = cluster.node("n2").await;
     let mut w2 = watcher(&n2).await;
-    let mut alice = n1.login("alice").await;
+    let mut alice = cluster.login(&n1.url, "alice").await;
     let id = seek(&mut alice).await;
     let added = w2.recv_type("challenge_added").await;
     assert_eq!(added["challenge"]["challenge_id"], id);
-    n1.process.kill().expect("killed");
+    n1.kill();
     let removed = w2.recv_type("challenge_removed").await;
     assert_eq!(removed["challenge_id"], id);
     assert_eq!(removed["reason"], "disconnected");
@@ -174,7 +119,7 @@ async fn a_seek_goes_everywhere_when_its_node_is_killed() {
 
 #[tokio::test]
 async fn a_user_on_another_node_accepts_a_seek_and_both_players_are_told() {
-    let nodes = start_cluster(2).await;
+    let (_cluster, nodes) = start_cluster(2).await;
     let mut w2 = watcher(&nodes[1]).await;
     let mut alice = nodes[0].login("alice").await;
     let mut bob = nodes[1].login("bob").await;
@@ -195,7 +140,7 @@ async fn a_user_on_another_node_accepts_a_seek_and_both_players_are_told() {
 
 #[tokio::test]
 async fn two_accepts_on_two_nodes_at_once_one_wins() {
-    let nodes = start_cluster(3).await;
+    let (_cluster, nodes) = start_cluster(3).await;
     let mut alice = nodes[0].login("alice").await;
     let mut bob = nodes[1].login("bob").await;
     let mut carol = nodes[2].login("carol").await;
@@ -215,7 +160,7 @@ async fn two_accepts_on_two_nodes_at_once_one_wins() {
 
 #[tokio::test]
 async fn a_direct_challenge_reaches_a_user_on_another_node_who_may_decline_it() {
-    let nodes = start_cluster(3).await;
+    let (_cluster, nodes) = start_cluster(3).await;
     let mut alice = nodes[0].login("alice").await;
     let mut dave = nodes[2].login("dave").await;
     let challenge = json!({"type": "challenge", "opponent": "dave", "settings": {}});
@@ -236,7 +181,7 @@ async fn a_direct_challenge_reaches_a_user_on_another_node_who_may_decline_it() 
 
 #[tokio::test]
 async fn who_is_online_is_the_same_on_every_node() {
-    let nodes = start_cluster(2).await;
+    let (_cluster, nodes) = start_cluster(2).await;
     let mut alice = nodes[0].login("alice").await;
     let challenge = json!({"type": "challenge", "opponent": "dave", "settings": {}});
     alice.refused(challenge.clone(), "not_found").await;
@@ -256,7 +201,7 @@ async fn who_is_online_is_the_same_on_every_node() {
 
 #[tokio::test]
 async fn the_game_list_on_any_node_lists_each_game_once() {
-    let nodes = start_cluster(3).await;
+    let (_cluster, nodes) = start_cluster(3).await;
     let mut games = Vec::new();
     for (i, node) in nodes[..2].iter().enumerate() {
         let mut a = node.login(&format!("a{i}")).await;
@@ -280,7 +225,7 @@ async fn the_game_list_on_any_node_lists_each_game_once() {
 
 #[tokio::test]
 async fn a_referee_on_any_node_sees_the_calls_of_a_game_on_another() {
-    let nodes = start_cluster(2).await;
+    let (_cluster, nodes) = start_cluster(2).await;
     let mut black = nodes[0].login("black").await;
     let mut white = nodes[0].login("white").await;
     let id = common::start_game(&mut black, &mut white, json!({"board_size": 9})).await;
@@ -302,7 +247,7 @@ fn automatch() -> Value {
 
 #[tokio::test]
 async fn automatch_pairs_two_users_on_two_nodes_that_do_not_lead() {
-    let nodes = start_cluster(3).await;
+    let (_cluster, nodes) = start_cluster(3).await;
     let mut bob = nodes[1].login("bob").await;
     let mut carol = nodes[2].login("carol").await;
     bob.ok(automatch()).await;
@@ -318,7 +263,7 @@ async fn automatch_pairs_two_users_on_two_nodes_that_do_not_lead() {
 
 #[tokio::test]
 async fn an_automatch_request_is_cancelled_on_the_leader_and_with_its_last_connection() {
-    let nodes = start_cluster(2).await;
+    let (_cluster, nodes) = start_cluster(2).await;
     let mut bob = nodes[1].login("bob").await;
     bob.ok(automatch()).await;
     bob.ok(json!({"type": "automatch_cancel"})).await;
@@ -341,14 +286,15 @@ async fn an_automatch_request_is_cancelled_on_the_leader_and_with_its_last_conne
 
 #[tokio::test]
 async fn waiting_players_are_queued_again_when_the_leader_is_killed() {
-    let name = common::cluster_name();
-    let mut n1 = Child::spawn(&name, "n1");
-    let n2 = TestServer::start_with(|c| common::join_cluster(c, &name, "n2")).await;
-    let n3 = TestServer::start_with(|c| common::join_cluster(c, &name, "n3")).await;
+    let cluster = Cluster::new();
+    let dir = tempfile::tempdir().expect("a data dir");
+    let mut n1 = cluster.spawn(dir.path(), "n1");
+    let n2 = cluster.node("n2").await;
+    let n3 = cluster.node("n3").await;
     let mut bob = n2.login("bob").await;
     // Nobody else waits: Bob's request stays in the leader's (n1's) queue.
     bob.ok(automatch()).await;
-    n1.process.kill().expect("killed");
+    n1.kill();
     tokio::time::sleep(Duration::from_secs(5)).await;
     let mut carol = n3.login("carol").await;
     carol.ok(automatch()).await;
@@ -359,7 +305,7 @@ async fn waiting_players_are_queued_again_when_the_leader_is_killed() {
 
 #[tokio::test]
 async fn a_block_made_on_one_node_holds_on_the_others() {
-    let nodes = start_cluster(2).await;
+    let (_cluster, nodes) = start_cluster(2).await;
     let mut alice = nodes[0].login("alice").await;
     let mut bob = nodes[1].login("bob").await;
     alice.ok(json!({"type": "block", "user": "bob"})).await;
@@ -395,7 +341,9 @@ fn posted(id: &str) -> tengen::cluster::lobby_wire::Change {
 /// A node played by hand on `cluster`: it answers snapshots with no items, made after its
 /// news number `seq` holds then.
 async fn ghost(cluster: &str, seq: Arc<AtomicU64>) -> async_nats::Client {
-    let ghost = async_nats::connect(common::NATS_URL).await.expect("NATS");
+    let ghost = async_nats::connect(common::services::nats_url())
+        .await
+        .expect("NATS");
     let mut asks = ghost
         .subscribe(format!("{cluster}.node.ghost.lobby"))
         .await
@@ -414,8 +362,9 @@ async fn ghost(cluster: &str, seq: Arc<AtomicU64>) -> async_nats::Client {
 
 #[tokio::test]
 async fn the_last_news_lost_on_the_bus_is_made_up_when_a_heartbeat_shows_it() {
-    let name = common::cluster_name();
-    let n1 = TestServer::start_with(|c| common::join_cluster(c, &name, "n1")).await;
+    let cluster = Cluster::new();
+    let name = cluster.name.clone();
+    let n1 = cluster.node("n1").await;
     let mut w = watcher(&n1).await;
     let seq = Arc::new(AtomicU64::new(0));
     let ghost = ghost(&name, seq.clone()).await;
@@ -447,11 +396,14 @@ async fn the_last_news_lost_on_the_bus_is_made_up_when_a_heartbeat_shows_it() {
 
 #[tokio::test]
 async fn news_lost_on_the_bus_is_made_up_from_a_fresh_copy() {
-    let name = common::cluster_name();
-    let n1 = TestServer::start_with(|c| common::join_cluster(c, &name, "n1")).await;
+    let cluster = Cluster::new();
+    let name = cluster.name.clone();
+    let n1 = cluster.node("n1").await;
     let mut w = watcher(&n1).await;
     // A node played by hand: it answers snapshots with what it holds after its news 3.
-    let ghost = async_nats::connect(common::NATS_URL).await.expect("NATS");
+    let ghost = async_nats::connect(common::services::nats_url())
+        .await
+        .expect("NATS");
     let mut asks = ghost
         .subscribe(format!("{name}.node.ghost.lobby"))
         .await
@@ -487,7 +439,7 @@ async fn news_lost_on_the_bus_is_made_up_from_a_fresh_copy() {
 
 #[tokio::test]
 async fn a_bots_offer_on_one_node_is_listed_and_taken_up_on_another() {
-    let nodes = start_cluster(2).await;
+    let (_cluster, nodes) = start_cluster(2).await;
     let token = nodes[1].token_as("robo", tengen::protocol::Role::Bot);
     let mut robo = Client::connect(&format!("{}?token={token}", nodes[1].url)).await;
     robo.ok(json!({"type": "offer", "offer": {"board_sizes": [9], "time_systems": ["none"]}}))

@@ -3,6 +3,7 @@
 //! clients that speak JSON.
 #![allow(dead_code)]
 
+pub mod cluster;
 pub mod process;
 pub mod services;
 
@@ -487,31 +488,4 @@ pub fn tengen(dir: &std::path::Path, args: &[&str], stdin: &str) -> (bool, Strin
         String::from_utf8_lossy(&out.stdout).to_string(),
         String::from_utf8_lossy(&out.stderr).to_string(),
     )
-}
-
-/// The NATS server the cluster tests use.
-pub const NATS_URL: &str = "nats://127.0.0.1:4222";
-
-/// A fresh cluster name, so tests sharing the NATS server never hear each other.
-pub fn cluster_name() -> String {
-    format!("t{}", rand::random::<u64>())
-}
-
-/// Starts `n` nodes of one new cluster (`n1`, `n2`, …), each with its own data dir, one
-/// after the other so that each has copied the lobby of those before it.
-pub async fn start_cluster(n: usize) -> Vec<TestServer> {
-    let name = cluster_name();
-    let mut nodes = Vec::with_capacity(n);
-    for i in 1..=n {
-        let name = name.clone();
-        nodes.push(TestServer::start_with(|c| join_cluster(c, &name, &format!("n{i}"))).await);
-    }
-    nodes
-}
-
-/// Makes `config` node `node` of cluster `name`.
-pub fn join_cluster(config: &mut Config, name: &str, node: &str) {
-    config.cluster.nats_url = Some(NATS_URL.into());
-    config.cluster.name = name.into();
-    config.cluster.node_id = Some(node.into());
 }
