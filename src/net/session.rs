@@ -20,7 +20,7 @@ use crate::protocol::{
     ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
     RequestId, Role, Ruling, ServerMsg, UserInfo, decode, request_id,
 };
-use crate::room::{Action, RefereeAct, RoomCmd, RoomHandle};
+use crate::room::{Action, Gone, RefereeAct, RoomCmd, RoomHandle};
 use crate::rules::Move;
 use crate::time::wall_ms;
 
@@ -617,15 +617,24 @@ impl Session {
     /// Has the game's room rule on `action`; the seq of the last event it caused.
     async fn ask_room(&self, game_id: &str, action: Action) -> Result<Option<u64>, Refusal> {
         let user = self.user()?;
-        let room = self.room(game_id).await?;
         let lag_ms = self.rtt_ms.map_or(0, |rtt| rtt / 2);
-        room.ask(|reply| RoomCmd::Act {
-            user,
-            action,
-            lag_ms,
-            reply,
-        })
-        .await?
+        let act = |room: RoomHandle, user: UserInfo, action: Action| async move {
+            room.ask(|reply| RoomCmd::Act {
+                user,
+                action,
+                lag_ms,
+                reply,
+            })
+            .await
+        };
+        let room = self.room(game_id).await?;
+        match act(room, user.clone(), action.clone()).await {
+            Ok(answer) => answer,
+            // The room stopped with the action still queued, so it was not carried out:
+            // the game ended and everyone left, or (in a cluster) it moved to another
+            // node. Asked again where the game is now, it is decided there.
+            Err(Gone) => act(self.hub.room(game_id).await?, user, action).await?,
+        }
     }
 }
 
