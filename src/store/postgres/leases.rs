@@ -2,7 +2,7 @@
 //! game's row, so a claim is one `UPDATE` that only one node can win, and the database's
 //! clock is the only clock that decides whether a lease has lapsed.
 
-use tokio_postgres::Client;
+use tokio_postgres::{Client, Transaction};
 
 use super::{PgStore, bigint, col, pg_error};
 use crate::store::{Claim, Leases, StoreError};
@@ -41,7 +41,9 @@ async fn renew(
 ) -> Result<Vec<String>, StoreError> {
     let (ids, fences): (Vec<String>, Vec<i64>) =
         games.iter().map(|(id, f)| (id.clone(), bigint(*f))).unzip();
-    let kept = c
+    let tx = c.transaction().await.map_err(pg_error)?;
+    lock_in_order(&tx, &ids).await?;
+    let kept = tx
         .query(
             "UPDATE games AS g SET lease_until = clock_timestamp() + $4 * interval '1 millisecond'
              FROM unnest($2::text[], $3::bigint[]) AS held(id, fence)
@@ -55,7 +57,20 @@ async fn renew(
         .iter()
         .map(|row| col::<String>(row, 0))
         .collect::<Result<_, _>>()?;
+    tx.commit().await.map_err(pg_error)?;
     Ok(ids.into_iter().filter(|id| !kept.contains(id)).collect())
+}
+
+/// Locks the rows of `games` in id order, the order every batch of appends locks them
+/// in (`games::append`), so a renewal and a commit never wait on each other in a circle.
+async fn lock_in_order(tx: &Transaction<'_>, games: &[String]) -> Result<(), StoreError> {
+    tx.query(
+        "SELECT 1 FROM games WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        &[&games],
+    )
+    .await
+    .map_err(pg_error)?;
+    Ok(())
 }
 
 async fn orphans(c: &mut Client, limit: i64) -> Result<Vec<String>, StoreError> {
@@ -73,13 +88,15 @@ async fn orphans(c: &mut Client, limit: i64) -> Result<Vec<String>, StoreError> 
 }
 
 async fn release(c: &mut Client, node: String, games: Vec<String>) -> Result<(), StoreError> {
-    c.execute(
+    let tx = c.transaction().await.map_err(pg_error)?;
+    lock_in_order(&tx, &games).await?;
+    tx.execute(
         "UPDATE games SET owner = NULL, lease_until = NULL WHERE owner = $1 AND id = ANY($2)",
         &[&node, &games],
     )
     .await
     .map_err(pg_error)?;
-    Ok(())
+    tx.commit().await.map_err(pg_error)
 }
 
 impl Leases for PgStore {
