@@ -38,7 +38,7 @@ impl Nodes {
 
     /// Starts (or starts again) node `i`.
     fn spawn(&self, i: usize) -> Running {
-        let env = cluster_env(
+        let mut env = cluster_env(
             self.db.url(),
             &nats_url(),
             &self.name,
@@ -46,6 +46,9 @@ impl Nodes {
             self.lease_ms,
             &self.secret,
         );
+        // A move sent again every few milliseconds must not be throttled.
+        env.push(("TENGEN_LIMITS__MESSAGES_PER_SECOND", "1000".to_owned()));
+        env.push(("TENGEN_LIMITS__BURST", "2000".to_owned()));
         spawn(self.dirs[i].path(), &env)
     }
 
@@ -127,24 +130,33 @@ async fn a_load_over_three_nodes_reaches_every_spectator_on_every_node() {
 const KILLS: usize = 20;
 const TAKEOVER_LEASE_MS: u64 = 2000;
 /// How soon a refused move is sent again.
-const RESEND: Duration = Duration::from_millis(10);
+const RESEND: Duration = Duration::from_millis(20);
 
-/// Sends move `n` until it is in; returns how many times it was sent. `unavailable`
-/// (nobody owns the game yet) is sent again; `stale_move` means an earlier try went in.
-async fn play_until_in(c: &mut Client, game: &str, n: u32, vertex: &str) -> u32 {
+/// Sends move `n` until it is in; returns the refusals on the way, each with the time
+/// its answer came after `since`. `unavailable` (nobody owns the game yet) and
+/// `not_found` (a node that has not heard of the game's new owner yet) are sent again;
+/// `stale_move` means an earlier try went in.
+async fn play_until_in(
+    c: &mut Client,
+    game: &str,
+    n: u32,
+    vertex: &str,
+    since: Instant,
+) -> Vec<(String, u128)> {
     let limit = Instant::now() + Duration::from_secs(60);
-    let mut tries = 0;
+    let mut refusals = Vec::new();
     loop {
-        tries += 1;
         let msg = json!({"type": "play", "game_id": game, "move_number": n, "vertex": vertex});
         let reply = c
             .try_request(msg)
             .await
             .expect("the player's own node stays up");
         match reply["code"].as_str() {
-            None if reply["type"] == "ack" => return tries,
-            Some("stale_move") => return tries,
-            Some("unavailable") => {}
+            None if reply["type"] == "ack" => return refusals,
+            Some("stale_move") => return refusals,
+            Some(code @ ("unavailable" | "not_found")) => {
+                refusals.push((code.to_owned(), since.elapsed().as_millis()));
+            }
             _ => panic!("move {n} of {game} refused: {reply}"),
         }
         assert!(
@@ -191,17 +203,21 @@ async fn takeover_time_after_a_sigkill() {
             c.ok(json!({"type": "join", "game_id": game})).await;
             c.recv_type("snapshot").await;
         }
-        play_until_in(&mut black, &game, 1, "D4").await;
+        let before = play_until_in(&mut black, &game, 1, "D4", Instant::now()).await;
+        assert!(before.is_empty(), "refused before the kill: {before:?}");
         // Land the kill anywhere in the owner's renewal cycle (a third of a lease).
         let phase = rng.random_range(0..TAKEOVER_LEASE_MS / 3);
         tokio::time::sleep(Duration::from_millis(phase)).await;
         let killed = Instant::now();
         nodes[k].kill();
-        let tries = play_until_in(&mut white, &game, 2, "Q16").await;
+        let refusals = play_until_in(&mut white, &game, 2, "Q16", killed).await;
         let took = killed.elapsed();
+        let first = refusals.first().cloned();
+        let not_found = refusals.iter().filter(|(c, _)| c == "not_found").count();
         println!(
-            "kill {round:2}: node n{k}, move in {:5} ms after the kill, sent {tries} times",
-            took.as_millis()
+            "kill {round:2}: node n{k}, move in {:5} ms after the kill; {} refusals ({not_found} not_found), the first {first:?}",
+            took.as_millis(),
+            refusals.len(),
         );
         times.push(took);
         drop((home_b, home_w, black, white));
