@@ -70,7 +70,13 @@ pub fn cluster_env(
 /// Starts `tengen serve` on port 0 with data dir `dir` and the settings in `env`, and
 /// reads the address it announces.
 pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
-    let mut child = Command::new(tengen_bin())
+    let mut command = Command::new(tengen_bin());
+    // The tests' own settings (TENGEN_TEST_*) are not the server's: its configuration
+    // refuses TENGEN_ variables it does not know.
+    for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("TENGEN_TEST_")) {
+        command.env_remove(key);
+    }
+    let mut child = command
         .args(["serve", "--listen", "127.0.0.1:0", "--data"])
         .arg(dir)
         .env("TENGEN_LOG", "info")
