@@ -11,8 +11,12 @@ use tengen::load::{Protocol, Report, baseline, fleet, procfs};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The server's WebSocket URL, on this machine only, e.g. ws://127.0.0.1:7480/ws.
+    /// Repeat it for the nodes of one cluster: game g is created on node g % n by both
+    /// its players, then Black plays from node g % n, White from (g + 1) % n and
+    /// spectator i watches from (g + i) % n, so every game is watched from every node
+    /// and White's moves are forwarded to the owner.
     #[arg(long, required_unless_present_any = ["baseline_server", "worker"])]
-    pub url: Option<String>,
+    pub url: Vec<String>,
     /// Games to open (two player connections each).
     #[arg(long, default_value_t = 100)]
     pub games: u32,
@@ -35,9 +39,10 @@ pub struct Args {
     /// A file holding the server's HS256 secret (instead of --data).
     #[arg(long, value_name = "FILE")]
     pub token_secret: Option<PathBuf>,
-    /// The server's process id, for its memory and CPU [default: found by the port].
+    /// The server's process id, for its memory and CPU [default: found by the port];
+    /// with several --url, one per URL in the same order.
     #[arg(long, value_name = "PID")]
-    pub server_pid: Option<u32>,
+    pub server_pid: Vec<u32>,
     /// Speak the baseline server's protocol instead of tengen's.
     #[arg(long)]
     pub baseline: bool,
@@ -68,7 +73,8 @@ pub struct Args {
     #[arg(long)]
     pub seed: Option<u64>,
     /// After the run against --url, start a baseline server, run the same load against
-    /// it and print both with the ratios tengen / baseline.
+    /// it and print both with the ratios tengen / baseline (one --url only: compare a
+    /// cluster with one node by a run against one node's URL).
     #[arg(long, conflicts_with = "baseline")]
     pub compare: bool,
     /// Run one step per move interval (ms, comma-separated, e.g. 500,400,333,250) and
@@ -96,7 +102,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.baseline_server {
         return serve_baseline(args.listen);
     }
-    let url = args.url.clone().context("--url is required")?;
+    if args.url.is_empty() {
+        bail!("--url is required");
+    }
+    if args.compare && args.url.len() > 1 {
+        bail!(
+            "--compare runs against one server; with {} --url, run the same load against one node (one --url) for the comparison",
+            args.url.len()
+        );
+    }
     let protocol = if args.baseline {
         Protocol::Baseline
     } else {
@@ -111,14 +125,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let opts = fleet::Options {
         protocol,
-        url,
+        urls: args.url.clone(),
         games: args.games,
         spectators: args.spectators,
         move_interval_ms: args.move_interval.max(1),
         duration_secs: args.duration,
         board_size: args.board_size,
         secret,
-        server_pid: args.server_pid,
+        server_pids: args.server_pid.clone(),
         workers: args.workers,
         sources: args.sources,
         settle_secs: args.settle,
@@ -158,8 +172,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             for &ms in &intervals {
                 let step = fleet::Options {
                     protocol: Protocol::Baseline,
-                    url: baseline.url.clone(),
-                    server_pid: Some(baseline.pid),
+                    urls: vec![baseline.url.clone()],
+                    server_pids: vec![baseline.pid],
                     secret: None,
                     login_storm: 0,
                     move_interval_ms: ms,

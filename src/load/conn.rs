@@ -155,8 +155,15 @@ pub(super) struct Conn {
 }
 
 impl Conn {
-    pub(super) async fn open(plan: &Plan, index: u64, token: Option<&str>) -> Result<Conn, Fail> {
-        let socket = if plan.server.is_ipv4() {
+    /// Opens connection number `index` of the run to node `node` of the plan.
+    pub(super) async fn open(
+        plan: &Plan,
+        node: usize,
+        index: u64,
+        token: Option<&str>,
+    ) -> Result<Conn, Fail> {
+        let (server, base) = (plan.servers[node], &plan.urls[node]);
+        let socket = if server.is_ipv4() {
             TcpSocket::new_v4()
         } else {
             TcpSocket::new_v6()
@@ -172,13 +179,13 @@ impl Conn {
                 .map_err(|e| Fail::new(format!("bind: {}", e.kind())))?;
         }
         let stream = socket
-            .connect(plan.server)
+            .connect(server)
             .await
             .map_err(|e| Fail::new(format!("connect: {}", e.kind())))?;
         let _ = stream.set_nodelay(true);
         let url = match token {
-            Some(t) => format!("{}?token={t}", plan.url),
-            None => plan.url.clone(),
+            Some(t) => format!("{base}?token={t}"),
+            None => base.clone(),
         };
         let config = WebSocketConfig::default()
             .read_buffer_size(8 * 1024)

@@ -27,7 +27,9 @@ use super::{
 #[derive(Debug, Clone)]
 pub struct Options {
     pub protocol: Protocol,
-    pub url: String,
+    /// One server's URL, or the URLs of several nodes of one cluster (tengen only):
+    /// see [`Plan::node`] for who connects where.
+    pub urls: Vec<String>,
     pub games: u32,
     pub spectators: u32,
     pub move_interval_ms: u64,
@@ -35,8 +37,9 @@ pub struct Options {
     pub board_size: u8,
     /// HS256 secret for player tokens (tengen).
     pub secret: Option<Vec<u8>>,
-    /// The server's process, for `/proc`; None: found by the URL's port when possible.
-    pub server_pid: Option<u32>,
+    /// The servers' processes, for `/proc`, in the order of `urls`; empty: each found by
+    /// its URL's port when possible.
+    pub server_pids: Vec<u32>,
     /// Worker processes; None: this process for small runs, else enough of them.
     pub workers: Option<u32>,
     /// Source addresses 127.0.0.1..=N; None: as many as the connections need.
@@ -284,7 +287,26 @@ fn sources(opts: &Options, server: SocketAddr, connections: u64) -> Result<Vec<I
 /// Runs the load and returns its report. `worker` makes the command that starts a worker
 /// process of this program; without one, everything runs in this process.
 pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<Report, LoadError> {
-    let server = resolve(&opts.url)?;
+    let servers = opts
+        .urls
+        .iter()
+        .map(|u| resolve(u))
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(&server) = servers.first() else {
+        return Err(LoadError::Url("no --url to load".into()));
+    };
+    if servers.len() > 1 && opts.protocol == Protocol::Baseline {
+        return Err(LoadError::Url(
+            "several --url are the nodes of one tengen cluster; the baseline server is a single process".into(),
+        ));
+    }
+    if !opts.server_pids.is_empty() && opts.server_pids.len() != servers.len() {
+        return Err(LoadError::Url(format!(
+            "{} --server-pid for {} --url: give one per URL, in the same order, or none",
+            opts.server_pids.len(),
+            servers.len()
+        )));
+    }
     if opts.games == 0 || opts.games > MAX_GAMES {
         return Err(LoadError::TooBig(format!(
             "--games must be 1 to {MAX_GAMES}"
@@ -316,8 +338,8 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
     );
     let plan_for = |first_game: u32, games: u32| Plan {
         protocol: opts.protocol,
-        url: opts.url.clone(),
-        server,
+        urls: opts.urls.clone(),
+        servers: servers.clone(),
         first_game,
         games,
         spectators: opts.spectators,
@@ -330,10 +352,20 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
         setup_concurrency: opts.setup_concurrency,
         seed: opts.seed,
     };
-    let pid = opts
-        .server_pid
-        .or_else(|| procfs::listener_pid(server.port()));
-    let before = pid.and_then(procfs::sample);
+    let pids: Vec<Option<u32>> = servers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            opts.server_pids
+                .get(i)
+                .copied()
+                .or_else(|| procfs::listener_pid(s.port()))
+        })
+        .collect();
+    let sample_all = |pids: &[Option<u32>]| -> Vec<Option<procfs::ProcSample>> {
+        pids.iter().map(|p| p.and_then(procfs::sample)).collect()
+    };
+    let before = sample_all(&pids);
 
     let mut shards = Vec::new();
     match (workers, worker) {
@@ -361,28 +393,33 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
         super::storm::prepare(server, &storm_names).await?;
     }
     tokio::time::sleep(Duration::from_secs(opts.settle_secs)).await;
-    let idle = pid.and_then(procfs::sample);
+    let idle = sample_all(&pids);
 
     // The run: all shares start together; the server is sampled until the deadline.
     for shard in &mut shards {
         shard.go().await;
     }
-    let at_go = pid.and_then(procfs::sample);
-    let peak = Arc::new(AtomicU64::new(0));
-    let sampler = pid.map(|pid| {
-        let peak = peak.clone();
+    let at_go = sample_all(&pids);
+    let peaks: Arc<Vec<AtomicU64>> = Arc::new(pids.iter().map(|_| AtomicU64::new(0)).collect());
+    let sampler = pids.iter().any(Option::is_some).then(|| {
+        let (peaks, pids) = (peaks.clone(), pids.clone());
         let run = Duration::from_secs(opts.duration_secs);
         tokio::spawn(async move {
             let end = tokio::time::Instant::now() + run;
-            let mut last = None;
+            let mut last = vec![None; pids.len()];
             while tokio::time::Instant::now() < end {
-                if let Some(s) = procfs::sample(pid) {
-                    peak.fetch_max(s.rss_bytes, Ordering::Relaxed);
-                    last = Some(s);
+                for (i, pid) in pids.iter().enumerate() {
+                    if let Some(s) = pid.and_then(procfs::sample) {
+                        peaks[i].fetch_max(s.rss_bytes, Ordering::Relaxed);
+                        last[i] = Some(s);
+                    }
                 }
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
-            procfs::sample(pid).or(last)
+            pids.iter()
+                .zip(last)
+                .map(|(pid, last)| pid.and_then(procfs::sample).or(last))
+                .collect::<Vec<_>>()
         })
     });
     let storm = (!storm_names.is_empty()).then(|| {
@@ -401,8 +438,8 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
         reports.push(report);
     }
     let at_end = match sampler {
-        Some(task) => task.await.ok().flatten(),
-        None => None,
+        Some(task) => task.await.unwrap_or_default(),
+        None => Vec::new(),
     };
     if workers == 0 {
         if let Some(r) = reports.first_mut() {
@@ -410,37 +447,41 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
         }
     }
 
-    let mib = |b: u64| (b as f64 / (1024.0 * 1024.0) * 10.0).round() / 10.0;
+    // Each node's use of the machine, its connections counted from the plan.
     let held: u64 = setups.iter().map(|s| s.connections).sum();
-    let server_use = match (pid, before, idle, at_go, at_end) {
-        (Some(pid), Some(before), Some(idle), Some(go), Some(end)) => {
-            let per_conn = |b: u64| {
-                if held == 0 {
-                    0.0
-                } else {
-                    (b as f64 / held as f64 / 1024.0 * 10.0).round() / 10.0
-                }
-            };
-            let cpu = end.cpu_secs - go.cpu_secs;
-            Some(ServerUse {
-                pid,
-                rss_before_mib: mib(before.rss_bytes),
-                rss_idle_mib: mib(idle.rss_bytes),
-                rss_per_idle_connection_kib: per_conn(idle.rss_bytes),
-                rss_added_per_connection_kib: per_conn(
-                    idle.rss_bytes.saturating_sub(before.rss_bytes),
-                ),
-                rss_peak_mib: mib(peak.load(Ordering::Relaxed).max(end.rss_bytes)),
-                cpu_secs: (cpu * 100.0).round() / 100.0,
-                cores_busy: (cpu / opts.duration_secs as f64 * 100.0).round() / 100.0,
-                threads: end.threads,
-            })
+    let mut planned = vec![0u64; servers.len()];
+    for g in 0..opts.games {
+        for seat in 0..2 + opts.spectators {
+            planned[super::node_of(g, seat, servers.len())] += 1;
         }
-        _ => None,
+    }
+    let nodes: Vec<Option<ServerUse>> = (0..servers.len())
+        .map(|i| {
+            let (pid, before, idle, go, end) = (
+                pids[i]?,
+                before[i]?,
+                idle[i]?,
+                at_go[i]?,
+                (*at_end.get(i)?)?,
+            );
+            // One server: the connections held; several: those planned for this node.
+            let conns = if servers.len() == 1 { held } else { planned[i] };
+            Some(ServerUse::measured(
+                pid,
+                [before, idle, go, end],
+                peaks[i].load(Ordering::Relaxed),
+                conns,
+                opts.duration_secs as f64,
+            ))
+        })
+        .collect();
+    let server_use = match nodes.as_slice() {
+        [one] => one.clone(),
+        several => ServerUse::sum(several, held, opts.duration_secs as f64),
     };
     let shape = RunShape {
         protocol: opts.protocol,
-        url: opts.url.clone(),
+        url: opts.urls.join(" "),
         games: opts.games,
         spectators: opts.spectators,
         move_interval_ms: opts.move_interval_ms,
@@ -449,6 +490,9 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
         sources: sources.len(),
     };
     let mut report = Report::merge(shape, &setups, &reports, server_use);
+    if servers.len() > 1 {
+        report.nodes = nodes;
+    }
     if let Some(storm) = storm {
         report.login_storm = storm.await.ok();
     }

@@ -37,10 +37,11 @@ pub const MAX_GAMES: u32 = 20_000;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Plan {
     pub protocol: Protocol,
-    /// The server's WebSocket URL (`ws://127.0.0.1:7480/ws`).
-    pub url: String,
-    /// The server's address, resolved from the URL (loopback only).
-    pub server: SocketAddr,
+    /// The nodes' WebSocket URLs (`ws://127.0.0.1:7480/ws`): one for a single server,
+    /// several for the nodes of one cluster.
+    pub urls: Vec<String>,
+    /// Their addresses, resolved from the URLs (loopback only), in the same order.
+    pub servers: Vec<SocketAddr>,
     /// Index of this share's first game in the whole run.
     pub first_game: u32,
     pub games: u32,
@@ -62,10 +63,24 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The node connection `seat` of game `game` goes to: its players create the game on
+    /// node `game % n` (seat 0), then Black stays there, White (seat 1) moves to the
+    /// next node and spectator `i` sits on node `(game + i) % n`, so that every game is
+    /// watched from every node and one of its players plays through a node that does
+    /// not own it.
+    pub fn node(&self, game: u32, seat: u32) -> usize {
+        node_of(game, seat, self.urls.len())
+    }
+
     /// Connections this share opens.
     pub fn connections(&self) -> u64 {
         u64::from(self.games) * (2 + u64::from(self.spectators))
     }
+}
+
+/// See [`Plan::node`].
+pub fn node_of(game: u32, seat: u32, nodes: usize) -> usize {
+    ((u64::from(game) + u64::from(seat)) % nodes.max(1) as u64) as usize
 }
 
 /// A share's setup, reported before the moves start.

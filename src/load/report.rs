@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::hist::{Histogram, Summary};
+use super::procfs::ProcSample;
 use super::{Protocol, SetupReport, ShardReport, Violations};
 
 /// The server's use of this machine during a run, from `/proc`.
@@ -28,6 +29,80 @@ pub struct ServerUse {
     /// `cpu_secs` over the run's length: 1.0 is one core busy.
     pub cores_busy: f64,
     pub threads: u64,
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+impl ServerUse {
+    /// One process's use from its samples before the connections, idle with all of them,
+    /// at the start of play and at its end; `peak_rss` is the highest RSS seen in play,
+    /// `connections` those it held.
+    pub fn measured(
+        pid: u32,
+        [before, idle, go, end]: [ProcSample; 4],
+        peak_rss: u64,
+        connections: u64,
+        run_secs: f64,
+    ) -> ServerUse {
+        let mib = |b: u64| round1(b as f64 / (1024.0 * 1024.0));
+        let per_conn = |b: u64| {
+            if connections == 0 {
+                0.0
+            } else {
+                round1(b as f64 / connections as f64 / 1024.0)
+            }
+        };
+        let cpu = end.cpu_secs - go.cpu_secs;
+        ServerUse {
+            pid,
+            rss_before_mib: mib(before.rss_bytes),
+            rss_idle_mib: mib(idle.rss_bytes),
+            rss_per_idle_connection_kib: per_conn(idle.rss_bytes),
+            rss_added_per_connection_kib: per_conn(idle.rss_bytes.saturating_sub(before.rss_bytes)),
+            rss_peak_mib: mib(peak_rss.max(end.rss_bytes)),
+            cpu_secs: round2(cpu),
+            cores_busy: round2(cpu / run_secs.max(1e-9)),
+            threads: end.threads,
+        }
+    }
+
+    /// The nodes of a cluster added up (pid 0: several processes), over the `connections`
+    /// held by all; None unless every node was measured. The peak is the sum of each
+    /// node's own peak, an upper bound of the peak of the sum. PostgreSQL and NATS,
+    /// shared by the nodes, are not in it.
+    pub fn sum(nodes: &[Option<ServerUse>], connections: u64, run_secs: f64) -> Option<ServerUse> {
+        let nodes: Vec<&ServerUse> = nodes.iter().map(Option::as_ref).collect::<Option<_>>()?;
+        if nodes.is_empty() {
+            return None;
+        }
+        let total = |f: fn(&ServerUse) -> f64| nodes.iter().map(|n| f(n)).sum::<f64>();
+        let (before, idle) = (total(|n| n.rss_before_mib), total(|n| n.rss_idle_mib));
+        let per_conn = |mib: f64| {
+            if connections == 0 {
+                0.0
+            } else {
+                round1(mib * 1024.0 / connections as f64)
+            }
+        };
+        let cpu = total(|n| n.cpu_secs);
+        Some(ServerUse {
+            pid: 0,
+            rss_before_mib: round1(before),
+            rss_idle_mib: round1(idle),
+            rss_per_idle_connection_kib: per_conn(idle),
+            rss_added_per_connection_kib: per_conn((idle - before).max(0.0)),
+            rss_peak_mib: round1(total(|n| n.rss_peak_mib)),
+            cpu_secs: round2(cpu),
+            cores_busy: round2(cpu / run_secs.max(1e-9)),
+            threads: nodes.iter().map(|n| n.threads).sum(),
+        })
+    }
 }
 
 /// Everything a run measured.
@@ -62,6 +137,10 @@ pub struct Report {
     pub unmatched: u64,
     pub exhausted_games: u64,
     pub server: Option<ServerUse>,
+    /// With several URLs: each node's use, in the order of the URLs (None: its process
+    /// was not found); `server` is then their sum.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<Option<ServerUse>>,
     /// CPU seconds the load tool itself used (all its processes).
     pub client_cpu_secs: f64,
     /// The logins of `--login-storm`, when asked for.
@@ -153,6 +232,7 @@ impl Report {
             unmatched,
             exhausted_games: exhausted,
             server,
+            nodes: Vec::new(),
             client_cpu_secs: (client_cpu_secs * 100.0).round() / 100.0,
             login_storm: None,
         }
@@ -215,10 +295,17 @@ impl fmt::Display for Report {
             self.exhausted_games
         )?;
         if let Some(s) = &self.server {
+            let who = if self.nodes.is_empty() {
+                format!("pid {}", s.pid)
+            } else {
+                format!(
+                    "{} nodes summed (not PostgreSQL, not NATS)",
+                    self.nodes.len()
+                )
+            };
             writeln!(
                 f,
-                "  server      pid {}: RSS {:.1} MiB before, {:.1} MiB idle with all connections ({:.1} KiB per connection, {:.1} KiB added per connection), peak {:.1} MiB while playing; CPU {:.1} s ({:.2} cores), {} threads",
-                s.pid,
+                "  server      {who}: RSS {:.1} MiB before, {:.1} MiB idle with all connections ({:.1} KiB per connection, {:.1} KiB added per connection), peak {:.1} MiB while playing; CPU {:.1} s ({:.2} cores), {} threads",
                 s.rss_before_mib,
                 s.rss_idle_mib,
                 s.rss_per_idle_connection_kib,
@@ -228,6 +315,25 @@ impl fmt::Display for Report {
                 s.cores_busy,
                 s.threads
             )?;
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            match node {
+                Some(s) => writeln!(
+                    f,
+                    "  node {i}      pid {}: RSS {:.1} MiB idle ({:.1} KiB per planned connection), peak {:.1} MiB; CPU {:.1} s ({:.2} cores), {} threads",
+                    s.pid,
+                    s.rss_idle_mib,
+                    s.rss_per_idle_connection_kib,
+                    s.rss_peak_mib,
+                    s.cpu_secs,
+                    s.cores_busy,
+                    s.threads
+                )?,
+                None => writeln!(
+                    f,
+                    "  node {i}      (its process was not found: not measured)"
+                )?,
+            }
         }
         if let Some(s) = &self.login_storm {
             writeln!(

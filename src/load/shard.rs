@@ -181,7 +181,8 @@ async fn set_up_game(
     let mut missing = 0;
     for s in 0..plan.spectators {
         let joined = async {
-            let mut conn = Conn::open(plan, first_conn + 2 + u64::from(s), None).await?;
+            let node = plan.node(global, s);
+            let mut conn = Conn::open(plan, node, first_conn + 2 + u64::from(s), None).await?;
             conn.seat = Seat::Spectator;
             if plan.protocol == Protocol::Baseline {
                 conn.next_seq = Some(1);
@@ -231,8 +232,10 @@ async fn seat_tengen(
         sign(secret, &claims_for(&sub, None, Role::Player, 24 * 3600))
             .map_err(|e| Fail::new(format!("token: {e}")))
     };
-    let mut black = Conn::open(plan, first_conn, Some(&token('b')?)).await?;
-    let mut white = Conn::open(plan, first_conn + 1, Some(&token('w')?)).await?;
+    // Both players create the game on its home node (the lobby of one node is enough).
+    let home = plan.node(global, 0);
+    let mut black = Conn::open(plan, home, first_conn, Some(&token('b')?)).await?;
+    let mut white = Conn::open(plan, home, first_conn + 1, Some(&token('w')?)).await?;
     black.send(wire::seek(1, plan.board_size)).await?;
     let challenge_id = black
         .until(stats, Some(1), |got| match got {
@@ -250,6 +253,12 @@ async fn seat_tengen(
         .await?
         .ok_or_else(|| Fail::new("accept: no game id"))?;
     black.request(stats, 2, wire::join(2, &game_id)).await?;
+    // In a cluster White plays from the next node: its moves are forwarded to the owner.
+    let away = plan.node(global, 1);
+    if away != home {
+        let moved = Conn::open(plan, away, first_conn + 1, Some(&token('w')?)).await?;
+        std::mem::replace(&mut white, moved).close().await;
+    }
     white.request(stats, 2, wire::join(2, &game_id)).await?;
     Ok((game_id, black, white))
 }
@@ -267,7 +276,7 @@ async fn seat_baseline(
     );
     let mut players = Vec::new();
     for i in 0..2 {
-        let mut conn = Conn::open(plan, first_conn + i, None).await?;
+        let mut conn = Conn::open(plan, 0, first_conn + i, None).await?;
         conn.next_seq = Some(1);
         conn.request(stats, 1, wire::join(1, &game_id)).await?;
         players.push(conn);

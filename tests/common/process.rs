@@ -40,10 +40,43 @@ impl Drop for Running {
     }
 }
 
+/// The binary the children run: `TENGEN_TEST_BIN` when set (a release build, for the
+/// benchmarks run as ignored tests), else the one cargo built for the tests.
+pub fn tengen_bin() -> String {
+    std::env::var("TENGEN_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tengen").to_owned())
+}
+
+/// The settings of node `node_id` of a cluster: its store on PostgreSQL at `db_url`, its
+/// bus on NATS at `nats_url` under the cluster's `name`, its leases and its secret.
+pub fn cluster_env(
+    db_url: &str,
+    nats_url: &str,
+    name: &str,
+    node_id: &str,
+    lease_ms: u64,
+    secret: &str,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("TENGEN_STORE__BACKEND", "postgres".to_owned()),
+        ("TENGEN_STORE__POSTGRES_URL", db_url.to_owned()),
+        ("TENGEN_CLUSTER__NATS_URL", nats_url.to_owned()),
+        ("TENGEN_CLUSTER__NAME", name.to_owned()),
+        ("TENGEN_CLUSTER__NODE_ID", node_id.to_owned()),
+        ("TENGEN_CLUSTER__LEASE_MS", lease_ms.to_string()),
+        ("TENGEN_AUTH__SECRET", secret.to_owned()),
+    ]
+}
+
 /// Starts `tengen serve` on port 0 with data dir `dir` and the settings in `env`, and
 /// reads the address it announces.
 pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+    let mut command = Command::new(tengen_bin());
+    // The tests' own settings (TENGEN_TEST_*) are not the server's: its configuration
+    // refuses TENGEN_ variables it does not know.
+    for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("TENGEN_TEST_")) {
+        command.env_remove(key);
+    }
+    let mut child = command
         .args(["serve", "--listen", "127.0.0.1:0", "--data"])
         .arg(dir)
         .env("TENGEN_LOG", "info")
