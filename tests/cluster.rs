@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::cluster::{Cluster, LEASE_MS};
+use common::cluster::{Cluster, LEASE_MS, Processes};
 use common::process::Running;
 use common::services::postgres_db;
 use common::{Client, play, start_game};
@@ -271,32 +271,6 @@ fn leases_give_a_game_to_one_node_and_fence_out_the_one_before() {
     assert_eq!(store.orphans(10).expect("orphans"), ["g1"]);
 }
 
-/// Node processes of one cluster, for tests that kill or pause them.
-struct Processes {
-    cluster: Cluster,
-    dirs: Vec<tempfile::TempDir>,
-}
-
-impl Processes {
-    fn new(nodes: usize) -> Processes {
-        Processes {
-            cluster: Cluster::new(),
-            dirs: (0..nodes)
-                .map(|_| tempfile::tempdir().expect("a data dir"))
-                .collect(),
-        }
-    }
-
-    /// Starts (or starts again) node `i` as a child process.
-    fn spawn(&self, i: usize) -> Running {
-        self.cluster.spawn(self.dirs[i].path(), &format!("n{i}"))
-    }
-
-    async fn login(&self, node: &Running, user: &str) -> Client {
-        self.cluster.login(&node.url, user).await
-    }
-}
-
 /// The moves stored for `game`, checking that its events are numbered 1, 2, 3 … with no
 /// gap and no repeat.
 fn stored_moves(store: &PgStore, game: &str) -> Vec<String> {
@@ -349,7 +323,7 @@ fn vertex(n: u32) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_storm_loses_no_acknowledged_move_and_every_game_finishes() {
-    let cluster = Processes::new(3);
+    let cluster = Processes::new(Cluster::new(), 3, Vec::new());
     let mut nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
     // Three games, each started on another node.
     let mut games = Vec::new();
@@ -437,7 +411,7 @@ async fn a_crash_storm_loses_no_acknowledged_move_and_every_game_finishes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_paused_past_its_lease_is_fenced_out_and_drops_the_game() {
-    let cluster = Processes::new(2);
+    let cluster = Processes::new(Cluster::new(), 2, Vec::new());
     let (n0, n1) = (cluster.spawn(0), cluster.spawn(1));
     let mut alice = cluster.login(&n0, "alice").await;
     let mut bob = cluster.login(&n0, "bob").await;
@@ -494,7 +468,7 @@ async fn an_owner_paused_past_its_lease_is_fenced_out_and_drops_the_game() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolling_restart_hands_every_game_over_and_finishes_them_all() {
-    let cluster = Processes::new(3);
+    let cluster = Processes::new(Cluster::new(), 3, Vec::new());
     let mut nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
     let mut games = Vec::new();
     for (g, node) in nodes.iter().enumerate() {

@@ -6,68 +6,28 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::process::{Running, cluster_env, spawn};
-use common::services::{PgDb, nats_url, postgres_db, unique_prefix};
+use common::cluster::{Cluster, Processes};
+use common::process::Running;
 use common::{Client, start_game};
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
-use tengen::auth::{claims_for, sign};
-use tengen::protocol::Role;
 
-/// Node processes of one cluster, each with a data dir of its own.
-struct Nodes {
-    db: PgDb,
-    name: String,
-    secret: String,
-    lease_ms: u64,
-    dirs: Vec<tempfile::TempDir>,
-}
-
-impl Nodes {
-    fn new(nodes: usize, lease_ms: u64) -> Nodes {
-        Nodes {
-            db: postgres_db(),
-            name: unique_prefix(),
-            secret: format!("secret-{}", unique_prefix()),
-            lease_ms,
-            dirs: (0..nodes)
-                .map(|_| tempfile::tempdir().expect("a data dir"))
-                .collect(),
-        }
-    }
-
-    /// Starts (or starts again) node `i`.
-    fn spawn(&self, i: usize) -> Running {
-        let mut env = cluster_env(
-            self.db.url(),
-            &nats_url(),
-            &self.name,
-            &format!("n{i}"),
-            self.lease_ms,
-            &self.secret,
-        );
-        // A move sent again every few milliseconds must not be throttled.
-        env.push(("TENGEN_LIMITS__MESSAGES_PER_SECOND", "1000".to_owned()));
-        env.push(("TENGEN_LIMITS__BURST", "2000".to_owned()));
-        spawn(self.dirs[i].path(), &env)
-    }
-
-    async fn login(&self, node: &Running, user: &str) -> Client {
-        let token = sign(
-            self.secret.as_bytes(),
-            &claims_for(user, None, Role::Player, 3600),
-        )
-        .expect("a token");
-        Client::connect(&format!("{}?token={token}", node.url)).await
-    }
+/// Node processes of a cluster with leases of `lease_ms`; a move sent again every few
+/// milliseconds must not be throttled.
+fn nodes(count: usize, lease_ms: u64) -> Processes {
+    let unthrottled = vec![
+        ("TENGEN_LIMITS__MESSAGES_PER_SECOND", "1000".to_owned()),
+        ("TENGEN_LIMITS__BURST", "2000".to_owned()),
+    ];
+    Processes::new(Cluster::with_lease(lease_ms), count, unthrottled)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_load_over_three_nodes_reaches_every_spectator_on_every_node() {
-    let cluster = Nodes::new(3, 1500);
+    let cluster = nodes(3, 1500);
     let nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
-    let secret = cluster.dirs[0].path().join("load-secret");
-    std::fs::write(&secret, &cluster.secret).expect("the secret file");
+    let secret = cluster.dir(0).join("load-secret");
+    std::fs::write(&secret, &cluster.cluster.secret).expect("the secret file");
     let mut load = tokio::process::Command::new(env!("CARGO_BIN_EXE_tengen"));
     load.arg("load");
     for node in &nodes {
@@ -182,7 +142,7 @@ async fn play_until_in(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a benchmark of about a minute: run it on purpose (see its doc)"]
 async fn takeover_time_after_a_sigkill() {
-    let cluster = Nodes::new(3, TAKEOVER_LEASE_MS);
+    let cluster = nodes(3, TAKEOVER_LEASE_MS);
     let mut nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(13);
     let mut times = Vec::new();

@@ -104,7 +104,7 @@ async fn a_seek_goes_everywhere_when_its_node_stops() {
 async fn a_seek_goes_everywhere_when_its_node_is_killed() {
     let cluster = Cluster::new();
     let dir = tempfile::tempdir().expect("a data dir");
-    let mut n1 = cluster.spawn(dir.path(), "n1");
+    let mut n1 = cluster.spawn(dir.path(), "n1", &[]);
     let n2 = cluster.node("n2").await;
     let mut w2 = watcher(&n2).await;
     let mut alice = cluster.login(&n1.url, "alice").await;
@@ -288,7 +288,7 @@ async fn an_automatch_request_is_cancelled_on_the_leader_and_with_its_last_conne
 async fn waiting_players_are_queued_again_when_the_leader_is_killed() {
     let cluster = Cluster::new();
     let dir = tempfile::tempdir().expect("a data dir");
-    let mut n1 = cluster.spawn(dir.path(), "n1");
+    let mut n1 = cluster.spawn(dir.path(), "n1", &[]);
     let n2 = cluster.node("n2").await;
     let n3 = cluster.node("n3").await;
     let mut bob = n2.login("bob").await;

@@ -6,7 +6,7 @@ use tengen::auth::{claims_for, sign};
 use tengen::config::{Config, StoreBackend};
 use tengen::protocol::Role;
 
-use super::process::Running;
+use super::process::{Running, cluster_env};
 use super::services::{PgDb, nats_url, postgres_db, unique_prefix};
 use super::{Client, TestServer};
 
@@ -18,15 +18,22 @@ pub const LEASE_MS: u64 = 1500;
 pub struct Cluster {
     pub db: PgDb,
     pub name: String,
-    secret: String,
+    pub secret: String,
+    /// The nodes' `cluster.lease_ms`.
+    pub lease_ms: u64,
 }
 
 impl Cluster {
     pub fn new() -> Cluster {
+        Cluster::with_lease(LEASE_MS)
+    }
+
+    pub fn with_lease(lease_ms: u64) -> Cluster {
         Cluster {
             db: postgres_db(),
             name: unique_prefix(),
             secret: format!("secret-{}", unique_prefix()),
+            lease_ms,
         }
     }
 
@@ -37,7 +44,7 @@ impl Cluster {
         config.cluster.nats_url = Some(nats_url());
         config.cluster.name = self.name.clone();
         config.cluster.node_id = Some(id.to_owned());
-        config.cluster.lease_ms = LEASE_MS;
+        config.cluster.lease_ms = self.lease_ms;
         config.auth.secret = Some(self.secret.clone());
     }
 
@@ -56,17 +63,22 @@ impl Cluster {
         nodes
     }
 
-    /// Starts node `id` as a child process on data dir `dir`.
-    pub fn spawn(&self, dir: &std::path::Path, id: &str) -> Running {
-        let env = [
-            ("TENGEN_STORE__BACKEND", "postgres".to_owned()),
-            ("TENGEN_STORE__POSTGRES_URL", self.db.url().to_owned()),
-            ("TENGEN_CLUSTER__NATS_URL", nats_url()),
-            ("TENGEN_CLUSTER__NAME", self.name.clone()),
-            ("TENGEN_CLUSTER__NODE_ID", id.to_owned()),
-            ("TENGEN_CLUSTER__LEASE_MS", LEASE_MS.to_string()),
-            ("TENGEN_AUTH__SECRET", self.secret.clone()),
-        ];
+    /// Starts node `id` as a child process on data dir `dir`, with `more` settings.
+    pub fn spawn(
+        &self,
+        dir: &std::path::Path,
+        id: &str,
+        more: &[(&'static str, String)],
+    ) -> Running {
+        let mut env = cluster_env(
+            self.db.url(),
+            &nats_url(),
+            &self.name,
+            id,
+            self.lease_ms,
+            &self.secret,
+        );
+        env.extend_from_slice(more);
         super::process::spawn(dir, &env)
     }
 
@@ -75,6 +87,42 @@ impl Cluster {
         let claims = claims_for(user, None, Role::Player, 3600);
         let token = sign(self.secret.as_bytes(), &claims).expect("a token");
         Client::connect(&format!("{url}?token={token}")).await
+    }
+}
+
+/// Node processes of one cluster (`n0`, `n1`, …), each with a data dir of its own, for
+/// tests that kill, pause or restart them.
+pub struct Processes {
+    pub cluster: Cluster,
+    dirs: Vec<tempfile::TempDir>,
+    /// Settings every node gets besides the cluster's.
+    more: Vec<(&'static str, String)>,
+}
+
+impl Processes {
+    pub fn new(cluster: Cluster, nodes: usize, more: Vec<(&'static str, String)>) -> Processes {
+        Processes {
+            cluster,
+            dirs: (0..nodes)
+                .map(|_| tempfile::tempdir().expect("a data dir"))
+                .collect(),
+            more,
+        }
+    }
+
+    /// Starts (or starts again) node `i`.
+    pub fn spawn(&self, i: usize) -> Running {
+        self.cluster
+            .spawn(self.dirs[i].path(), &format!("n{i}"), &self.more)
+    }
+
+    /// Node `i`'s data dir.
+    pub fn dir(&self, i: usize) -> &std::path::Path {
+        self.dirs[i].path()
+    }
+
+    pub async fn login(&self, node: &Running, user: &str) -> Client {
+        self.cluster.login(&node.url, user).await
     }
 }
 
