@@ -24,8 +24,11 @@ use crate::room::{Audience, Opening, Rejoin, RoomCmd, RoomHandle, stored_frames}
 use crate::rules::Color;
 use crate::store::Store;
 
-/// How long a forwarded command waits for the owner's answer.
-const ANSWER_WITHIN: Duration = Duration::from_secs(5);
+/// How long a forwarded command waits for the owner's answer. An owner killed just as a
+/// command was sent to it never answers (NATS had handed the command to its dead
+/// connection), so this bounds how long a takeover can look like silence; a commit
+/// slower than this is answered `unavailable` and, sent again, `stale_move`.
+const ANSWER_WITHIN: Duration = Duration::from_secs(2);
 /// How long a mirror with nobody here lives on after its last command.
 const IDLE: Duration = Duration::from_secs(10);
 
