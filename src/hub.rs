@@ -270,8 +270,10 @@ impl Hub {
             Ok(Claim::Ours(fence)) => {
                 self.start_here(&node, prepared.fenced(fence));
             }
+            // Another node's sweep for games without an owner took it between its
+            // creation here and this claim: it runs there, and is mirrored here on demand.
             Ok(Claim::Held { node: other }) => {
-                tracing::error!(game = %game_id, %other, "a new game is held by another node")
+                tracing::info!(game = %game_id, %other, "a new game was taken by another node first")
             }
             Err(e) => {
                 tracing::error!(game = %game_id, error = %e, "no lease for a new game; it waits to be taken over")
