@@ -20,7 +20,7 @@ use super::wire::{Answer, Forward, Relayed, to_bytes};
 use crate::fanout::{Frame, Outbox};
 use crate::hub::Hub;
 use crate::protocol::{ErrorCode, Refusal, UserInfo};
-use crate::room::{Audience, Opening, Rejoin, RoomCmd, RoomHandle, stored_frames};
+use crate::room::{Audience, Opening, Rejoin, RoomCmd, RoomHandle, moving, stored_frames};
 use crate::rules::Color;
 use crate::store::Store;
 
@@ -144,10 +144,7 @@ impl Mirror {
             Some(Answer::Refused(refusal)) => Err(refusal.into()),
             Some(Answer::Gone) | None => {
                 self.orphaned = true;
-                Err(Refusal::new(
-                    ErrorCode::Unavailable,
-                    "this game is moving to another server node; send it again in a moment",
-                ))
+                Err(moving())
             }
             Some(answer) => Ok(answer),
         }
@@ -255,29 +252,19 @@ impl Mirror {
         user: Option<UserInfo>,
         opening: Opening,
     ) -> Result<(), Refusal> {
-        if opening.catch_up {
-            if !outbox.push_catch_up(opening.frames) {
-                return Err(Refusal::new(
-                    ErrorCode::Unavailable,
-                    "your connection is too slow to catch up",
-                ));
-            }
-        } else {
-            opening.frames.into_iter().for_each(|f| {
-                outbox.push(f);
-            });
-        }
+        let (color, delayed, through) = (opening.color, opening.delayed, opening.through);
+        opening.send_to(&outbox)?;
         let conn = outbox.conn();
         self.watchers.retain(|w| w.outbox.conn() != conn);
-        if !opening.delayed {
-            self.stream = self.stream.max(opening.through);
+        if !delayed {
+            self.stream = self.stream.max(through);
         }
         self.watchers.push(Watcher {
             outbox,
             user,
-            color: opening.color,
-            delayed: opening.delayed,
-            after: opening.through,
+            color,
+            delayed,
+            after: through,
         });
         Ok(())
     }

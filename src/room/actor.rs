@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
-use super::commit::{Backoff, stage, unavailable};
+use super::commit::{Backoff, moving, stage, unavailable};
 use super::context::{Audience, Rejoin, RoomContext, RoomNews};
 use super::crowd::{Crowd, Member, Seat};
 use super::live::{Action, LiveGame, Moment, ReplayError, Step};
@@ -95,6 +95,24 @@ pub struct Opening {
     pub through: u64,
     pub color: Option<Color>,
     pub delayed: bool,
+}
+
+impl Opening {
+    /// Queues the opening for a joining connection: a catch-up whole or not at all (a
+    /// connection too slow for it is refused), a snapshot like any frame.
+    pub fn send_to(self, outbox: &Outbox) -> Result<(), Refusal> {
+        if !self.catch_up {
+            self.frames.into_iter().for_each(|f| {
+                outbox.push(f);
+            });
+        } else if !outbox.push_catch_up(self.frames) {
+            return Err(Refusal::new(
+                ErrorCode::Unavailable,
+                "your connection is too slow to catch up",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A cheap handle to a running room (or, in a cluster, to this node's mirror of a room
@@ -493,17 +511,11 @@ impl Room {
         tracing::warn!("this node's leases are not known to run; the room stops");
         crate::metrics::cluster_lease_lost();
         self.moved = true;
-        let again = || {
-            Refusal::new(
-                ErrorCode::Unavailable,
-                "this game is moving to another server node; send it again in a moment",
-            )
-        };
         match cmd {
-            RoomCmd::Join { reply, .. } => drop(reply.send(Err(again()))),
-            RoomCmd::JoinRemote { reply, .. } => drop(reply.send(Err(again()))),
+            RoomCmd::Join { reply, .. } => drop(reply.send(Err(moving()))),
+            RoomCmd::JoinRemote { reply, .. } => drop(reply.send(Err(moving()))),
             RoomCmd::Act { reply, .. } | RoomCmd::Chat { reply, .. } => {
-                drop(reply.send(Err(again())))
+                drop(reply.send(Err(moving())))
             }
             // Dropping the others' replies tells their senders the room is gone.
             _ => {}
@@ -517,22 +529,11 @@ impl Room {
         since_seq: Option<u64>,
     ) -> Result<(), Refusal> {
         let opening = self.opening(user.as_ref(), since_seq).await?;
-        if opening.catch_up {
-            if !outbox.push_catch_up(opening.frames) {
-                return Err(Refusal::new(
-                    ErrorCode::Unavailable,
-                    "your connection is too slow to catch up",
-                ));
-            }
-        } else {
-            opening.frames.into_iter().for_each(|f| {
-                outbox.push(f);
-            });
-        }
+        let (color, delayed) = (opening.color, opening.delayed);
+        opening.send_to(&outbox)?;
         let conn = outbox.conn();
-        self.seat(Seat::Local(outbox), user, opening.color, opening.delayed)
-            .await;
-        tracing::debug!(conn, color = ?opening.color, "joined");
+        self.seat(Seat::Local(outbox), user, color, delayed).await;
+        tracing::debug!(conn, ?color, "joined");
         Ok(())
     }
 
@@ -748,10 +749,7 @@ impl Room {
                 crate::metrics::cluster_lease_lost();
             }
             self.moved = true;
-            return Err(Refusal::new(
-                ErrorCode::Unavailable,
-                "this game moved to another server node; send it again",
-            ));
+            return Err(moving());
         }
         if let Err(e) = committed {
             if self.backoff.failed(Instant::now()) {

@@ -107,6 +107,15 @@ pub fn unavailable(e: &StoreError) -> Refusal {
     )
 }
 
+/// The refusal of a command for a game that is moving to another node (in a cluster):
+/// nothing was done, and sent again in a moment it reaches the game where it runs next.
+pub fn moving() -> Refusal {
+    Refusal::new(
+        ErrorCode::Unavailable,
+        "this game is moving to another server node; send it again in a moment",
+    )
+}
+
 /// The first wait after the store refuses a commit the clock asked for.
 const FIRST_RETRY: Duration = Duration::from_millis(100);
 /// The longest wait between retries.

@@ -12,7 +12,7 @@ mod rebuild;
 mod ring;
 
 pub use actor::{Gone, NewGame, Opening, Prepared, Room, RoomCmd, RoomHandle};
-pub use commit::{Staged, event_record, stage, unavailable};
+pub use commit::{Staged, event_record, moving, stage, unavailable};
 pub use context::{Audience, Rejoin, Relay, RoomContext, RoomNews};
 pub use live::{Action, LiveGame, MAX_CHAT_CHARS, Moment, RefereeAct, ReplayError, Step};
 pub use ring::stored_frames;
