@@ -321,24 +321,26 @@ fn vertex(n: u32) -> String {
     format!("{col}{}", k % 19 + 1)
 }
 
+/// One 19x19 game started on each node, between `b<i>` and `w<i>` there: each game's
+/// id, its players (Black, White) and the moves played (none yet).
+async fn start_games(cluster: &Processes, nodes: &[Running]) -> Vec<(String, [String; 2], u32)> {
+    let mut games = Vec::new();
+    for (g, node) in nodes.iter().enumerate() {
+        let players = [format!("b{g}"), format!("w{g}")];
+        let mut bc = cluster.login(node, &players[0]).await;
+        let mut wc = cluster.login(node, &players[1]).await;
+        let settings = json!({"board_size": 19, "color": "black"});
+        let id = start_game(&mut bc, &mut wc, settings).await;
+        games.push((id, players, 0));
+    }
+    games
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_storm_loses_no_acknowledged_move_and_every_game_finishes() {
     let cluster = Processes::new(Cluster::new(), 3, Vec::new());
     let mut nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
-    // Three games, each started on another node.
-    let mut games = Vec::new();
-    for (g, node) in nodes.iter().enumerate() {
-        let (b, w) = (format!("b{g}"), format!("w{g}"));
-        let mut bc = cluster.login(node, &b).await;
-        let mut wc = cluster.login(node, &w).await;
-        let id = start_game(
-            &mut bc,
-            &mut wc,
-            json!({"board_size": 19, "color": "black"}),
-        )
-        .await;
-        games.push((id, b, w, 0u32));
-    }
+    let mut games = start_games(&cluster, &nodes).await;
     let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
     let mut rng = rand::rngs::StdRng::seed_from_u64(13);
     let mut cut_bursts = 0;
@@ -346,13 +348,13 @@ async fn a_crash_storm_loses_no_acknowledged_move_and_every_game_finishes() {
         // Each game's players sit on two different nodes; moves go on while one node is
         // killed and started again.
         let mut players = Vec::new();
-        for (g, (_, b, w, _)) in games.iter().enumerate() {
+        for (g, (_, [b, w], _)) in games.iter().enumerate() {
             let bc = cluster.login(&nodes[(g + round) % 3], b).await;
             let wc = cluster.login(&nodes[(g + round + 1) % 3], w).await;
             players.push((bc, wc));
         }
         let mut bursts = Vec::new();
-        for ((id, _, _, played), (mut bc, mut wc)) in games.iter().cloned().zip(players) {
+        for ((id, _, played), (mut bc, mut wc)) in games.iter().cloned().zip(players) {
             bursts.push(tokio::spawn(async move {
                 let mut acked = played;
                 for _ in 0..BURST {
@@ -384,12 +386,12 @@ async fn a_crash_storm_loses_no_acknowledged_move_and_every_game_finishes() {
                 game.0
             );
             assert_eq!(stored[..acked as usize], expected[..], "round {round}");
-            game.3 = stored.len() as u32;
+            game.2 = stored.len() as u32;
         }
     }
     assert!(cut_bursts > 0, "some kills landed in the middle of a burst");
     // Every game plays on to a result, its players on two nodes.
-    for (g, (id, b, w, played)) in games.iter().enumerate() {
+    for (g, (id, [b, w], played)) in games.iter().enumerate() {
         let mut bc = cluster.login(&nodes[g], b).await;
         let mut wc = cluster.login(&nodes[(g + 1) % 3], w).await;
         let resigner = if played % 2 == 0 { &mut bc } else { &mut wc };
@@ -470,19 +472,7 @@ async fn an_owner_paused_past_its_lease_is_fenced_out_and_drops_the_game() {
 async fn a_rolling_restart_hands_every_game_over_and_finishes_them_all() {
     let cluster = Processes::new(Cluster::new(), 3, Vec::new());
     let mut nodes: Vec<Running> = (0..3).map(|i| cluster.spawn(i)).collect();
-    let mut games = Vec::new();
-    for (g, node) in nodes.iter().enumerate() {
-        let (b, w) = (format!("b{g}"), format!("w{g}"));
-        let mut bc = cluster.login(node, &b).await;
-        let mut wc = cluster.login(node, &w).await;
-        let id = start_game(
-            &mut bc,
-            &mut wc,
-            json!({"board_size": 19, "color": "black"}),
-        )
-        .await;
-        games.push((id, [b, w], 0u32));
-    }
+    let mut games = start_games(&cluster, &nodes).await;
     let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
     // Each node in turn is stopped the graceful way (SIGTERM) and started again; the
     // games play on through the others meanwhile.

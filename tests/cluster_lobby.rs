@@ -338,9 +338,12 @@ fn posted(id: &str) -> tengen::cluster::lobby_wire::Change {
     }
 }
 
-/// A node played by hand on `cluster`: it answers snapshots with no items, made after its
-/// news number `seq` holds then.
-async fn ghost(cluster: &str, seq: Arc<AtomicU64>) -> async_nats::Client {
+/// A node played by hand on `cluster`: it answers every snapshot request with what
+/// `snapshot` gives then.
+async fn ghost(
+    cluster: &str,
+    snapshot: impl Fn() -> serde_json::Value + Send + 'static,
+) -> async_nats::Client {
     let ghost = async_nats::connect(common::services::nats_url())
         .await
         .expect("NATS");
@@ -352,9 +355,9 @@ async fn ghost(cluster: &str, seq: Arc<AtomicU64>) -> async_nats::Client {
     tokio::spawn(async move {
         while let Some(ask) = futures_util::StreamExt::next(&mut asks).await {
             let Some(reply) = ask.reply else { continue };
-            let seq = seq.load(Ordering::SeqCst);
-            let answer = json!({"kind": "snapshot", "changes": [], "boot": 1, "seq": seq});
-            let _ = answering.publish(reply, answer.to_string().into()).await;
+            let _ = answering
+                .publish(reply, snapshot().to_string().into())
+                .await;
         }
     });
     ghost
@@ -367,7 +370,13 @@ async fn the_last_news_lost_on_the_bus_is_made_up_when_a_heartbeat_shows_it() {
     let n1 = cluster.node("n1").await;
     let mut w = watcher(&n1).await;
     let seq = Arc::new(AtomicU64::new(0));
-    let ghost = ghost(&name, seq.clone()).await;
+    // It holds no items, as made after its news number `seq` holds then.
+    let held = seq.clone();
+    let ghost = ghost(&name, move || {
+        let seq = held.load(Ordering::SeqCst);
+        json!({"kind": "snapshot", "changes": [], "boot": 1, "seq": seq})
+    })
+    .await;
     let beat = |news: u64| json!({"node": "ghost", "boot": 1, "news": news}).to_string();
     let nodes = format!("{name}.nodes");
     ghost
@@ -401,22 +410,11 @@ async fn news_lost_on_the_bus_is_made_up_from_a_fresh_copy() {
     let n1 = cluster.node("n1").await;
     let mut w = watcher(&n1).await;
     // A node played by hand: it answers snapshots with what it holds after its news 3.
-    let ghost = async_nats::connect(common::services::nats_url())
-        .await
-        .expect("NATS");
-    let mut asks = ghost
-        .subscribe(format!("{name}.node.ghost.lobby"))
-        .await
-        .expect("subscribed");
-    let answering = ghost.clone();
-    tokio::spawn(async move {
-        while let Some(ask) = futures_util::StreamExt::next(&mut asks).await {
-            let Some(reply) = ask.reply else { continue };
-            let answer =
-                json!({"kind": "snapshot", "changes": [posted("three")], "boot": 1, "seq": 3});
-            let _ = answering.publish(reply, answer.to_string().into()).await;
-        }
-    });
+    let ghost = ghost(
+        &name,
+        || json!({"kind": "snapshot", "changes": [posted("three")], "boot": 1, "seq": 3}),
+    )
+    .await;
     let lobby = format!("{name}.lobby");
     ghost
         .publish(lobby.clone(), news("ghost", 1, posted("one")))
