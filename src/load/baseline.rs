@@ -68,8 +68,8 @@ struct Join {
 /// The WebSocket settings of the baseline's connections: tengen's.
 pub fn ws_config() -> WebSocketConfig {
     WebSocketConfig::default()
-        .read_buffer_size(4 * 1024)
-        .write_buffer_size(16 * 1024)
+        .read_buffer_size(crate::net::READ_BUFFER_BYTES)
+        .write_buffer_size(crate::net::WRITE_BUFFER_BYTES)
         .max_write_buffer_size(QUEUE * 64 * 1024)
         .max_message_size(Some(64 * 1024))
         .max_frame_size(Some(64 * 1024))

@@ -13,4 +13,4 @@ mod reviews;
 mod session;
 mod web;
 
-pub use http::router;
+pub use http::{READ_BUFFER_BYTES, WRITE_BUFFER_BYTES, router};

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -13,7 +14,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 
 use super::fairplay;
 use super::limits::{PerUser, RateLimit, UserSlot};
-use crate::fanout::{Inbox, Outbox, encode};
+use crate::fanout::{Inbox, Next, Outbox, encode};
 use crate::hub::Hub;
 use crate::lobby::automatch::Wish;
 use crate::protocol::{
@@ -51,12 +52,15 @@ struct Session {
 
 /// Serves one upgraded connection until it closes or the server shuts down. `login` is
 /// the user the upgrade's token named, with its counted place.
-pub async fn serve(
+///
+/// Not an `async fn`: that would keep its own copy of the arguments beside the inner
+/// future's, in every connection's task for its whole life.
+pub fn serve(
     hub: Arc<Hub>,
     socket: WebSocket,
     login: Option<(UserInfo, UserSlot)>,
     per_user: Arc<PerUser>,
-) {
+) -> impl Future<Output = ()> + Send {
     let conn = hub.next_conn();
     let span = tracing::info_span!(
         "conn",
@@ -65,19 +69,21 @@ pub async fn serve(
     );
     // Instrumented, not entered: a guard held across `.await` would leak the span into
     // whatever else runs on this thread while the connection waits.
-    tracing::Instrument::instrument(serve_conn(hub, socket, login, per_user, conn), span).await
+    tracing::Instrument::instrument(serve_conn(hub, socket, login, per_user, conn), span)
 }
 
-/// [`serve`], inside the connection's span.
+/// [`serve`], inside the connection's span. It owns the socket and the queue and lends
+/// them to [`Session::run`]: moved in, they would be stored twice in the task.
 async fn serve_conn(
     hub: Arc<Hub>,
-    socket: WebSocket,
+    mut socket: WebSocket,
     login: Option<(UserInfo, UserSlot)>,
     per_user: Arc<PerUser>,
     conn: u64,
 ) {
-    let limits = hub.config.limits.clone();
-    let (outbox, inbox) = Outbox::new(conn, limits.outbound_queue, limits.outbound_queue_bytes);
+    hub.connections.fetch_add(1, Ordering::Relaxed);
+    let limits = &hub.config.limits;
+    let (outbox, mut inbox) = Outbox::new(conn, limits.outbound_queue, limits.outbound_queue_bytes);
     crate::metrics::connected(None, 1);
     let mut session = Session {
         hub: hub.clone(),
@@ -97,9 +103,11 @@ async fn serve_conn(
         user: session.user.clone(),
         server_time: wall_ms(),
     });
-    let close = session.run(socket, inbox).await;
+    let close = session.run(&mut socket, &mut inbox).await;
     tracing::debug!(?close, "connection closed");
+    drop(socket);
     session.leave_all().await;
+    hub.connections.fetch_sub(1, Ordering::Relaxed);
 }
 
 impl Session {
@@ -126,9 +134,14 @@ impl Session {
         });
     }
 
-    async fn run(&mut self, socket: WebSocket, mut inbox: Inbox) -> Option<(u16, &'static str)> {
-        let limits = self.hub.config.limits.clone();
-        let (mut sink, mut stream) = socket.split();
+    async fn run(
+        &mut self,
+        socket: &mut WebSocket,
+        inbox: &mut Inbox,
+    ) -> Option<(u16, &'static str)> {
+        let limits = &self.hub.config.limits;
+        let (flood_close_after, max_message_bytes) =
+            (limits.flood_close_after, limits.max_message_bytes);
         let mut rate = RateLimit::new(limits.messages_per_second, limits.burst);
         let mut heartbeat =
             tokio::time::interval(Duration::from_secs(limits.heartbeat_secs.max(1)));
@@ -136,23 +149,29 @@ impl Session {
         let idle_timeout = Duration::from_secs(limits.idle_timeout_secs.max(1));
         let mut last_heard = Instant::now();
         let mut shutdown = self.hub.shutdown.subscribe();
+        // Made once, not on every wake-up: a new `changed()` registers with the channel's
+        // waiters (a lock) each time it is polled and deregisters when dropped.
+        let mut stopping = std::pin::pin!(shutdown.changed());
         let epoch = Instant::now();
         let close = loop {
             tokio::select! {
                 biased;
-                _ = shutdown.changed() => {
+                _ = &mut stopping => {
                     self.send(&ServerMsg::Closing { reason: "the server is shutting down".into() });
-                    while let Ok(f) = inbox.frames.try_recv() {
-                        let _ = sink.feed(Message::Text(f)).await;
+                    while let Some(f) = inbox.try_recv() {
+                        let _ = socket.feed(Message::Text(f)).await;
                     }
                     break Some((1001, "server shutting down"));
                 }
-                () = inbox.overflow.notified() => break Some((SLOW_CONSUMER, "too slow: reconnect and join with since_seq")),
-                frame = inbox.frames.recv() => {
-                    let Some(first) = frame else { break None };
+                next = inbox.recv() => {
+                    let first = match next {
+                        Next::Frame(first) => first,
+                        Next::TooSlow => break Some((SLOW_CONSUMER, "too slow: reconnect and join with since_seq")),
+                        Next::Ended => break None,
+                    };
                     // A peer that stops reading cannot hold this task (and its buffers)
                     // forever: a write that cannot finish in time ends the connection.
-                    match tokio::time::timeout(WRITE_TIMEOUT, write_batch(&mut sink, first, &mut inbox)).await {
+                    match tokio::time::timeout(WRITE_TIMEOUT, write_batch(socket, first, inbox)).await {
                         Ok(Ok(())) => {}
                         Ok(Err(_)) => break None,
                         Err(_) => {
@@ -161,7 +180,7 @@ impl Session {
                         }
                     }
                 }
-                msg = stream.next() => {
+                msg = socket.next() => {
                     let msg = match msg {
                         Some(Ok(msg)) => msg,
                         Some(Err(e)) => break close_for(e),
@@ -171,7 +190,7 @@ impl Session {
                     match msg {
                         Message::Text(text) => {
                             if !rate.allow() {
-                                if rate.refused_in_row > limits.flood_close_after {
+                                if rate.refused_in_row > flood_close_after {
                                     break Some((FLOODING, "too many messages"));
                                 }
                                 crate::metrics::rate_limited();
@@ -179,9 +198,9 @@ impl Session {
                                 self.refuse(id, None, Refusal::new(ErrorCode::RateLimited, "too many messages; slow down"));
                                 continue;
                             }
-                            if text.len() > limits.max_message_bytes {
+                            if text.len() > max_message_bytes {
                                 let id = request_id(text.as_str());
-                                self.refuse(id, None, Refusal::new(ErrorCode::TooLarge, format!("messages are limited to {} bytes", limits.max_message_bytes)));
+                                self.refuse(id, None, Refusal::new(ErrorCode::TooLarge, format!("messages are limited to {max_message_bytes} bytes")));
                                 continue;
                             }
                             crate::metrics::message_in();
@@ -203,7 +222,7 @@ impl Session {
                         Message::Close(_) => {
                             // tungstenite has queued the reply; writing it completes the
                             // closing handshake (RFC 6455 §5.5.1) before the socket goes.
-                            let _ = tokio::time::timeout(CLOSE_WAIT, sink.flush()).await;
+                            let _ = tokio::time::timeout(CLOSE_WAIT, socket.flush()).await;
                             break None;
                         }
                     }
@@ -213,7 +232,7 @@ impl Session {
                         break Some((1000, "idle timeout"));
                     }
                     let stamp = (epoch.elapsed().as_millis() as u64).to_be_bytes();
-                    if sink.send(Message::Ping(stamp.to_vec().into())).await.is_err() {
+                    if socket.send(Message::Ping(stamp.to_vec().into())).await.is_err() {
                         break None;
                     }
                 }
@@ -224,7 +243,7 @@ impl Session {
                 code,
                 reason: Utf8Bytes::from_static(reason),
             }));
-            let _ = tokio::time::timeout(CLOSE_WAIT, sink.send(frame)).await;
+            let _ = tokio::time::timeout(CLOSE_WAIT, socket.send(frame)).await;
         }
         close
     }
@@ -640,23 +659,19 @@ impl Session {
 
 /// Writes `first` and whatever else is queued (up to a batch), then flushes once.
 async fn write_batch(
-    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    socket: &mut WebSocket,
     first: Utf8Bytes,
     inbox: &mut Inbox,
 ) -> Result<(), axum::Error> {
-    sink.feed(Message::Text(first)).await?;
+    socket.feed(Message::Text(first)).await?;
     let mut n = 1;
     while n < BATCH {
-        match inbox.frames.try_recv() {
-            Ok(f) => {
-                sink.feed(Message::Text(f)).await?;
-                n += 1;
-            }
-            Err(_) => break,
-        }
+        let Some(f) = inbox.try_recv() else { break };
+        socket.feed(Message::Text(f)).await?;
+        n += 1;
     }
     crate::metrics::messages_out(n);
-    sink.flush().await
+    socket.flush().await
 }
 
 /// The close frame a failed read deserves (RFC 6455 §7.4.1): 1009 for a frame over the
