@@ -342,11 +342,11 @@ mod tests {
         gate: Mutex<Option<(oneshot::Sender<()>, std::sync::mpsc::Receiver<()>)>>,
         /// When set: every write and flush is reported here, and every flush waits for
         /// the outcome it is given.
-        syncs: Option<(
-            mpsc::UnboundedSender<Op>,
-            Mutex<std::sync::mpsc::Receiver<Result<(), StoreError>>>,
-        )>,
+        syncs: Option<(mpsc::UnboundedSender<Op>, Mutex<Outcomes>)>,
     }
+
+    /// The outcomes a test gives the held flushes, one each.
+    type Outcomes = std::sync::mpsc::Receiver<Result<(), StoreError>>;
 
     impl GatedStore {
         fn write<T>(&self, batch: &[Append], write: impl FnOnce() -> T) -> T {
