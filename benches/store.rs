@@ -4,7 +4,9 @@
 //! - `one_commit_per_move`: one `append` transaction per move, one after another, which is
 //!   what a server without group commit would do;
 //! - `group_commit_200_games`: 200 games play at once, each awaiting its own move's
-//!   acknowledgement through the `StoreWriter` before the next, as the room does.
+//!   acknowledgement through the `StoreWriter` before the next, as the room does; the
+//!   writer writes each group while the previous groups' fsync runs (`Store::sync_log`),
+//!   and acknowledges a move only after an fsync that started after its write.
 //!
 //! Criterion's `thrpt` is in moves (elements) per second; a plain summary line follows each.
 

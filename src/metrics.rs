@@ -17,12 +17,8 @@ static FLAG_FALLS: AtomicU64 = AtomicU64::new(0);
 static LAG_CREDIT_MS: AtomicU64 = AtomicU64::new(0);
 static REJECTED: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 const REJECT_REASONS: [&str; 6] = ["occupied", "suicide", "ko", "superko", "off_board", "other"];
-/// Store commit latency buckets, upper bounds in microseconds.
-const COMMIT_BUCKETS_US: [u64; 10] = [
-    100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 100_000, 1_000_000,
-];
-static COMMIT_HIST: [AtomicU64; 11] = [const { AtomicU64::new(0) }; 11];
-static COMMIT_SUM_US: AtomicU64 = AtomicU64::new(0);
+static STORE_COMMIT: Histogram = Histogram::new();
+static STORE_FSYNC: Histogram = Histogram::new();
 /// The cluster's figures (all zero on a single node).
 static OWNED_GAMES: AtomicI64 = AtomicI64::new(0);
 static FORWARDED: AtomicU64 = AtomicU64::new(0);
@@ -97,12 +93,61 @@ pub fn move_rejected(reason: &str) {
 
 /// One store commit took `micros`.
 pub fn store_commit(micros: u64) {
-    let i = COMMIT_BUCKETS_US
-        .iter()
-        .position(|&b| micros <= b)
-        .unwrap_or(COMMIT_BUCKETS_US.len());
-    COMMIT_HIST[i].fetch_add(1, Relaxed);
-    COMMIT_SUM_US.fetch_add(micros, Relaxed);
+    STORE_COMMIT.record(micros);
+}
+
+/// One flush of the store's log (the group commit's fsync) took `micros`.
+pub fn store_fsync(micros: u64) {
+    STORE_FSYNC.record(micros);
+}
+
+/// Latency buckets of every histogram, upper bounds in microseconds: the same for the
+/// commit and the fsync, so that one can be read against the other.
+const BUCKETS_US: [u64; 10] = [
+    100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 100_000, 1_000_000,
+];
+
+/// A latency histogram: a count per bucket of [`BUCKETS_US`] (and one above them) and
+/// the sum.
+struct Histogram {
+    counts: [AtomicU64; BUCKETS_US.len() + 1],
+    sum_us: AtomicU64,
+}
+
+impl Histogram {
+    const fn new() -> Self {
+        Histogram {
+            counts: [const { AtomicU64::new(0) }; BUCKETS_US.len() + 1],
+            sum_us: AtomicU64::new(0),
+        }
+    }
+
+    fn record(&self, micros: u64) {
+        let i = BUCKETS_US
+            .iter()
+            .position(|&b| micros <= b)
+            .unwrap_or(BUCKETS_US.len());
+        self.counts[i].fetch_add(1, Relaxed);
+        self.sum_us.fetch_add(micros, Relaxed);
+    }
+
+    /// The family `name` in seconds: header, cumulative buckets, sum and count.
+    fn render(&self, out: &mut String, name: &str, help: &str) {
+        header(out, name, "histogram", help);
+        let mut cumulative = 0;
+        for (count, bound) in self.counts.iter().zip(BUCKETS_US) {
+            cumulative += count.load(Relaxed);
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{le=\"{}\"}} {cumulative}",
+                seconds(bound)
+            );
+        }
+        cumulative += self.counts[BUCKETS_US.len()].load(Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {cumulative}");
+        let _ = writeln!(out, "{name}_sum {}", seconds(self.sum_us.load(Relaxed)));
+        let _ = writeln!(out, "{name}_count {cumulative}");
+    }
 }
 
 /// Games this node owns the lease of: +1 when it takes one, -1 when it lets it go.
@@ -244,32 +289,16 @@ pub fn render() -> String {
         );
     }
 
-    header(
+    STORE_COMMIT.render(
         &mut out,
         "tengen_store_commit_seconds",
-        "histogram",
         "Time from handing a game's events to the store until they are durable.",
     );
-    let mut cumulative = 0;
-    for (i, bound) in COMMIT_BUCKETS_US.iter().enumerate() {
-        cumulative += COMMIT_HIST[i].load(Relaxed);
-        let _ = writeln!(
-            out,
-            "tengen_store_commit_seconds_bucket{{le=\"{}\"}} {cumulative}",
-            seconds(*bound)
-        );
-    }
-    cumulative += COMMIT_HIST[COMMIT_BUCKETS_US.len()].load(Relaxed);
-    let _ = writeln!(
-        out,
-        "tengen_store_commit_seconds_bucket{{le=\"+Inf\"}} {cumulative}"
+    STORE_FSYNC.render(
+        &mut out,
+        "tengen_store_fsync_seconds",
+        "Time the store's log took to flush to disk, once per group commit (SQLite with store.sync = full only).",
     );
-    let _ = writeln!(
-        out,
-        "tengen_store_commit_seconds_sum {}",
-        seconds(COMMIT_SUM_US.load(Relaxed))
-    );
-    let _ = writeln!(out, "tengen_store_commit_seconds_count {cumulative}");
 
     let cluster: [(&str, &str, &str, String); 9] = [
         (

@@ -87,6 +87,7 @@ async fn metrics_move_during_a_game() {
         "tengen_moves_rejected_total{reason=\"superko\"}",
         "tengen_store_commit_seconds_bucket{le=\"+Inf\"}",
         "tengen_store_commit_seconds_sum",
+        "tengen_store_fsync_seconds_bucket{le=\"+Inf\"}",
         "tengen_connections{role=\"bot\"}",
     ] {
         value(&before, family);
@@ -132,6 +133,8 @@ async fn metrics_move_during_a_game() {
     // Four moves, each sent to two players and a spectator.
     grew(&during, &after, "tengen_messages_out_total", 12.0);
     grew(&during, &after, "tengen_store_commit_seconds_count", 4.0);
+    // Each move is sent after the last one's ack, so each waits for a flush of its own.
+    grew(&during, &after, "tengen_store_fsync_seconds_count", 4.0);
     grew(
         &during,
         &after,
@@ -193,6 +196,7 @@ async fn metrics_are_prometheus_text() {
         "{head}"
     );
     assert!(raw.contains("# TYPE tengen_store_commit_seconds histogram"));
+    assert!(raw.contains("# TYPE tengen_store_fsync_seconds histogram"));
     assert!(raw.contains("tengen_build_info{version=\""));
     server.stop().await;
 }

@@ -348,6 +348,19 @@ pub enum StoreError {
         "The game database connection was abandoned by a thread that panicked; restart the server."
     )]
     Poisoned,
+    /// Flushing the SQLite write-ahead log to disk failed, so commits written since the
+    /// last flush may not be durable; the [`StoreWriter`] takes no more commits after it
+    /// (a later flush could succeed without the lost pages, so it is not retried).
+    #[error(
+        "The game database's log {path} could not be flushed to disk ({source}); recent commits may be lost, so no more are taken: restart the server."
+    )]
+    Sync {
+        /// The write-ahead log file.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
     /// The [`StoreWriter`] thread has stopped, so the commit was not (or not known to be)
     /// written.
     #[error("The store writer has stopped, so the commit was not written.")]
@@ -420,6 +433,15 @@ impl StoreError {
     }
 }
 
+/// What is left to do before a batch written by [`Store::append_unsynced`] is durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Nothing: it was durable (to the store's sync mode) when the write returned.
+    Durable,
+    /// A [`Store::sync_log`] that starts after the write returned.
+    AfterSyncLog,
+}
+
 /// A saved analysis board (a review): a tree of moves as SGF, from a position of a game
 /// or from a loaded file, kept so that its link can be shared.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -452,6 +474,21 @@ pub trait Store: AccountStore + Send + Sync + 'static {
     /// events. Once this returns `Ok` the batch is durable to the degree the backend's
     /// sync mode promises.
     fn append(&self, batch: &[Append]) -> Result<(), StoreError>;
+
+    /// Writes the batch as [`Store::append`] does, but may return before it is durable,
+    /// saying so: the [`StoreWriter`] then writes the next group while one
+    /// [`Store::sync_log`] makes this one (and any written meanwhile) durable.
+    ///
+    /// The default is `append`, durable on return: a store (or a wrapper around one)
+    /// that does not pipeline keeps its guarantee without doing anything.
+    fn append_unsynced(&self, batch: &[Append]) -> Result<Durability, StoreError> {
+        self.append(batch).map(|()| Durability::Durable)
+    }
+
+    /// Makes durable every batch that [`Store::append_unsynced`] wrote before this call
+    /// started and answered [`Durability::AfterSyncLog`]. Required, so that a wrapper
+    /// which forwards `append_unsynced` cannot forget to forward this too.
+    fn sync_log(&self) -> Result<(), StoreError>;
 
     /// Every live game with all its events in `seq` order, oldest game first, so a
     /// restarted server can rebuild its rooms.

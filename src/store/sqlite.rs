@@ -2,8 +2,11 @@
 //! journal. With `postgres/`, the only place in tengen that writes SQL.
 
 use std::fmt;
+use std::fs::OpenOptions;
+use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -11,8 +14,9 @@ use rusqlite::types::{Type, Value};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
 
 use super::{
-    Append, EventRecord, GameQuery, GameRecord, GameStatus, KibitzRecord, NewReport, RatedGames,
-    RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Store, StoreError, StoredReport,
+    Append, Durability, EventRecord, GameQuery, GameRecord, GameStatus, KibitzRecord, NewReport,
+    RatedGames, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Store, StoreError,
+    StoredReport,
 };
 use super::{GAME_COLUMNS, migrations, ratings};
 
@@ -63,6 +67,10 @@ pub struct SqliteStore {
     checkpointer: Option<Checkpointer>,
     conn: Arc<Mutex<Connection>>,
     path: PathBuf,
+    /// The write-ahead log beside it (`<path>-wal`), which [`Store::sync_log`] flushes.
+    wal: PathBuf,
+    /// Whether the directory holding the log has been flushed since the store opened.
+    wal_named: AtomicBool,
     sync: SyncMode,
     read_only: bool,
 }
@@ -88,6 +96,14 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 /// the commit that crosses the threshold, and stalls every game waiting on that group
 /// for tens to hundreds of milliseconds on an ordinary disk (`tengen load` showed it).
 /// Durability is unchanged: commits are synced to the WAL exactly as before.
+///
+/// A checkpoint cannot weaken it either, though in `full` mode the group commit writes
+/// a transaction first and flushes the log after ([`SqliteStore::append_unsynced`]):
+/// this connection runs at the configured `synchronous` (never `OFF`), at which SQLite
+/// fsyncs the log before copying its pages into the database file, fsyncs the database
+/// file after, and only then counts those pages as copied. The writer overwrites the log
+/// from its start (the "reset") only once every page in it is counted, so what it
+/// overwrites is already durable in the database file, acknowledged or not.
 struct Checkpointer {
     /// Dropping it tells the thread to stop.
     stop: Option<std::sync::mpsc::Sender<()>>,
@@ -97,10 +113,12 @@ struct Checkpointer {
 impl Checkpointer {
     /// Starts the thread and turns the writer's automatic checkpoints off; None (and
     /// automatic checkpoints stay on) when a second connection cannot be had.
-    fn start(path: &Path, writer: &Arc<Mutex<Connection>>) -> Option<Checkpointer> {
+    fn start(path: &Path, sync: SyncMode, writer: &Arc<Mutex<Connection>>) -> Option<Checkpointer> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let own = Connection::open_with_flags(path, flags).ok()?;
         own.busy_timeout(BUSY_TIMEOUT).ok()?;
+        own.pragma_update(None, "synchronous", sync.pragma_value())
+            .ok()?;
         writer
             .lock()
             .ok()?
@@ -243,12 +261,16 @@ impl SqliteStore {
         let checkpointer = if read_only {
             None
         } else {
-            Checkpointer::start(path, &conn)
+            Checkpointer::start(path, sync, &conn)
         };
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
         Ok(SqliteStore {
             checkpointer,
             conn,
             path: path.to_path_buf(),
+            wal: wal.into(),
+            wal_named: AtomicBool::new(false),
             sync,
             read_only,
         })
@@ -299,7 +321,14 @@ impl SqliteStore {
     /// Runs `apply` for every item inside one immediate transaction; any error rolls the
     /// whole batch back (the transaction is dropped uncommitted).
     fn write<'a>(&self, items: impl IntoIterator<Item = Write<'a>>) -> Result<(), StoreError> {
-        let mut conn = self.lock()?;
+        self.write_on(&mut *self.lock()?, items)
+    }
+
+    fn write_on<'a>(
+        &self,
+        conn: &mut Connection,
+        items: impl IntoIterator<Item = Write<'a>>,
+    ) -> Result<(), StoreError> {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.db_err())?;
@@ -632,6 +661,33 @@ impl<'a> From<&'a Append> for Write<'a> {
     }
 }
 
+/// Flushes `file`'s data to disk; false when there is no such file.
+fn sync_data_if_present(file: &Path) -> io::Result<bool> {
+    // Opened for writing: some systems refuse to flush a file opened read-only.
+    match OpenOptions::new().write(true).open(file) {
+        Ok(file) => file.sync_data().map(|()| true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Flushes the directory holding `file`, so that the file's name survives a power loss.
+#[cfg(unix)]
+fn sync_directory_of(file: &Path) -> io::Result<()> {
+    let dir = match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Elsewhere a directory cannot be opened and flushed like a file; the name is left to
+/// the file system.
+#[cfg(not(unix))]
+fn sync_directory_of(_file: &Path) -> io::Result<()> {
+    Ok(())
+}
+
 /// Refuses a file whose pages SQLite finds damaged, quoting the first few complaints.
 fn quick_check(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     let mut problems = Vec::new();
@@ -660,6 +716,46 @@ impl Store for SqliteStore {
             return Ok(());
         }
         self.write(batch.iter().map(Write::from))
+    }
+
+    /// In `full` mode the transaction commits at `synchronous = NORMAL` (written to the
+    /// operating system, the log not fsynced), and the connection goes back to `FULL`
+    /// for every other write: only the group commit, which calls [`Store::sync_log`]
+    /// before anyone is told, runs without SQLite's own fsync.
+    fn append_unsynced(&self, batch: &[Append]) -> Result<Durability, StoreError> {
+        if self.sync != SyncMode::Full || batch.is_empty() {
+            return self.append(batch).map(|()| Durability::Durable);
+        }
+        let mut conn = self.lock()?;
+        let set = |conn: &Connection, mode: SyncMode| {
+            conn.pragma_update(None, "synchronous", mode.pragma_value())
+                .map_err(self.db_err())
+        };
+        set(&conn, SyncMode::Normal)?;
+        let written = self.write_on(&mut conn, batch.iter().map(Write::from));
+        let restored = set(&conn, SyncMode::Full);
+        written.and(restored).map(|()| Durability::AfterSyncLog)
+    }
+
+    /// Flushes the write-ahead log with `fdatasync`, opening it anew each time so that
+    /// it is whichever file is the log now. No log file means nothing to flush: SQLite
+    /// removes it only when its last connection closes, after copying it into the
+    /// database file and syncing that. The first flush also flushes the directory, so
+    /// that a log created since the store opened keeps its name after a power loss
+    /// (SQLite's own first sync of a new log does the same).
+    fn sync_log(&self) -> Result<(), StoreError> {
+        let failed = |source| StoreError::Sync {
+            path: self.wal.clone(),
+            source: Arc::new(source),
+        };
+        if !sync_data_if_present(&self.wal).map_err(failed)? {
+            return Ok(());
+        }
+        if !self.wal_named.load(Ordering::Acquire) {
+            sync_directory_of(&self.wal).map_err(failed)?;
+            self.wal_named.store(true, Ordering::Release);
+        }
+        Ok(())
     }
 
     fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
@@ -973,6 +1069,56 @@ mod tests {
         let store = open(&path);
         assert_eq!(store.game("g1").expect("read"), Some(expected));
         assert_eq!(store.events("g1").expect("events"), want);
+    }
+
+    fn synchronous(store: &SqliteStore) -> i64 {
+        store
+            .lock()
+            .expect("lock")
+            .pragma_query_value(None, "synchronous", |r| r.get(0))
+            .expect("pragma")
+    }
+
+    #[test]
+    fn in_full_mode_a_group_write_leaves_the_flush_to_sync_log() {
+        let (_dir, path) = temp_db();
+        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
+        store
+            .create_game(&game("g", 1, "alice", "bob"))
+            .expect("create");
+        let written = store.append_unsynced(&events("g", 1..=2));
+        assert_eq!(written.expect("written"), Durability::AfterSyncLog);
+        // Only that transaction ran at NORMAL: every other write is FULL again (2).
+        assert_eq!(synchronous(&store), 2);
+        store.sync_log().expect("flushed");
+        // A rejected write leaves the connection at FULL too.
+        let refused = store.append_unsynced(&events("g", 2..=2));
+        assert!(
+            matches!(refused, Err(StoreError::SeqOutOfOrder { .. })),
+            "{refused:?}"
+        );
+        assert_eq!(synchronous(&store), 2);
+        assert_eq!(store.events("g").expect("events").len(), 2);
+    }
+
+    #[test]
+    fn in_normal_mode_a_group_write_is_all_there_is() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store
+            .create_game(&game("g", 1, "alice", "bob"))
+            .expect("create");
+        let written = store.append_unsynced(&events("g", 1..=1));
+        assert_eq!(written.expect("written"), Durability::Durable);
+        assert_eq!(synchronous(&store), 1, "NORMAL");
+    }
+
+    #[test]
+    fn a_missing_log_has_nothing_to_flush() {
+        let (dir, path) = temp_db();
+        assert!(!sync_data_if_present(&dir.path().join("games.sqlite-wal")).expect("no error"));
+        fs::write(&path, b"x").expect("write");
+        assert!(sync_data_if_present(&path).expect("flushed"));
     }
 
     #[test]

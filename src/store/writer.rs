@@ -1,25 +1,46 @@
 //! Group commit: one writer task owns all writes to the [`Store`], and whatever many
 //! games queue while it is busy goes into one transaction, so they share one fsync.
 //!
-//! The transaction itself runs on tokio's blocking pool (`spawn_blocking`): SQLite
-//! blocks, and tokio's paused test clock knows to wait for blocking work, so clock tests
-//! over a real store stay exact.
+//! For a store that flushes its log apart from the write (SQLite at `store.sync =
+//! "full"`, see [`Store::append_unsynced`]) the commit is a pipeline of two stages: the
+//! writer writes group N+1 while the syncer flushes the log for the groups already
+//! written, and a group is acknowledged only after a [`Store::sync_log`] that started
+//! after its transaction returned. The flush is shared as the transaction is: one for
+//! every group written while the previous one ran. So a commit waits for at most the
+//! flush in flight when it was written, then its own, instead of another group's write
+//! and flush and then its own (unless `MAX_UNSYNCED_GROUPS` groups are already
+//! waiting). Readers of the store (an HTTP game view) can see a group between its write
+//! and its flush; nothing is acknowledged or broadcast before the flush.
+//!
+//! Both stages run their blocking work on tokio's blocking pool (`spawn_blocking`):
+//! SQLite blocks, and tokio's paused test clock knows to wait for blocking work, so clock
+//! tests over a real store stay exact.
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::{Append, Store, StoreError};
+use super::{Append, Durability, Store, StoreError};
 
 /// The most commit requests folded into one transaction, so one transaction (and the
 /// time its waiters wait) stays bounded however deep the queue is.
 pub const MAX_BATCH_REQUESTS: usize = 1024;
 
+/// The most groups written and waiting for the log's flush; the writer then waits for
+/// the flush in flight. A group's write takes well under a millisecond and a flush's
+/// tail tens of milliseconds, so this is rarely reached; it keeps a stalled disk from
+/// piling up written, unacknowledged groups without end.
+const MAX_UNSYNCED_GROUPS: usize = 32;
+
+/// Where a commit's answer goes.
+type Ack = oneshot::Sender<Result<(), StoreError>>;
+
 /// A commit waiting for its group's transaction.
 struct Request {
     items: Vec<Append>,
-    ack: oneshot::Sender<Result<(), StoreError>>,
+    ack: Ack,
 }
 
 enum Message {
@@ -35,6 +56,13 @@ enum Message {
 /// `commit` waits, slowing the games down instead of growing memory. The task exits
 /// after finishing queued commits when every handle is dropped or [`StoreWriter::close`]
 /// is called, releasing its reference to the store.
+///
+/// A failed flush of the log fails every commit waiting for it, and every commit after
+/// it with the same error ([`StoreError::Sync`]), without writing them: after a failed
+/// fsync the kernel may have dropped the unwritten pages and marked them clean, so a
+/// later fsync can succeed without them ("fsyncgate"). What the log holds is then
+/// unknown, and nothing more is acknowledged on top of it; the server needs a restart,
+/// which recovers from what the disk really holds.
 #[derive(Clone, Debug)]
 pub struct StoreWriter {
     tx: mpsc::Sender<Message>,
@@ -100,29 +128,93 @@ impl StoreWriter {
 }
 
 /// The writer task: wait for one request, take everything else already queued (up to
-/// the cap), write it as one group, repeat until the channel is closed and empty.
+/// the cap), write it as one group, hand it to the syncer if it waits for a flush,
+/// repeat until the channel is closed and empty; then wait for the syncer to answer the
+/// last groups.
 async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Message>, stopped: watch::Sender<()>) {
+    let (written, unsynced) = mpsc::channel(MAX_UNSYNCED_GROUPS);
+    let failure = Arc::new(OnceLock::new());
+    let syncer = tokio::spawn(sync(store.clone(), unsynced, failure.clone()));
     let mut batch = Vec::new();
     while let Some(message) = rx.recv().await {
         take(message, &mut batch, &mut rx);
+        // Take a place among the unsynced groups before gathering the rest, so that
+        // while the writer waits for one, its group grows. Fails only if the syncer
+        // panicked: the group's waiters then see WriterStopped.
+        let slot = written.reserve().await;
         while batch.len() < MAX_BATCH_REQUESTS {
             match rx.try_recv() {
                 Ok(message) => take(message, &mut batch, &mut rx),
                 Err(_) => break,
             }
         }
-        if !batch.is_empty() {
-            let group = std::mem::take(&mut batch);
-            let store = store.clone();
-            // A panic in the store would drop the waiters' acks: they then see
-            // WriterStopped, and the next group goes on.
-            let _ = tokio::task::spawn_blocking(move || commit_batch(store.as_ref(), group)).await;
+        let group = std::mem::take(&mut batch);
+        if let Some(err) = failure.get() {
+            answer(group.into_iter().map(|r| r.ack), &Err(err.clone()));
+            continue;
+        }
+        let store = store.clone();
+        // A panic in the store would drop the waiters' acks: they then see
+        // WriterStopped, and the next group goes on.
+        let Ok(acks) =
+            tokio::task::spawn_blocking(move || commit_batch(store.as_ref(), group)).await
+        else {
+            continue;
+        };
+        if let Ok(slot) = slot
+            && !acks.is_empty()
+        {
+            slot.send(acks);
         }
     }
+    drop(written);
+    let _ = syncer.await;
     // Release the store before announcing the stop, so `close` returning means the
     // caller may close the store.
     drop(store);
     drop(stopped);
+}
+
+/// The second stage: takes every group written so far, flushes the log once for all of
+/// them, answers them, and again, until the writer is done. A failed flush is kept in
+/// `failure`, and fails every group after it unflushed (see [`StoreWriter`]).
+async fn sync(
+    store: Arc<dyn Store>,
+    mut unsynced: mpsc::Receiver<Vec<Ack>>,
+    failure: Arc<OnceLock<StoreError>>,
+) {
+    while let Some(mut acks) = unsynced.recv().await {
+        while let Ok(more) = unsynced.try_recv() {
+            acks.extend(more);
+        }
+        let synced = match failure.get() {
+            Some(err) => Err(err.clone()),
+            None => {
+                let store = store.clone();
+                let synced = tokio::task::spawn_blocking(move || {
+                    let started = Instant::now();
+                    let synced = store.sync_log();
+                    crate::metrics::store_fsync(started.elapsed().as_micros() as u64);
+                    synced
+                })
+                .await
+                .unwrap_or(Err(StoreError::WriterStopped));
+                if let Err(err) = &synced {
+                    tracing::error!(error = %err, requests = acks.len(), "the store's log could not be flushed; no more commits are taken");
+                    let _ = failure.set(err.clone());
+                }
+                synced
+            }
+        };
+        answer(acks, &synced);
+    }
+}
+
+fn answer(acks: impl IntoIterator<Item = Ack>, outcome: &Result<(), StoreError>) {
+    for ack in acks {
+        // A waiter that stopped waiting needs no answer.
+        let _ = ack.send(outcome.clone());
+    }
 }
 
 fn take(message: Message, batch: &mut Vec<Request>, rx: &mut mpsc::Receiver<Message>) {
@@ -136,10 +228,12 @@ fn take(message: Message, batch: &mut Vec<Request>, rx: &mut mpsc::Receiver<Mess
 /// A waiter and the span of the group's items that are its request.
 struct Waiter {
     span: Range<usize>,
-    ack: oneshot::Sender<Result<(), StoreError>>,
+    ack: Ack,
 }
 
-fn commit_batch(store: &dyn Store, batch: Vec<Request>) {
+/// Writes the batch as one group; returns the acks of the requests written but waiting
+/// for the log's flush (the others are answered).
+fn commit_batch(store: &dyn Store, batch: Vec<Request>) -> Vec<Ack> {
     let mut items = Vec::with_capacity(batch.iter().map(|r| r.items.len()).sum());
     let mut waiters = Vec::with_capacity(batch.len());
     for Request {
@@ -154,39 +248,41 @@ fn commit_batch(store: &dyn Store, batch: Vec<Request>) {
             ack,
         });
     }
-    commit_group(store, &items, waiters);
+    let mut unsynced = Vec::new();
+    commit_group(store, &items, waiters, &mut unsynced);
+    unsynced
 }
 
 /// Writes the requests of `waiters` (contiguous in `items`) in one transaction. If the
 /// store rejects one request, the group is halved and each half retried in order, so the
 /// bad request fails alone after about 2·log₂(n) transactions and a later request that
 /// depends on an earlier good one still sees it. Any other failure (I/O, a full disk) is
-/// given to every waiter: retrying would only fail slower.
-fn commit_group(store: &dyn Store, items: &[Append], mut waiters: Vec<Waiter>) {
+/// given to every waiter: retrying would only fail slower. The acks of requests written
+/// but not yet durable go to `unsynced`.
+fn commit_group(
+    store: &dyn Store,
+    items: &[Append],
+    mut waiters: Vec<Waiter>,
+    unsynced: &mut Vec<Ack>,
+) {
     let (Some(first), Some(last)) = (waiters.first(), waiters.last()) else {
         return;
     };
     let span = first.span.start..last.span.end;
-    match store.append(&items[span]) {
-        Ok(()) => {
-            for waiter in waiters {
-                // A waiter that stopped waiting needs no answer.
-                let _ = waiter.ack.send(Ok(()));
-            }
-        }
+    match store.append_unsynced(&items[span]) {
+        Ok(Durability::Durable) => answer(waiters.into_iter().map(|w| w.ack), &Ok(())),
+        Ok(Durability::AfterSyncLog) => unsynced.extend(waiters.into_iter().map(|w| w.ack)),
         Err(err) if err.is_rejection() && waiters.len() > 1 => {
             tracing::debug!(error = %err, requests = waiters.len(), "isolating a rejected commit");
             let right = waiters.split_off(waiters.len() / 2);
-            commit_group(store, items, waiters);
-            commit_group(store, items, right);
+            commit_group(store, items, waiters, unsynced);
+            commit_group(store, items, right, unsynced);
         }
         Err(err) => {
             if !err.is_rejection() {
                 tracing::warn!(error = %err, requests = waiters.len(), "a group commit failed");
             }
-            for waiter in waiters {
-                let _ = waiter.ack.send(Err(err.clone()));
-            }
+            answer(waiters.into_iter().map(|w| w.ack), &Err(err));
         }
     }
 }
@@ -228,12 +324,44 @@ mod tests {
         })
     }
 
-    /// A real store that records each `append` call's batch size and can hold the first
-    /// call until told to go on, so a test can line commits up behind it deterministically.
+    /// What a [`GatedStore`] did, in order, as a test watching it sees it.
+    #[derive(Debug, PartialEq)]
+    enum Op {
+        /// A transaction of this many items was written.
+        Wrote(usize),
+        /// A flush of the log began.
+        SyncStarted,
+    }
+
+    /// A real store that records each write's batch size, can hold the first write until
+    /// told to go on, and can hold each flush of the log until the test says how it ends,
+    /// so a test can line commits up behind either deterministically.
     struct GatedStore {
         inner: SqliteStore,
         batches: Mutex<Vec<usize>>,
         gate: Mutex<Option<(oneshot::Sender<()>, std::sync::mpsc::Receiver<()>)>>,
+        /// When set: every write and flush is reported here, and every flush waits for
+        /// the outcome it is given.
+        syncs: Option<(mpsc::UnboundedSender<Op>, Mutex<Outcomes>)>,
+    }
+
+    /// The outcomes a test gives the held flushes, one each.
+    type Outcomes = std::sync::mpsc::Receiver<Result<(), StoreError>>;
+
+    impl GatedStore {
+        fn write<T>(&self, batch: &[Append], write: impl FnOnce() -> T) -> T {
+            let gate = self.gate.lock().expect("gate").take();
+            if let Some((entered, release)) = gate {
+                let _ = entered.send(());
+                let _ = release.recv();
+            }
+            self.batches.lock().expect("batches").push(batch.len());
+            let written = write();
+            if let Some((ops, _)) = &self.syncs {
+                let _ = ops.send(Op::Wrote(batch.len()));
+            }
+            written
+        }
     }
 
     impl Store for GatedStore {
@@ -241,13 +369,21 @@ mod tests {
             self.inner.create_game(game)
         }
         fn append(&self, batch: &[Append]) -> Result<(), StoreError> {
-            let gate = self.gate.lock().expect("gate").take();
-            if let Some((entered, release)) = gate {
-                let _ = entered.send(());
-                let _ = release.recv();
+            self.write(batch, || self.inner.append(batch))
+        }
+        fn append_unsynced(&self, batch: &[Append]) -> Result<Durability, StoreError> {
+            self.write(batch, || self.inner.append_unsynced(batch))
+        }
+        fn sync_log(&self) -> Result<(), StoreError> {
+            if let Some((ops, outcomes)) = &self.syncs {
+                let _ = ops.send(Op::SyncStarted);
+                outcomes
+                    .lock()
+                    .expect("outcomes")
+                    .recv()
+                    .unwrap_or(Err(StoreError::WriterStopped))?;
             }
-            self.batches.lock().expect("batches").push(batch.len());
-            self.inner.append(batch)
+            self.inner.sync_log()
         }
         fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
             self.inner.unfinished_games()
@@ -398,21 +534,81 @@ mod tests {
         release: std::sync::mpsc::Sender<()>,
     }
 
-    fn gated_store(games: &[&str]) -> (TempDir, Arc<GatedStore>, Gate) {
+    fn real_store(games: &[&str], sync: SyncMode) -> (TempDir, SqliteStore) {
         let dir = tempfile::tempdir().expect("temp dir");
-        let inner =
-            SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Full).expect("open");
+        let store = SqliteStore::open(&dir.path().join("games.sqlite"), sync).expect("open");
         for id in games {
-            inner.create_game(&game(id)).expect("create");
+            store.create_game(&game(id)).expect("create");
         }
+        (dir, store)
+    }
+
+    /// A store in `full` mode whose first write waits at `Gate`.
+    fn gated_store(games: &[&str]) -> (TempDir, Arc<GatedStore>, Gate) {
+        let (dir, inner) = real_store(games, SyncMode::Full);
         let (entered_tx, entered) = oneshot::channel();
         let (release, release_rx) = std::sync::mpsc::channel();
         let store = Arc::new(GatedStore {
             inner,
             batches: Mutex::new(Vec::new()),
             gate: Mutex::new(Some((entered_tx, release_rx))),
+            syncs: None,
         });
         (dir, store, Gate { entered, release })
+    }
+
+    /// The test's side of a store whose flushes wait to be told how they end.
+    struct SyncGate {
+        ops: mpsc::UnboundedReceiver<Op>,
+        outcomes: std::sync::mpsc::Sender<Result<(), StoreError>>,
+    }
+
+    impl SyncGate {
+        async fn next(&mut self) -> Op {
+            tokio::time::timeout(Duration::from_secs(10), self.ops.recv())
+                .await
+                .expect("the store was used")
+                .expect("the store is alive")
+        }
+
+        fn end_sync(&self, outcome: Result<(), StoreError>) {
+            self.outcomes.send(outcome).expect("a flush is waiting");
+        }
+    }
+
+    fn sync_gated_store(games: &[&str], sync: SyncMode) -> (TempDir, Arc<GatedStore>, SyncGate) {
+        let (dir, inner) = real_store(games, sync);
+        let (ops_tx, ops) = mpsc::unbounded_channel();
+        let (outcomes, outcomes_rx) = std::sync::mpsc::channel();
+        let store = Arc::new(GatedStore {
+            inner,
+            batches: Mutex::new(Vec::new()),
+            gate: Mutex::new(None),
+            syncs: Some((ops_tx, Mutex::new(outcomes_rx))),
+        });
+        (dir, store, SyncGate { ops, outcomes })
+    }
+
+    /// Commits `items` from a task of its own, its outcome sent to `done` under `name`.
+    fn commit_in_background(
+        writer: &StoreWriter,
+        name: &'static str,
+        items: Vec<Append>,
+        done: &mpsc::UnboundedSender<(&'static str, Result<(), StoreError>)>,
+    ) {
+        let (writer, done) = (writer.clone(), done.clone());
+        tokio::spawn(async move {
+            let _ = done.send((name, writer.commit(items).await));
+        });
+    }
+
+    async fn outcome(
+        done: &mut mpsc::UnboundedReceiver<(&'static str, Result<(), StoreError>)>,
+    ) -> (&'static str, Result<(), StoreError>) {
+        tokio::time::timeout(Duration::from_secs(10), done.recv())
+            .await
+            .expect("a commit was answered")
+            .expect("the tasks are alive")
     }
 
     async fn wait_for_queue(writer: &StoreWriter, n: usize) {
@@ -596,5 +792,158 @@ mod tests {
         let writer = StoreWriter::spawn(store, 1);
         writer.commit(Vec::new()).await.expect("nothing to do");
         writer.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn groups_written_during_a_flush_wait_for_one_that_started_after_them() {
+        let (_dir, store, mut syncs) = sync_gated_store(&["a", "b", "c"], SyncMode::Full);
+        let writer = StoreWriter::spawn(store.clone(), 64);
+        let (done_tx, mut done) = mpsc::unbounded_channel();
+
+        commit_in_background(&writer, "a", vec![event("a", 1)], &done_tx);
+        assert_eq!(syncs.next().await, Op::Wrote(1));
+        assert_eq!(syncs.next().await, Op::SyncStarted);
+        // While a's flush is held, b and c are written: the writer does not wait for it.
+        commit_in_background(&writer, "b", vec![event("b", 1)], &done_tx);
+        assert_eq!(syncs.next().await, Op::Wrote(1));
+        commit_in_background(&writer, "c", vec![event("c", 1), event("c", 2)], &done_tx);
+        assert_eq!(syncs.next().await, Op::Wrote(2));
+        // A duplicate, refused at once: once the writer has tried it, it has handed b
+        // and c over for flushing (it takes the next group only after that).
+        commit_in_background(&writer, "dup", vec![event("a", 1)], &done_tx);
+        assert_eq!(syncs.next().await, Op::Wrote(1));
+        let (name, answer) = outcome(&mut done).await;
+        assert_eq!(name, "dup");
+        assert!(
+            matches!(answer, Err(StoreError::SeqOutOfOrder { .. })),
+            "{answer:?}"
+        );
+        assert!(
+            done.try_recv().is_err(),
+            "nothing is answered before its flush"
+        );
+
+        // a's flush started before b and c were written, so it answers a alone ...
+        syncs.end_sync(Ok(()));
+        let (name, answer) = outcome(&mut done).await;
+        assert_eq!(name, "a");
+        answer.expect("a is durable");
+        // ... and one flush, started after both, answers b and c.
+        assert_eq!(syncs.next().await, Op::SyncStarted);
+        assert!(done.try_recv().is_err(), "b and c wait for their flush");
+        syncs.end_sync(Ok(()));
+        let mut answered = [outcome(&mut done).await, outcome(&mut done).await];
+        answered.sort_by_key(|(name, _)| *name);
+        assert_eq!(
+            answered.map(|(name, answer)| (name, answer.is_ok())),
+            [("b", true), ("c", true)]
+        );
+
+        writer.close().await;
+        assert!(
+            syncs.ops.try_recv().is_err(),
+            "two flushes for three groups"
+        );
+        assert_eq!(store.events("c").expect("events").len(), 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_flush_fails_its_waiters_and_every_later_commit() {
+        let (_dir, store, mut syncs) = sync_gated_store(&["a", "b", "c"], SyncMode::Full);
+        let writer = StoreWriter::spawn(store.clone(), 64);
+        let (done_tx, mut done) = mpsc::unbounded_channel();
+
+        commit_in_background(&writer, "a", vec![event("a", 1)], &done_tx);
+        assert_eq!(syncs.next().await, Op::Wrote(1));
+        assert_eq!(syncs.next().await, Op::SyncStarted);
+        commit_in_background(&writer, "b", vec![event("b", 1)], &done_tx);
+        assert_eq!(syncs.next().await, Op::Wrote(1));
+        let disk = StoreError::Sync {
+            path: "games.sqlite-wal".into(),
+            source: Arc::new(std::io::Error::other("EIO")),
+        };
+        syncs.end_sync(Err(disk));
+
+        // a's flush failed; b was written but never flushed after it, and is not
+        // answered Ok on the strength of a later flush.
+        for _ in 0..2 {
+            let (name, answer) = outcome(&mut done).await;
+            assert!(
+                matches!(answer, Err(StoreError::Sync { .. })),
+                "{name}: {answer:?}"
+            );
+        }
+        let late = writer.commit(vec![event("c", 1)]).await;
+        assert!(matches!(late, Err(StoreError::Sync { .. })), "{late:?}");
+        assert!(
+            store.events("c").expect("events").is_empty(),
+            "c was not written"
+        );
+
+        writer.close().await;
+        assert!(
+            syncs.ops.try_recv().is_err(),
+            "nothing written or flushed after the failure"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_store_that_is_durable_on_write_is_answered_without_a_flush() {
+        // At `sync = normal` a write is all there is; a flush would wait here forever.
+        let (_dir, store, mut syncs) = sync_gated_store(&["g"], SyncMode::Normal);
+        let writer = StoreWriter::spawn(store.clone(), 8);
+        for seq in 1..=3 {
+            writer
+                .commit(vec![event("g", seq)])
+                .await
+                .expect("committed");
+            assert_eq!(syncs.next().await, Op::Wrote(1));
+        }
+        writer.close().await;
+        assert!(syncs.ops.try_recv().is_err(), "no flush was asked for");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn full_mode_commits_go_through_the_flush_and_survive_a_reopen() {
+        let ids: Vec<String> = (0..20).map(|i| format!("g{i}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let (dir, store) = real_store(&refs, SyncMode::Full);
+        let store = Arc::new(store);
+        let writer = StoreWriter::spawn(store.clone(), 64);
+        let flushes_before = fsync_count();
+        let mut tasks = Vec::new();
+        for id in ids.clone() {
+            let writer = writer.clone();
+            tasks.push(tokio::spawn(async move {
+                for seq in 1..=5 {
+                    writer.commit(vec![event(&id, seq)]).await?;
+                }
+                Ok::<_, StoreError>(())
+            }));
+        }
+        for task in tasks {
+            task.await.expect("task").expect("committed");
+        }
+        writer.close().await;
+        assert!(fsync_count() > flushes_before, "the flushes were measured");
+        Arc::try_unwrap(store)
+            .expect("the writer released the store")
+            .close()
+            .expect("close");
+
+        let reopened =
+            SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Full).expect("reopen");
+        for id in &ids {
+            assert_eq!(reopened.events(id).expect("events").len(), 5, "{id}");
+        }
+    }
+
+    /// Flushes measured so far, by this process (other tests add to it too).
+    fn fsync_count() -> u64 {
+        crate::metrics::render()
+            .lines()
+            .find_map(|line| line.strip_prefix("tengen_store_fsync_seconds_count "))
+            .and_then(|n| n.parse().ok())
+            .expect("the fsync histogram is rendered")
     }
 }

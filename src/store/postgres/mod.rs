@@ -103,6 +103,12 @@ impl Store for PgStore {
             .run(move |c| Box::pin(games::append(c, batch)))
     }
 
+    /// Nothing to do: PostgreSQL makes each commit durable itself before `append`
+    /// returns, so `append_unsynced` (the default, `append`) never leaves a sync behind.
+    fn sync_log(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
         self.connections
             .run(|c| Box::pin(games::unfinished_games(c)))
