@@ -98,27 +98,43 @@ impl Hub {
         .with_leases()
     }
 
-    /// In a cluster: renews this node's leases (a game whose lease was lost stops here)
-    /// and takes over games whose owner died.
+    /// In a cluster: renews this node's leases on a thread of their own, so neither busy
+    /// workers nor a burst of take-overs here delays them ([`Node::keep_leases`]); stops
+    /// here the rooms of games whose leases were lost; and takes over games whose owner
+    /// died, on a task of its own.
     fn with_leases(self: Arc<Hub>) -> Arc<Hub> {
-        let Some(node) = self.cluster.clone() else {
+        let Some(node) = &self.cluster else {
             return self;
         };
+        match node.keep_leases() {
+            Ok(mut lost) => {
+                let hub = Arc::downgrade(&self);
+                tokio::spawn(async move {
+                    while let Some(games) = lost.recv().await {
+                        let Some(hub) = hub.upgrade() else { return };
+                        for game in games {
+                            hub.let_go(&game).await;
+                        }
+                    }
+                });
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "the lease renewal thread did not start: this node answers for no game")
+            }
+        }
         let hub = Arc::downgrade(&self);
+        let every = node.lease() / 3;
         tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(node.lease() / 3);
+            let mut ticks = tokio::time::interval(every);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 ticks.tick().await;
                 let Some(hub) = hub.upgrade() else { return };
+                let Some(node) = hub.cluster.clone() else {
+                    return;
+                };
                 if *hub.shutdown.borrow() {
                     return;
-                }
-                for game in node.renew().await {
-                    tracing::warn!(%game, "another node owns this game now; stopping it here");
-                    if let Some(room) = hub.local_room(&game) {
-                        room.tell(RoomCmd::Release).await;
-                    }
                 }
                 for game in node.orphans().await {
                     if let Err(e) = hub.take_over(&game).await {
@@ -128,6 +144,20 @@ impl Hub {
             }
         });
         self
+    }
+
+    /// Stops the room here of a game whose lease another node took, so its connections
+    /// join the game where it runs now. Unless this node has claimed it again since, what
+    /// the registry holds for it is that room, or a mirror that replaced it (when the
+    /// room stepped aside first), whose connections then join again: harmless.
+    async fn let_go(&self, game: &str) {
+        if self.cluster.as_ref().is_some_and(|node| node.owns(game)) {
+            return;
+        }
+        if let Some(room) = self.registered(game) {
+            tracing::warn!(%game, "another node owns this game now; stopping it here");
+            room.tell(RoomCmd::Release).await;
+        }
     }
 
     /// Runs an automatch round every [`ROUND_EVERY`](lobby::automatch::ROUND_EVERY) for as

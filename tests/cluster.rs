@@ -4,14 +4,16 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::cluster::{Cluster, LEASE_MS, Processes};
 use common::process::Running;
-use common::services::postgres_db;
+use common::services::{nats_url, postgres_db, unique_prefix};
 use common::{Client, play, start_game};
 use rand::{RngExt, SeedableRng};
 use serde_json::json;
+use tengen::cluster::Node;
 use tengen::store::{Append, Claim, Leases, PgStore, Store, StoreError};
 
 /// Reads `c`'s frames until `game` ends, checking that its numbered events come one
@@ -195,12 +197,10 @@ async fn a_game_owned_elsewhere_refuses_and_relays_as_its_owner_does() {
     n2.stop().await;
 }
 
-#[test]
-fn leases_give_a_game_to_one_node_and_fence_out_the_one_before() {
-    let db = postgres_db();
-    let store = PgStore::open(db.url()).expect("store");
-    let game = tengen::store::GameRecord {
-        id: "g1".into(),
+/// A live game `id` with no moves, for a lease on it.
+fn live_game(id: &str) -> tengen::store::GameRecord {
+    tengen::store::GameRecord {
+        id: id.into(),
         created_at_ms: 1,
         settings: "{}".into(),
         black: "a".into(),
@@ -211,8 +211,14 @@ fn leases_give_a_game_to_one_node_and_fence_out_the_one_before() {
         result: None,
         ended_at_ms: None,
         move_count: 0,
-    };
-    store.create_game(&game).expect("a game");
+    }
+}
+
+#[test]
+fn leases_give_a_game_to_one_node_and_fence_out_the_one_before() {
+    let db = postgres_db();
+    let store = PgStore::open(db.url()).expect("store");
+    store.create_game(&live_game("g1")).expect("a game");
     assert_eq!(store.orphans(10).expect("orphans"), ["g1"]);
     let Claim::Ours(first) = store.claim("g1", "n1", 60_000).expect("claim") else {
         panic!("a game nobody holds is claimed");
@@ -269,6 +275,49 @@ fn leases_give_a_game_to_one_node_and_fence_out_the_one_before() {
     assert!(store.orphans(10).expect("orphans").is_empty());
     store.release("n2", &["g1".into()]).expect("release");
     assert_eq!(store.orphans(10).expect("orphans"), ["g1"]);
+}
+
+/// Issue 13: a node whose tokio workers are all busy (here the one worker of a
+/// current-thread runtime, blocked for over two leases) still renews its leases on its
+/// renewal thread, so it still answers for its game and nobody else can claim it; and
+/// giving its leases up stops that thread.
+#[test]
+fn a_node_whose_runtime_is_blocked_keeps_its_leases() {
+    let db = postgres_db();
+    let store = Arc::new(PgStore::open(db.url()).expect("store"));
+    store.create_game(&live_game("g1")).expect("a game");
+    let config = tengen::config::ClusterConfig {
+        lease_ms: 1_000,
+        name: unique_prefix(),
+        ..Default::default()
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let node = Node::join(&config, &nats_url(), "n1", store.clone())
+            .await
+            .expect("joined");
+        let mut lost = node.keep_leases().expect("a renewal thread");
+        assert!(matches!(node.claim("g1").await, Ok(Claim::Ours(_))));
+        // Nothing else runs on this runtime meanwhile: a renewal task would not either.
+        std::thread::sleep(Duration::from_millis(2_500));
+        assert!(node.relay().holds("g1"), "the tenure went stale");
+        assert_eq!(
+            store.claim("g1", "n2", 1_000).expect("claim"),
+            Claim::Held { node: "n1".into() },
+            "the lease lapsed in the store"
+        );
+        assert!(lost.try_recv().is_err(), "no game was lost");
+        node.release_all().await;
+        // The thread stops, closing its queue (a renewal already under way may first
+        // report the game just released as lost).
+        let closed = async { while lost.recv().await.is_some() {} };
+        tokio::time::timeout(Duration::from_secs(30), closed)
+            .await
+            .expect("the renewal thread stopped");
+    });
 }
 
 /// The moves stored for `game`, checking that its events are numbered 1, 2, 3 … with no

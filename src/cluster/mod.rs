@@ -13,11 +13,12 @@ pub mod mirror;
 pub mod numbers;
 pub mod owner;
 pub mod relay;
+mod renewal;
 pub mod wire;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
@@ -85,6 +86,8 @@ pub struct Node {
     /// One claim at a time here: two claims of one game by this node would leave the
     /// first room holding a fencing number the store no longer accepts.
     pub(crate) claiming: tokio::sync::Mutex<()>,
+    /// Stops the renewal thread when taken or dropped ([`Node::keep_leases`]).
+    renewing: Mutex<Option<std::sync::mpsc::Sender<()>>>,
 }
 
 /// This node's id: the configured one, else the one generated at its first start and
@@ -125,6 +128,7 @@ impl Node {
             leases,
             lease_ms: config.lease_ms,
             claiming: tokio::sync::Mutex::new(()),
+            renewing: Mutex::new(None),
         });
         Ok(node)
     }
@@ -185,40 +189,22 @@ impl Node {
         }
     }
 
-    /// Renews every lease this node holds; returns the games it lost meanwhile.
-    pub async fn renew(&self) -> Vec<String> {
-        let games: Vec<(String, u64)> = self
-            .tenure
-            .owned
-            .iter()
-            .map(|e| (e.key().to_string(), *e.value()))
-            .collect();
-        let started = Instant::now();
-        if games.is_empty() {
-            self.tenure.mark(started);
-            return Vec::new();
-        }
-        let (leases, node, ms) = (self.leases.clone(), self.id().to_owned(), self.lease_ms);
-        let renewed = tokio::task::spawn_blocking(move || leases.renew(&node, &games, ms)).await;
-        crate::metrics::cluster_renewal();
-        match renewed {
-            Ok(Ok(lost)) => {
-                // The lost games go first: nothing may answer for them as fresh.
-                for game in &lost {
-                    if self.tenure.owned.remove(game.as_str()).is_some() {
-                        crate::metrics::owned_games(-1);
-                        crate::metrics::cluster_lease_lost();
-                    }
-                }
-                self.tenure.mark(started);
-                lost
-            }
-            Ok(Err(e)) => {
-                tracing::error!(error = %e, "leases could not be renewed");
-                Vec::new()
-            }
-            Err(_) => Vec::new(),
-        }
+    /// Renews this node's leases from now on, on a thread of its own (`renewal.rs` says
+    /// why, and why a paused or cut-off node still stops answering); the games
+    /// it loses come out of the returned queue, already out of this node's tenure, for
+    /// their rooms to stop. Calling it again replaces the thread; [`Node::release_all`]
+    /// and dropping the node stop it.
+    pub fn keep_leases(&self) -> std::io::Result<tokio::sync::mpsc::Receiver<Vec<String>>> {
+        let (stop, stopped) = std::sync::mpsc::channel();
+        let renewer = renewal::Renewer {
+            tenure: self.tenure.clone(),
+            leases: self.leases.clone(),
+            node: self.id.clone(),
+            lease_ms: self.lease_ms,
+        };
+        let lost = renewer.spawn(stopped)?;
+        *self.renewing.lock().unwrap_or_else(PoisonError::into_inner) = Some(stop);
+        Ok(lost)
     }
 
     /// Games whose owner died (or that never had one): for this node to take over.
@@ -234,8 +220,16 @@ impl Node {
         }
     }
 
-    /// Gives up every lease at once (the node stops), so the others need not wait.
+    /// Gives up every lease at once (the node stops), so the others need not wait. The
+    /// renewal thread is stopped first; a renewal already under way keeps nothing, since
+    /// the store renews only leases whose owner is still this node.
     pub async fn release_all(&self) {
+        drop(
+            self.renewing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
         let games: Vec<String> = self
             .tenure
             .owned
