@@ -7,7 +7,8 @@
 # NODE_BIN (default target/release/tengen; not TENGEN_*, which the nodes read as settings) runs the nodes, LOAD_BIN (default the same)
 # the load tool. PostgreSQL at postgres://postgres:postgres@127.0.0.1:5432 (a fresh
 # database per run, dropped after), NATS at nats://127.0.0.1:4222 (a cluster name per
-# run). A move per game every 2 s; every run is bounded (the load tool stops at its
+# run). LEASE_MS sets the nodes' lease (default 2000); ONLY=three or ONLY=one runs one
+# side alone. A move per game every 2 s; every run is bounded (the load tool stops at its
 # --duration, the nodes are killed at the end).
 set -euo pipefail
 
@@ -16,6 +17,8 @@ spectators=${2:?spectators per game}
 secs=${3:-30}
 bin=${NODE_BIN:-target/release/tengen}
 load=${LOAD_BIN:-$bin}
+lease=${LEASE_MS:-2000}
+only=${ONLY:-}
 pg=postgres://postgres:postgres@127.0.0.1:5432
 stamp=$(date +%s)
 ulimit -n 20000 || true
@@ -42,13 +45,13 @@ run() {
         TENGEN_STORE__BACKEND=postgres TENGEN_STORE__POSTGRES_URL="$pg/$db" \
         TENGEN_CLUSTER__NATS_URL=nats://127.0.0.1:4222 \
         TENGEN_CLUSTER__NAME="bench${stamp}$name" TENGEN_CLUSTER__NODE_ID="n$i" \
-        TENGEN_CLUSTER__LEASE_MS=2000 TENGEN_AUTH__SECRET="bench-secret-$stamp" \
+        TENGEN_CLUSTER__LEASE_MS="$lease" TENGEN_AUTH__SECRET="bench-secret-$stamp" \
             "$bin" serve --listen "127.0.0.1:$port" --data "$dir/n$i" &
         pids+=($!)
         urls+=(--url "ws://127.0.0.1:$port/ws")
     done
     sleep 3
-    echo "== $name: $nodes node(s), $games games x (2 + $spectators), a move every 2 s, $secs s"
+    echo "== $name: $nodes node(s), $games games x (2 + $spectators), a move every 2 s, $secs s, lease $lease ms"
     "$load" load "${urls[@]}" --token-secret "$dir/secret" --games "$games" \
         --spectators "$spectators" --move-interval 2000 --duration "$secs" --settle 3 \
         --seed 13 || echo "(the load run reported a failure)"
@@ -57,5 +60,5 @@ run() {
     rm -rf "$dir"
 }
 
-run three 3
-run one 1
+[ "$only" = one ] || run three 3
+[ "$only" = three ] || run one 1
