@@ -3,9 +3,15 @@
 //! tests/data/gnugo, and long random legal games made deterministically here (captures,
 //! refills and ko fights that real games have too few of).
 //!
+//! Beside each corpus, `reference/<corpus>` replays it on the yardstick of issue 17:
+//! `reference/mod.rs`, a straightforward optimised engine (flood fill, Zobrist set, a
+//! full-board check on a hash match) that `Game::play` should stay at or above. Before it
+//! is timed, it must accept every move of the corpus and end on `Game`'s final board.
+//!
 //! Run: `cargo bench --bench rules -- --warm-up-time 1 --measurement-time 5`
 
 mod corpus;
+mod reference;
 
 use std::hint::black_box;
 
@@ -22,6 +28,45 @@ fn play(g: &Replay) -> Game {
             .expect("every move of the corpus is legal");
     }
     game
+}
+
+/// Replays `g` on the reference engine.
+fn play_reference(g: &Replay) -> reference::Engine {
+    let mut engine = reference::Engine::new(19, &g.setup, g.first);
+    for &(color, mv) in &g.moves {
+        engine
+            .play(color, mv)
+            .expect("every move of the corpus is legal");
+    }
+    engine
+}
+
+/// Panics unless the reference engine accepts every move of `corpus` and ends each game
+/// on the board tengen's `Game` ends it on, stone by stone: what makes the yardstick fair.
+fn check_reference(name: &str, corpus: &[Replay]) {
+    for (i, g) in corpus.iter().enumerate() {
+        let mut engine = reference::Engine::new(19, &g.setup, g.first);
+        for (k, &(color, mv)) in g.moves.iter().enumerate() {
+            if let Err(e) = engine.play(color, mv) {
+                panic!(
+                    "{name} game {i}: the reference engine refuses move {k} ({color:?} {mv:?}): {e:?}"
+                );
+            }
+        }
+        let game = play(g);
+        let board = game.board();
+        for v in board.points() {
+            assert_eq!(
+                engine.get(v),
+                board.get(v),
+                "{name} game {i}: the reference engine's final board differs from Game's at {v:?}"
+            );
+        }
+    }
+    eprintln!(
+        "{name}: the reference engine agrees with Game on all {} games",
+        corpus.len()
+    );
 }
 
 /// xorshift64*: a fixed sequence, so every run replays the same games.
@@ -83,6 +128,20 @@ fn replay(c: &mut Criterion) {
             b.iter(|| {
                 for g in corpus.iter() {
                     black_box(play(g));
+                }
+            })
+        });
+        // Checked on first use, outside the timed loop, so a filtered run checks (and
+        // callgrind counts) only what it measures.
+        let mut checked = false;
+        group.bench_function(format!("reference/{name}"), |b| {
+            if !checked {
+                check_reference(name, corpus);
+                checked = true;
+            }
+            b.iter(|| {
+                for g in corpus.iter() {
+                    black_box(play_reference(g));
                 }
             })
         });
