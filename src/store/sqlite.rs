@@ -1119,7 +1119,7 @@ mod tests {
         assert_eq!(synchronous(&store), 2);
         assert_eq!(raw(&store), 2);
         store.sync_log().expect("flushed");
-        // A rejected write leaves the connection at FULL too.
+        // A rejected group write changes nothing; whatever comes next still finds FULL.
         let refused = store.append_unsynced(&events("g", 2..=2));
         assert!(
             matches!(refused, Err(StoreError::SeqOutOfOrder { .. })),
