@@ -80,7 +80,7 @@ pub struct SqliteStore {
     /// The connection runs at `synchronous = NORMAL` for the group commit
     /// ([`Store::append_unsynced`]) and goes back to `sync` only when something else
     /// takes it ([`SqliteStore::lock`]): switching costs a parsed statement and expires
-    /// every prepared one, which twice per group was an eighth of a loaded server's CPU.
+    /// every prepared one, which twice per group was 5-7% of a loaded server's CPU.
     /// Read and written only with `conn` locked.
     relaxed: AtomicBool,
     sync: SyncMode,
