@@ -6,6 +6,8 @@
 //! count is zero exactly when the chain has no liberty, which is all capture and suicide
 //! need, and it is kept up to date in O(1) per placed stone.
 
+use std::sync::OnceLock;
+
 use super::vertex::{Color, MAX_SIZE, MIN_SIZE, Vertex};
 use super::zobrist;
 
@@ -41,7 +43,12 @@ fn color_of(cell: u8) -> Option<Color> {
 #[error("board size {0} is not supported; use a size from 2 to 25")]
 pub struct SizeError(pub u8);
 
-/// What placing a stone would do, worked out without changing the board.
+/// The chain of a neighbour that holds no stone (empty or off the board): point 0, a corner
+/// of the edge, which never holds a stone, so no chain has it as its head.
+const NO_CHAIN: u16 = 0;
+
+/// What placing a stone would do, worked out without changing the board. It also keeps
+/// what [`Board::commit`] needs, so playing the move reads the neighbourhood only once.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Placement {
     /// The board hash after the move (captures included).
@@ -52,6 +59,46 @@ pub(super) struct Placement {
     pub suicide: bool,
     /// The move captures one stone and leaves a lone stone in atari at `ko_point`.
     pub ko_point: Option<u16>,
+    point: u16,
+    color: Color,
+    /// The chain head of each neighbour of `point` (`NO_CHAIN` for no stone), in the
+    /// order of [`Board::around`].
+    heads: [u16; 4],
+    /// Bit `k`: neighbour `k` holds an own stone, whose chain joins the new one.
+    joins: u8,
+    /// Bit `k`: neighbour `k` is the first to touch an opposing chain that is captured.
+    takes: u8,
+    /// Empty neighbours: the new stone's own pseudo-liberties.
+    empties: u16,
+}
+
+impl Placement {
+    /// The heads of the chains `mask` marks, in neighbour order.
+    fn chains(&self, mut mask: u8) -> impl Iterator<Item = u16> + use<> {
+        let heads = self.heads;
+        std::iter::from_fn(move || {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask.wrapping_sub(1);
+            heads.get(k).copied()
+        })
+    }
+}
+
+/// How many of the four `heads` each one's chain has, itself included: lane by lane in
+/// one word, each head compared with the three others at once by rotating the word.
+#[inline(always)]
+fn held(heads: [u16; 4]) -> [u16; 4] {
+    const LOW: u64 = 0x7fff_7fff_7fff_7fff;
+    let word = heads
+        .iter()
+        .rev()
+        .fold(0u64, |word, &h| word << 16 | u64::from(h));
+    // Bit 0 of each lane whose 16 bits are all zero (heads are below 2^15).
+    let zero = |x: u64| (!(((x & LOW) + LOW) | x) & !LOW) >> 15;
+    let others = zero(word ^ word.rotate_left(16))
+        + zero(word ^ word.rotate_left(32))
+        + zero(word ^ word.rotate_left(48));
+    std::array::from_fn(|k| 1 + (others >> (16 * k)) as u16)
 }
 
 /// A Go board of any size from 2 to 25.
@@ -73,27 +120,35 @@ pub struct Board {
 impl Board {
     /// An empty board.
     pub fn new(size: u8) -> Result<Board, SizeError> {
-        if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
-            return Err(SizeError(size));
-        }
-        let stride = size as u16 + 2;
-        let mut cells = [EDGE; CELLS];
-        for y in 0..size {
-            for x in 0..size {
-                cells[(y as usize + 1) * stride as usize + x as usize + 1] = EMPTY;
+        Board::empty(size).cloned()
+    }
+
+    /// The empty board of `size`, made once per process: a new board is a copy of it, and
+    /// a game without set-up stones starts from it without a copy of its own.
+    pub(super) fn empty(size: u8) -> Result<&'static Board, SizeError> {
+        const SIZES: usize = (MAX_SIZE - MIN_SIZE + 1) as usize;
+        static BOARDS: [OnceLock<Board>; SIZES] = [const { OnceLock::new() }; SIZES];
+        let once = BOARDS
+            .get(usize::from(size.wrapping_sub(MIN_SIZE)))
+            .ok_or(SizeError(size))?;
+        Ok(once.get_or_init(|| {
+            let stride = size as usize + 2;
+            let mut cells = [EDGE; CELLS];
+            for row in cells[stride..].chunks_exact_mut(stride).take(size as usize) {
+                row[1..=size as usize].fill(EMPTY);
             }
-        }
-        Ok(Board {
-            size,
-            stride,
-            cells,
-            head: [0; CELLS],
-            next: [0; CELLS],
-            libs: [0; CELLS],
-            len: [0; CELLS],
-            hash: 0,
-            on_board: [0; 2],
-        })
+            Board {
+                size,
+                stride: stride as u16,
+                cells,
+                head: [0; CELLS],
+                next: [0; CELLS],
+                libs: [0; CELLS],
+                len: [0; CELLS],
+                hash: 0,
+                on_board: [0; 2],
+            }
+        }))
     }
 
     pub fn size(&self) -> u8 {
@@ -198,16 +253,6 @@ impl Board {
         [i - 1, i + 1, i - s, i + s]
     }
 
-    /// How many of the points around `p` belong to the chain headed by `h`.
-    #[inline]
-    fn touching(&self, p: usize, h: u16) -> u16 {
-        self.around(p)
-            .iter()
-            .filter(|&&n| self.cells[n] == BLACK || self.cells[n] == WHITE)
-            .filter(|&&n| self.head[n] == h)
-            .count() as u16
-    }
-
     /// Whether the empty point `i` is on the board and empty.
     #[inline]
     pub(super) fn is_empty_idx(&self, i: usize) -> bool {
@@ -215,63 +260,67 @@ impl Board {
     }
 
     /// Works out what `color` playing on the empty point `p` would do.
+    ///
+    /// A neighbouring chain loses one pseudo-liberty per neighbour of `p` it holds, and is
+    /// left without a liberty exactly when that takes its count to zero. Every neighbour
+    /// is worked through alike, stone or not, and the answers for stones kept: which
+    /// neighbours are stones is as good as random, and a branch on it would be mispredicted
+    /// about once a move.
+    #[inline(always)]
     pub(super) fn placement(&self, p: usize, color: Color) -> Placement {
-        let own = stone(color);
-        let mut liberty = false;
+        let (own, theirs) = (stone(color), stone(color.opponent()));
+        let around = self.around(p);
+        let cells = around.map(|n| self.cells[n]);
+        let heads: [u16; 4] = std::array::from_fn(|k| {
+            let h = self.head[around[k]];
+            if matches!(cells[k], BLACK | WHITE) {
+                h
+            } else {
+                NO_CHAIN
+            }
+        });
+        let held = held(heads);
+        let empties = cells.iter().filter(|&&c| c == EMPTY).count() as u16;
+        let (mut joins, mut takes, mut captures) = (0, 0, 0);
         let mut hash_after = self.hash ^ zobrist::key(color, p);
-        let mut captured_heads = [u16::MAX; 4];
-        let mut captures = 0u16;
-        let mut captured_at = 0usize;
-        for (k, n) in self.around(p).into_iter().enumerate() {
-            match self.cells[n] {
-                EMPTY => liberty = true,
-                EDGE => {}
-                cell => {
-                    let h = self.head[n];
-                    let remaining = self.libs[h as usize] - self.touching(p, h);
-                    if cell == own {
-                        liberty |= remaining > 0;
-                    } else if remaining == 0 && !captured_heads[..k].contains(&h) {
-                        captured_heads[k] = h;
-                        captures += self.len[h as usize];
-                        captured_at = n;
-                        hash_after ^= self.chain_hash(h as usize);
-                    }
-                }
+        let mut liberty = empties > 0;
+        for k in 0..4 {
+            let h = heads[k];
+            let left = self.libs[h as usize] > held[k];
+            let mine = cells[k] == own;
+            joins |= u8::from(mine) << k;
+            liberty |= mine & left;
+            if cells[k] == theirs && !left && !heads[..k].contains(&h) {
+                takes |= 1 << k;
+                captures += self.len[h as usize];
+                hash_after ^= self.chain_hash(h as usize);
             }
         }
-        // A ko: one stone captured, and the new stone stands alone with the captured
-        // point as its only liberty, so the opponent could take straight back.
-        let ko_point = (captures == 1
-            && self
-                .around(p)
-                .iter()
-                .all(|&n| self.cells[n] != own && (self.cells[n] != EMPTY)))
-        .then_some(captured_at as u16);
-        Placement {
+        let mut pl = Placement {
             hash_after,
             captures,
             suicide: !liberty && captures == 0,
-            ko_point,
+            ko_point: None,
+            point: p as u16,
+            color,
+            heads,
+            joins,
+            takes,
+            empties,
+        };
+        // A ko: one stone captured, and the new stone stands alone with the captured
+        // point as its only liberty, so the opponent could take straight back.
+        if captures == 1 && empties == 0 && joins == 0 {
+            pl.ko_point = pl.chains(takes).next();
         }
+        pl
     }
 
-    /// Calls `captured` for every opposing stone that `color` playing on the empty point
-    /// `p` would remove, in the order [`Board::apply`] removes them: chain by chain as
-    /// the neighbours of `p` are visited, each chain from its head.
-    pub(super) fn captured_by(&self, p: usize, color: Color, mut captured: impl FnMut(Vertex)) {
-        let own = stone(color);
-        let mut seen_heads = [u16::MAX; 4];
-        for (k, n) in self.around(p).into_iter().enumerate() {
-            let cell = self.cells[n];
-            if cell == own || cell == EMPTY || cell == EDGE {
-                continue;
-            }
-            let h = self.head[n];
-            if seen_heads[..k].contains(&h) || self.libs[h as usize] != self.touching(p, h) {
-                continue;
-            }
-            seen_heads[k] = h;
+    /// Calls `captured` for every opposing stone that `pl` would remove, in the order
+    /// [`Board::commit`] removes them: chain by chain as the neighbours of the point are
+    /// visited, each chain from its head.
+    pub(super) fn captured_by(&self, pl: &Placement, mut captured: impl FnMut(Vertex)) {
+        for h in pl.chains(pl.takes) {
             let mut s = h as usize;
             loop {
                 captured(self.vertex(s));
@@ -299,36 +348,38 @@ impl Board {
     /// Places a stone of `color` on the empty point `p`, removes the opposing chains it
     /// leaves without liberties (then its own chain, if that has none: only setup
     /// positions can ask for that), and calls `captured` for every removed stone.
-    pub(super) fn apply(&mut self, p: usize, color: Color, mut captured: impl FnMut(Vertex)) {
-        let own = stone(color);
-        self.cells[p] = own;
-        self.hash ^= zobrist::key(color, p);
-        self.on_board[color.index()] += 1;
-        self.head[p] = p as u16;
-        self.next[p] = p as u16;
+    pub(super) fn apply(&mut self, p: usize, color: Color, captured: impl FnMut(Vertex)) {
+        let pl = self.placement(p, color);
+        self.commit(&pl, captured);
+    }
+
+    /// Makes the placement `pl`, worked out on this board as it still is: the stone goes
+    /// down, joins its own chains, and the chains `pl` captures (then its own, if `pl` is
+    /// suicide) are removed, `captured` being called for every removed stone.
+    #[inline(always)]
+    pub(super) fn commit(&mut self, pl: &Placement, mut captured: impl FnMut(Vertex)) {
+        let p = pl.point as usize;
+        self.cells[p] = stone(pl.color);
+        self.hash ^= zobrist::key(pl.color, p);
+        self.on_board[pl.color.index()] += 1;
+        self.head[p] = pl.point;
+        self.next[p] = pl.point;
         self.len[p] = 1;
-        self.libs[p] = 0;
-        let around = self.around(p);
-        for n in around {
-            match self.cells[n] {
-                EMPTY => self.libs[p] += 1,
-                EDGE => {}
-                _ => self.libs[self.head[n] as usize] -= 1,
+        self.libs[p] = pl.empties;
+        // Without a branch on which neighbours are stones: `NO_CHAIN` takes nothing.
+        for h in pl.heads {
+            self.libs[h as usize] -= u16::from(h != NO_CHAIN);
+        }
+        // Two neighbours may hold one chain: joined through the first, it has p's head.
+        for h in pl.chains(pl.joins) {
+            if self.head[h as usize] != self.head[p] {
+                self.merge(self.head[p] as usize, h as usize);
             }
         }
-        for n in around {
-            if self.cells[n] == own && self.head[n] != self.head[p] {
-                self.merge(self.head[p] as usize, self.head[n] as usize);
-            }
+        for h in pl.chains(pl.takes) {
+            self.remove(h as usize, &mut captured);
         }
-        for n in around {
-            let cell = self.cells[n];
-            if cell != own && cell != EMPTY && cell != EDGE && self.libs[self.head[n] as usize] == 0
-            {
-                self.remove(self.head[n] as usize, &mut captured);
-            }
-        }
-        if self.libs[self.head[p] as usize] == 0 {
+        if pl.suicide {
             self.remove(self.head[p] as usize, &mut captured);
         }
     }
@@ -433,5 +484,26 @@ impl Board {
             }
         }
         Ok(board)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_counts_each_head_among_the_four() {
+        let heads = [0u16, 1, 728, 0x7fff];
+        for a in heads {
+            for b in heads {
+                for c in heads {
+                    for d in heads {
+                        let four = [a, b, c, d];
+                        let counted = four.map(|h| four.iter().filter(|&&o| o == h).count() as u16);
+                        assert_eq!(held(four), counted, "{four:?}");
+                    }
+                }
+            }
+        }
     }
 }

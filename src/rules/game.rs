@@ -4,8 +4,9 @@
 //! Superko looks at the whole history, the starting position included. A 64-bit hash
 //! only nominates a repetition: before a move is refused, the earlier position is rebuilt
 //! from the move list and compared stone by stone, so a hash collision can never forbid a
-//! legal move. Rebuilding is rare (real repetitions), so the common path stays a hash
-//! probe with no allocation.
+//! legal move. Rebuilding is rare (real repetitions), and so is looking through the
+//! history at all: the common path is one probe of a small filter ([`Seen`]) with no
+//! allocation.
 
 use std::sync::Arc;
 
@@ -42,74 +43,84 @@ impl IllegalMove {
     }
 }
 
-/// A set of position keys with no false negatives: open addressing over a power-of-two
-/// table, grown (rarely) when three-quarters full. Every decision copies its game, so
-/// the table's size is copied per move: it is kept no larger than that load allows.
+/// The position keys a game has filed, as a filter with no false negatives: open
+/// addressing over a power-of-two table of 15-bit tags (0 marks an empty slot), grown
+/// (rarely) when three-quarters full. A tag found says only that the key *may* have been
+/// filed, and the caller looks for it in the history. Full keys would make the table four
+/// times larger, and every new game zeroes it and every decision copies it; a false alarm
+/// (one in 32,768 of the filed slots a probe passes) costs a scan of the history.
 #[derive(Clone)]
 struct Seen {
-    slots: Vec<u64>,
+    tags: Vec<u16>,
     len: usize,
 }
 
 impl Seen {
-    fn with_capacity(positions: usize) -> Seen {
+    /// Room for `positions` keys before the table must grow.
+    fn with_room(positions: usize) -> Seen {
+        Seen::with_slots((positions * 4 / 3 + 1).next_power_of_two().max(64))
+    }
+
+    fn with_slots(slots: usize) -> Seen {
         Seen {
-            slots: vec![0; (positions * 4 / 3 + 1).next_power_of_two().max(64)],
+            tags: vec![0; slots],
             len: 0,
         }
     }
 
-    #[inline]
-    fn slot(&self, key: u64) -> usize {
-        (key as usize) & (self.slots.len() - 1)
-    }
-
-    /// Keys are stored with the low bit set so that 0 can mark an empty slot.
-    #[inline]
-    fn contains(&self, key: u64) -> bool {
-        let key = key | 1;
-        let mut i = self.slot(key);
+    /// The empty slot where `key` would be filed, with its tag; `None` when the tag is
+    /// in the key's run already. The low bits of the key pick where the run starts, its
+    /// top 15 bits (and the low bit set, never 0) are the tag.
+    #[inline(always)]
+    fn vacancy(&self, key: u64) -> Option<(usize, u16)> {
+        let mask = self.tags.len() - 1;
+        let (mut i, tag) = (key as usize & mask, (key >> 48) as u16 | 1);
         loop {
-            match self.slots[i] {
-                0 => return false,
-                k if k == key => return true,
-                _ => i = (i + 1) & (self.slots.len() - 1),
+            match self.tags[i] {
+                0 => return Some((i, tag)),
+                t if t == tag => return None,
+                _ => i = (i + 1) & mask,
             }
         }
     }
 
+    /// Whether `key` may have been filed: false means it certainly was not.
+    #[inline(always)]
+    fn may_contain(&self, key: u64) -> bool {
+        self.vacancy(key).is_none()
+    }
+
+    /// Whether one more key would take the table over three-quarters full.
+    #[inline]
+    fn is_full(&self) -> bool {
+        (self.len + 1) * 4 > self.tags.len() * 3
+    }
+
+    /// Files `key` (see [`Seen::is_full`] first). A tag already in the run stands for it.
+    #[inline]
     fn insert(&mut self, key: u64) {
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
-            let grown = vec![0; self.slots.len() * 2];
-            let old = std::mem::replace(&mut self.slots, grown);
-            self.len = 0;
-            for k in old.into_iter().filter(|&k| k != 0) {
-                self.insert(k);
-            }
-        }
-        let key = key | 1;
-        let mut i = self.slot(key);
-        loop {
-            match self.slots[i] {
-                0 => {
-                    self.slots[i] = key;
-                    self.len += 1;
-                    return;
-                }
-                k if k == key => return,
-                _ => i = (i + 1) & (self.slots.len() - 1),
-            }
+        if let Some((i, tag)) = self.vacancy(key) {
+            self.tags[i] = tag;
+            self.len += 1;
         }
     }
+}
+
+/// The position before the first move. It never changes, so every copy of a game shares
+/// it: copying a game (as a decision does) copies one board, not two.
+#[derive(Clone)]
+enum Start {
+    /// The empty board of the game's size ([`Board::empty`]).
+    Empty(&'static Board),
+    /// Handicap or other set-up stones.
+    Setup(Arc<Board>),
 }
 
 /// A game from its starting position onwards.
 #[derive(Clone)]
 pub struct Game {
     ko_rule: KoRule,
-    /// Never changes after the set-up: shared by every copy of the game, so copying a
-    /// game (as a decision does) copies one board, not two.
-    start: Arc<Board>,
+    start: Start,
     /// On the heap, so that moving a game (and the room's game around it) does not copy
     /// the board's several KB.
     board: Box<Board>,
@@ -140,20 +151,27 @@ impl Game {
         stones: &[(Vertex, Color)],
         to_move: Color,
     ) -> Result<Game, SizeError> {
-        let mut board = Board::new(size)?;
-        for &(v, c) in stones {
-            board.place_setup(v, c);
-        }
+        let empty = Board::empty(size)?;
+        let mut board = Box::new(empty.clone());
+        let start = match stones {
+            [] => Start::Empty(empty),
+            _ => {
+                for &(v, c) in stones {
+                    board.place_setup(v, c);
+                }
+                Start::Setup(Arc::new(Board::clone(&board)))
+            }
+        };
         let area = size as usize * size as usize;
         let mut game = Game {
             ko_rule,
-            start: Arc::new(board.clone()),
-            board: Box::new(board),
+            start,
+            board,
             start_to_move: to_move,
             to_move,
             moves: Vec::with_capacity(area * 3 / 2),
             history: Vec::with_capacity(area * 3 / 2 + 1),
-            seen: Seen::with_capacity(area * 2),
+            seen: Seen::with_room(area * 2),
             ko: None,
             prisoners: [0; 2],
             passes_in_row: 0,
@@ -169,7 +187,10 @@ impl Game {
 
     /// The position the game started from (after handicap or setup stones).
     pub fn start(&self) -> &Board {
-        &self.start
+        match &self.start {
+            Start::Empty(board) => board,
+            Start::Setup(board) => board,
+        }
     }
 
     pub fn ko_rule(&self) -> KoRule {
@@ -216,9 +237,9 @@ impl Game {
         match mv {
             Move::Pass => Ok(Vec::new()),
             Move::Play(v) => {
-                let (p, placement) = self.judge(color, v, true)?;
+                let placement = self.judge(color, v, true)?;
                 let mut out = Vec::with_capacity(usize::from(placement.captures));
-                self.board.captured_by(p, color, |s| out.push(s));
+                self.board.captured_by(&placement, |s| out.push(s));
                 Ok(out)
             }
         }
@@ -249,10 +270,10 @@ impl Game {
                 self.passes_in_row += 1;
             }
             Move::Play(v) => {
-                let (p, placement) = self.judge(color, v, repetition)?;
+                let placement = self.judge(color, v, repetition)?;
                 self.last_captures.clear();
                 let captured = &mut self.last_captures;
-                self.board.apply(p, color, |s| captured.push(s));
+                self.board.commit(&placement, |s| captured.push(s));
                 self.prisoners[color.index()] += u32::from(placement.captures);
                 self.ko = placement.ko_point.map(|k| (k, color.opponent()));
                 self.passes_in_row = 0;
@@ -267,12 +288,7 @@ impl Game {
     /// The verdict on `color` placing a stone on `v`, with what the placement would do;
     /// the repetition rules are consulted only when `repetition` is set.
     #[inline(always)]
-    fn judge(
-        &self,
-        color: Color,
-        v: Vertex,
-        repetition: bool,
-    ) -> Result<(usize, Placement), IllegalMove> {
+    fn judge(&self, color: Color, v: Vertex, repetition: bool) -> Result<Placement, IllegalMove> {
         if !self.board.contains(v) {
             return Err(IllegalMove::OffBoard(v));
         }
@@ -285,16 +301,22 @@ impl Game {
             return Err(IllegalMove::Suicide(v));
         }
         if !repetition {
-            return Ok((p, placement));
+            return Ok(placement);
         }
         if self.ko == Some((p as u16, color)) {
             return Err(IllegalMove::Ko(v));
         }
         // Every placement is checked, captures or not: a cycle can close on a quiet move.
-        if self.ko_rule != KoRule::Simple && self.repeats(color, p, placement.hash_after) {
+        // The probe almost always misses; only a hit pays for the look at the history.
+        if self.ko_rule != KoRule::Simple
+            && self
+                .seen
+                .may_contain(self.key(placement.hash_after, color.opponent()))
+            && self.repeats(color, &placement)
+        {
             return Err(IllegalMove::Superko(v));
         }
-        Ok((p, placement))
+        Ok(placement)
     }
 
     /// The key under which the repetition rule files a position.
@@ -306,12 +328,28 @@ impl Game {
         }
     }
 
+    #[inline]
     fn record_position(&mut self) {
         let hash = self.board.hash();
-        self.history.push(hash);
         if self.ko_rule != KoRule::Simple {
+            if self.seen.is_full() {
+                self.grow_seen();
+            }
             self.seen.insert(self.key(hash, self.to_move));
         }
+        self.history.push(hash);
+    }
+
+    /// Refiles the history in a table of twice the size. Tags cannot be moved to the
+    /// larger table's slots, so the keys are made again from the history.
+    #[cold]
+    #[inline(never)]
+    fn grow_seen(&mut self) {
+        let mut seen = Seen::with_slots(self.seen.tags.len() * 2);
+        for (i, &hash) in self.history.iter().enumerate() {
+            seen.insert(self.key(hash, self.to_move_at(i)));
+        }
+        self.seen = seen;
     }
 
     /// Who was to move in history position `i`.
@@ -322,29 +360,31 @@ impl Game {
         }
     }
 
-    /// Whether `color` playing on `p` (whose result hashes to `hash_after`) recreates an
-    /// earlier position the repetition rule forbids. Confirmed stone by stone.
-    fn repeats(&self, color: Color, p: usize, hash_after: u64) -> bool {
+    /// Whether `color` making `placement`, whose position key the game may have seen,
+    /// recreates an earlier position the repetition rule forbids. Confirmed stone by stone.
+    #[cold]
+    #[inline(never)]
+    fn repeats(&self, color: Color, placement: &Placement) -> bool {
         let next = color.opponent();
-        if !self.seen.contains(self.key(hash_after, next)) {
-            return false;
-        }
-        let mut after = Board::clone(&self.board);
-        after.apply(p, color, |_| {});
-        let mut replay = Board::clone(&self.start);
-        let mut replayed = 0;
-        for (i, &hash) in self.history.iter().enumerate() {
-            let side_matches = self.ko_rule == KoRule::Positional || self.to_move_at(i) == next;
-            if hash != hash_after || !side_matches {
-                continue;
-            }
-            for &(c, m) in &self.moves[replayed..i] {
+        let candidates = self.history.iter().enumerate().filter(|&(i, &hash)| {
+            hash == placement.hash_after
+                && (self.ko_rule == KoRule::Positional || self.to_move_at(i) == next)
+        });
+        // Made at the first candidate: a false alarm of the filter costs only the scan.
+        let mut boards = None;
+        for (i, _) in candidates {
+            let (after, replay, replayed) = boards.get_or_insert_with(|| {
+                let mut after = Board::clone(&self.board);
+                after.commit(placement, |_| {});
+                (after, Board::clone(self.start()), 0)
+            });
+            for &(c, m) in &self.moves[*replayed..i] {
                 if let Move::Play(v) = m {
                     replay.apply(replay.idx(v), c, |_| {});
                 }
             }
-            replayed = i;
-            if replay.same_stones(&after) {
+            *replayed = i;
+            if replay.same_stones(after) {
                 return true;
             }
         }
@@ -396,14 +436,43 @@ mod tests {
     }
 
     #[test]
-    fn seen_set_grows_and_keeps_every_key() {
-        let mut s = Seen::with_capacity(4);
-        for k in 0..1000u64 {
-            s.insert(k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    fn seen_filter_has_no_false_negatives() {
+        let key = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut s = Seen::with_room(700);
+        for k in 0..700 {
+            assert!(!s.is_full());
+            s.insert(key(k));
         }
-        for k in 0..1000u64 {
-            assert!(s.contains(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        assert!((0..700).all(|k| s.may_contain(key(k))));
+        let false_alarms = (700..100_700).filter(|&k| s.may_contain(key(k))).count();
+        assert!(
+            false_alarms < 100,
+            "{false_alarms} false alarms in 100,000 probes"
+        );
+    }
+
+    /// A game long enough to outgrow its table still finds every earlier position.
+    #[test]
+    fn seen_grows_and_keeps_every_position() {
+        for ko_rule in [KoRule::Situational, KoRule::Positional] {
+            let mut game = Game::new(9, ko_rule).unwrap();
+            let slots = game.seen.tags.len();
+            let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+            while game.seen.tags.len() == slots {
+                assert!(game.moves().len() < 10_000, "{ko_rule:?}: the table grows");
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let v = Vertex::new((seed % 9) as u8, ((seed >> 8) % 9) as u8);
+                let c = game.to_move();
+                if game.play(c, Move::Play(v)).is_err() {
+                    game.play(c, Move::Pass).unwrap();
+                }
+            }
+            for (i, &hash) in game.history.iter().enumerate() {
+                let key = game.key(hash, game.to_move_at(i));
+                assert!(game.seen.may_contain(key), "{ko_rule:?}: position {i}");
+            }
         }
-        assert!(!s.contains(12345));
     }
 }
