@@ -12,14 +12,20 @@
 //! waiting). Readers of the store (an HTTP game view) can see a group between its write
 //! and its flush; nothing is acknowledged or broadcast before the flush.
 //!
-//! Both stages run their blocking work on tokio's blocking pool (`spawn_blocking`):
-//! SQLite blocks, and tokio's paused test clock knows to wait for blocking work, so clock
-//! tests over a real store stay exact.
+//! Each stage runs on a thread of its own ([`Stage::Thread`]), so a commit is not queued
+//! behind thousands of connection tasks on the runtime's workers each time it changes
+//! hands: under load those waits, not the disk, were most of a move's latency. On a
+//! current-thread runtime (tests on tokio's paused clock) the stages are tasks that block
+//! on the blocking pool instead ([`Stage::Pool`]): that is the one blocking work the
+//! paused clock knows to wait for, so clock tests over a real store stay exact.
 
+use std::future::Future;
 use std::ops::Range;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::{Append, Durability, Store, StoreError};
@@ -71,17 +77,19 @@ pub struct StoreWriter {
 }
 
 impl StoreWriter {
-    /// Starts the writer task (on the current tokio runtime) with room for `queue` waiting commits.
+    /// Starts the writer with room for `queue` waiting commits, its stages as the current
+    /// tokio runtime calls for ([`Stage::for_runtime`]).
     ///
-    /// Outside a runtime the failure is logged and every
-    /// `commit` on the returned handle fails with [`StoreError::WriterStopped`] (so the
-    /// readiness probe and the games see it) rather than panicking here.
+    /// Outside a runtime, or if a stage's thread cannot be started, the failure is logged
+    /// and every `commit` on the returned handle fails with [`StoreError::WriterStopped`]
+    /// (so the readiness probe and the games see it) rather than panicking here.
     pub fn spawn(store: Arc<dyn Store>, queue: usize) -> StoreWriter {
         let (tx, rx) = mpsc::channel(queue.max(1));
         let (stopped_tx, stopped) = watch::channel(());
-        match tokio::runtime::Handle::try_current() {
+        match Handle::try_current() {
             Ok(runtime) => {
-                runtime.spawn(run(store, rx, stopped_tx));
+                let stage = Stage::for_runtime(&runtime);
+                stage.start("tengen-store-write", run(store, rx, stopped_tx, stage));
             }
             // `rx` and `stopped_tx` are dropped here: sends fail, `close` returns at once.
             Err(err) => tracing::error!(error = %err, "the store writer needs a tokio runtime"),
@@ -127,14 +135,73 @@ impl StoreWriter {
     }
 }
 
-/// The writer task: wait for one request, take everything else already queued (up to
+/// Where a stage of the writer runs, and so where its blocking work does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stage {
+    /// A thread of its own, driving the stage on a runtime of its own that has nothing
+    /// else to run, so the store's calls block that thread only.
+    Thread,
+    /// A task on the caller's runtime, its store calls on the blocking pool.
+    Pool,
+}
+
+impl Stage {
+    /// Threads, except on a current-thread runtime (see the module's comment).
+    fn for_runtime(runtime: &Handle) -> Stage {
+        match runtime.runtime_flavor() {
+            RuntimeFlavor::CurrentThread => Stage::Pool,
+            _ => Stage::Thread,
+        }
+    }
+
+    /// Starts the stage's loop `stage`; a failure to is logged, and drops `stage` with
+    /// the channels it holds, which its peers see as the stage gone.
+    fn start(self, name: &str, stage: impl Future<Output = ()> + Send + 'static) {
+        match self {
+            Stage::Pool => drop(tokio::spawn(stage)),
+            Stage::Thread => {
+                let started = tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .and_then(|runtime| {
+                        std::thread::Builder::new()
+                            .name(name.to_owned())
+                            .spawn(move || runtime.block_on(stage))
+                    });
+                if let Err(err) = started {
+                    tracing::error!(error = %err, stage = name, "a store writer stage could not start");
+                }
+            }
+        }
+    }
+
+    /// Runs the store call `work` where this stage blocks; `None` if it panicked.
+    async fn block<T: Send + 'static>(
+        self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<T> {
+        match self {
+            Stage::Thread => std::panic::catch_unwind(AssertUnwindSafe(work)).ok(),
+            Stage::Pool => tokio::task::spawn_blocking(work).await.ok(),
+        }
+    }
+}
+
+/// The writer stage: wait for one request, take everything else already queued (up to
 /// the cap), write it as one group, hand it to the syncer if it waits for a flush,
 /// repeat until the channel is closed and empty; then wait for the syncer to answer the
 /// last groups.
-async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Message>, stopped: watch::Sender<()>) {
+async fn run(
+    store: Arc<dyn Store>,
+    mut rx: mpsc::Receiver<Message>,
+    stopped: watch::Sender<()>,
+    stage: Stage,
+) {
     let (written, unsynced) = mpsc::channel(MAX_UNSYNCED_GROUPS);
     let failure = Arc::new(OnceLock::new());
-    let syncer = tokio::spawn(sync(store.clone(), unsynced, failure.clone()));
+    // Never sent on: the syncer drops it when it is done.
+    let (synced_all, syncer) = oneshot::channel::<()>();
+    let syncer_stage = sync(store.clone(), unsynced, failure.clone(), stage, synced_all);
+    stage.start("tengen-store-sync", syncer_stage);
     let mut batch = Vec::new();
     while let Some(message) = rx.recv().await {
         take(message, &mut batch, &mut rx);
@@ -156,8 +223,9 @@ async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Message>, stopped: wa
         let store = store.clone();
         // A panic in the store would drop the waiters' acks: they then see
         // WriterStopped, and the next group goes on.
-        let Ok(acks) =
-            tokio::task::spawn_blocking(move || commit_batch(store.as_ref(), group)).await
+        let Some(acks) = stage
+            .block(move || commit_batch(store.as_ref(), group))
+            .await
         else {
             continue;
         };
@@ -176,12 +244,15 @@ async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<Message>, stopped: wa
 }
 
 /// The second stage: takes every group written so far, flushes the log once for all of
-/// them, answers them, and again, until the writer is done. A failed flush is kept in
-/// `failure`, and fails every group after it unflushed (see [`StoreWriter`]).
+/// them, answers them, and again, until the writer is done; then drops `done`. A failed
+/// flush is kept in `failure`, and fails every group after it unflushed (see
+/// [`StoreWriter`]).
 async fn sync(
     store: Arc<dyn Store>,
     mut unsynced: mpsc::Receiver<Vec<Ack>>,
     failure: Arc<OnceLock<StoreError>>,
+    stage: Stage,
+    done: oneshot::Sender<()>,
 ) {
     while let Some(mut acks) = unsynced.recv().await {
         while let Ok(more) = unsynced.try_recv() {
@@ -191,14 +262,15 @@ async fn sync(
             Some(err) => Err(err.clone()),
             None => {
                 let store = store.clone();
-                let synced = tokio::task::spawn_blocking(move || {
-                    let started = Instant::now();
-                    let synced = store.sync_log();
-                    crate::metrics::store_fsync(started.elapsed().as_micros() as u64);
-                    synced
-                })
-                .await
-                .unwrap_or(Err(StoreError::WriterStopped));
+                let synced = stage
+                    .block(move || {
+                        let started = Instant::now();
+                        let synced = store.sync_log();
+                        crate::metrics::store_fsync(started.elapsed().as_micros() as u64);
+                        synced
+                    })
+                    .await
+                    .unwrap_or(Err(StoreError::WriterStopped));
                 if let Err(err) = &synced {
                     tracing::error!(error = %err, requests = acks.len(), "the store's log could not be flushed; no more commits are taken");
                     let _ = failure.set(err.clone());
@@ -208,6 +280,8 @@ async fn sync(
         };
         answer(acks, &synced);
     }
+    drop(store);
+    drop(done);
 }
 
 fn answer(acks: impl IntoIterator<Item = Ack>, outcome: &Result<(), StoreError>) {
