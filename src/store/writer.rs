@@ -154,8 +154,8 @@ impl Stage {
         }
     }
 
-    /// Starts the stage's loop `stage`; a failure to is logged, and drops `stage` with
-    /// the channels it holds, which its peers see as the stage gone.
+    /// Starts the stage's loop `stage`. A failure to start is logged and drops `stage`
+    /// with the channels it holds, which its peers see as the stage gone.
     fn start(self, name: &str, stage: impl Future<Output = ()> + Send + 'static) {
         match self {
             Stage::Pool => drop(tokio::spawn(stage)),
