@@ -136,7 +136,7 @@ impl StoreWriter {
 }
 
 /// Where a stage of the writer runs, and so where its blocking work does.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 enum Stage {
     /// A thread of its own, driving the stage on a runtime of its own that has nothing
     /// else to run, so the store's calls block that thread only.
