@@ -476,11 +476,13 @@ pub trait Store: AccountStore + Send + Sync + 'static {
     fn append(&self, batch: &[Append]) -> Result<(), StoreError>;
 
     /// Writes the batch as [`Store::append`] does, but may return before it is durable,
-    /// saying so: the [`StoreWriter`] then writes the next group while one
-    /// [`Store::sync_log`] makes this one (and any written meanwhile) durable.
+    /// saying so: the [`StoreWriter`] then makes the whole group durable with one
+    /// [`Store::sync_log`] before it answers, however many transactions isolating a
+    /// refused request took.
     ///
     /// The default is `append`, durable on return: a store (or a wrapper around one)
-    /// that does not pipeline keeps its guarantee without doing anything.
+    /// that does not split the flush from the write keeps its guarantee without doing
+    /// anything.
     fn append_unsynced(&self, batch: &[Append]) -> Result<Durability, StoreError> {
         self.append(batch).map(|()| Durability::Durable)
     }

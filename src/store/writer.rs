@@ -1,28 +1,32 @@
-//! Group commit: one writer task owns all writes to the [`Store`], and whatever many
-//! games queue while it is busy goes into one transaction, so they share one fsync.
+//! Group commit: one writer owns all writes to the [`Store`], and whatever many games
+//! queue while it is busy goes into one transaction, so they share one write and one
+//! fsync.
 //!
 //! For a store that flushes its log apart from the write (SQLite at `store.sync =
-//! "full"`, see [`Store::append_unsynced`]) the commit is a pipeline of two stages: the
-//! writer writes group N+1 while the syncer flushes the log for the groups already
-//! written, and a group is acknowledged only after a [`Store::sync_log`] that started
-//! after its transaction returned. The flush is shared as the transaction is: one for
-//! every group written while the previous one ran. So a commit waits for at most the
-//! flush in flight when it was written, then its own, instead of another group's write
-//! and flush and then its own (unless `MAX_UNSYNCED_GROUPS` groups are already
-//! waiting). Readers of the store (an HTTP game view) can see a group between its write
-//! and its flush; nothing is acknowledged or broadcast before the flush.
+//! "full"`, see [`Store::append_unsynced`]) the writer writes a group, flushes the log
+//! ([`Store::sync_log`]) and only then answers it; the next group is what queued
+//! meanwhile. So a commit waits for at most the group in flight when it arrived, then
+//! its own write and flush. Readers of the store (an HTTP game view) can see a group
+//! between its write and its flush; nothing is acknowledged or broadcast before the
+//! flush.
 //!
-//! Each stage runs on a thread of its own ([`Stage::Thread`]), so a commit is not queued
+//! Write and flush run one after the other on one thread: an earlier design overlapped
+//! the next group's write with the flush on a second thread, and measured under load
+//! that hand-over (a futex wake and two context switches a group, several a move) cost
+//! more CPU than the overlap saved in latency, since a group's write takes a fraction
+//! of a flush.
+//!
+//! The writer runs on a thread of its own ([`Stage::Thread`]), so a commit is not queued
 //! behind thousands of connection tasks on the runtime's workers each time it changes
 //! hands: under load those waits, not the disk, were most of a move's latency. On a
-//! current-thread runtime (tests on tokio's paused clock) the stages are tasks that block
-//! on the blocking pool instead ([`Stage::Pool`]): that is the one blocking work the
-//! paused clock knows to wait for, so clock tests over a real store stay exact.
+//! current-thread runtime (tests on tokio's paused clock) it is a task that blocks on
+//! the blocking pool instead ([`Stage::Pool`]): that is the one blocking work the paused
+//! clock knows to wait for, so clock tests over a real store stay exact.
 
 use std::future::Future;
 use std::ops::Range;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -33,12 +37,6 @@ use super::{Append, Durability, Store, StoreError};
 /// The most commit requests folded into one transaction, so one transaction (and the
 /// time its waiters wait) stays bounded however deep the queue is.
 pub const MAX_BATCH_REQUESTS: usize = 1024;
-
-/// The most groups written and waiting for the log's flush; the writer then waits for
-/// the flush in flight. A group's write takes well under a millisecond and a flush's
-/// tail tens of milliseconds, so this is rarely reached; it keeps a stalled disk from
-/// piling up written, unacknowledged groups without end.
-const MAX_UNSYNCED_GROUPS: usize = 32;
 
 /// Where a commit's answer goes.
 type Ack = oneshot::Sender<Result<(), StoreError>>;
@@ -186,29 +184,20 @@ impl Stage {
     }
 }
 
-/// The writer stage: wait for one request, take everything else already queued (up to
-/// the cap), write it as one group, hand it to the syncer if it waits for a flush,
-/// repeat until the channel is closed and empty; then wait for the syncer to answer the
-/// last groups.
+/// The writer: wait for one request, take everything else already queued (up to the
+/// cap), write it as one group, flush the log if the group waits for that, answer it,
+/// repeat until the channel is closed and empty. A failed flush is kept, and fails every
+/// group after it unwritten (see [`StoreWriter`]).
 async fn run(
     store: Arc<dyn Store>,
     mut rx: mpsc::Receiver<Message>,
     stopped: watch::Sender<()>,
     stage: Stage,
 ) {
-    let (written, unsynced) = mpsc::channel(MAX_UNSYNCED_GROUPS);
-    let failure = Arc::new(OnceLock::new());
-    // Never sent on: the syncer drops it when it is done.
-    let (synced_all, syncer) = oneshot::channel::<()>();
-    let syncer_stage = sync(store.clone(), unsynced, failure.clone(), stage, synced_all);
-    stage.start("tengen-store-sync", syncer_stage);
+    let mut failure: Option<StoreError> = None;
     let mut batch = Vec::new();
     while let Some(message) = rx.recv().await {
         take(message, &mut batch, &mut rx);
-        // Take a place among the unsynced groups before gathering the rest, so that
-        // while the writer waits for one, its group grows. Fails only if the syncer
-        // panicked: the group's waiters then see WriterStopped.
-        let slot = written.reserve().await;
         while batch.len() < MAX_BATCH_REQUESTS {
             match rx.try_recv() {
                 Ok(message) => take(message, &mut batch, &mut rx),
@@ -216,72 +205,39 @@ async fn run(
             }
         }
         let group = std::mem::take(&mut batch);
-        if let Some(err) = failure.get() {
+        if let Some(err) = &failure {
             answer(group.into_iter().map(|r| r.ack), &Err(err.clone()));
             continue;
         }
         let store = store.clone();
-        // A panic in the store would drop the waiters' acks: they then see
-        // WriterStopped, and the next group goes on.
-        let Some(acks) = stage
-            .block(move || commit_batch(store.as_ref(), group))
-            .await
-        else {
-            continue;
-        };
-        if let Ok(slot) = slot
-            && !acks.is_empty()
-        {
-            slot.send(acks);
+        // A panic in the store drops the waiters' acks: they then see WriterStopped, and
+        // the next group goes on.
+        let written = stage.block(move || write_and_flush(store.as_ref(), group));
+        if let Some(Err(err)) = written.await {
+            failure = Some(err);
         }
     }
-    drop(written);
-    let _ = syncer.await;
     // Release the store before announcing the stop, so `close` returning means the
     // caller may close the store.
     drop(store);
     drop(stopped);
 }
 
-/// The second stage: takes every group written so far, flushes the log once for all of
-/// them, answers them, and again, until the writer is done; then drops `done`. A failed
-/// flush is kept in `failure`, and fails every group after it unflushed (see
-/// [`StoreWriter`]).
-async fn sync(
-    store: Arc<dyn Store>,
-    mut unsynced: mpsc::Receiver<Vec<Ack>>,
-    failure: Arc<OnceLock<StoreError>>,
-    stage: Stage,
-    done: oneshot::Sender<()>,
-) {
-    while let Some(mut acks) = unsynced.recv().await {
-        while let Ok(more) = unsynced.try_recv() {
-            acks.extend(more);
-        }
-        let synced = match failure.get() {
-            Some(err) => Err(err.clone()),
-            None => {
-                let store = store.clone();
-                let synced = stage
-                    .block(move || {
-                        let started = Instant::now();
-                        let synced = store.sync_log();
-                        crate::metrics::store_fsync(started.elapsed().as_micros() as u64);
-                        synced
-                    })
-                    .await
-                    .unwrap_or(Err(StoreError::WriterStopped));
-                if let Err(err) = &synced {
-                    tracing::error!(error = %err, requests = acks.len(), "the store's log could not be flushed; no more commits are taken");
-                    let _ = failure.set(err.clone());
-                }
-                synced
-            }
-        };
-        answer(acks, &synced);
+/// Writes `group`, flushes the log once if any of it waits for that, and answers every
+/// request; the error of a failed flush, which no later group may be written after.
+fn write_and_flush(store: &dyn Store, group: Vec<Request>) -> Result<(), StoreError> {
+    let unsynced = commit_batch(store, group);
+    if unsynced.is_empty() {
+        return Ok(());
     }
-    drop(store);
-    drop(done);
+    let started = Instant::now();
+    let synced = store.sync_log();
+    crate::metrics::store_fsync(started.elapsed().as_micros() as u64);
+    if let Err(err) = &synced {
+        tracing::error!(error = %err, requests = unsynced.len(), "the store's log could not be flushed; no more commits are taken");
+    }
+    answer(unsynced, &synced);
+    synced
 }
 
 fn answer(acks: impl IntoIterator<Item = Ack>, outcome: &Result<(), StoreError>) {
@@ -869,7 +825,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn groups_written_during_a_flush_wait_for_one_that_started_after_them() {
+    async fn commits_queued_during_a_flush_are_written_and_flushed_together_after_it() {
         let (_dir, store, mut syncs) = sync_gated_store(&["a", "b", "c"], SyncMode::Full);
         let writer = StoreWriter::spawn(store.clone(), 64);
         let (done_tx, mut done) = mpsc::unbounded_channel();
@@ -877,32 +833,25 @@ mod tests {
         commit_in_background(&writer, "a", vec![event("a", 1)], &done_tx);
         assert_eq!(syncs.next().await, Op::Wrote(1));
         assert_eq!(syncs.next().await, Op::SyncStarted);
-        // While a's flush is held, b and c are written: the writer does not wait for it.
+        // While a's flush is held, b and c queue up and nothing is written.
         commit_in_background(&writer, "b", vec![event("b", 1)], &done_tx);
-        assert_eq!(syncs.next().await, Op::Wrote(1));
         commit_in_background(&writer, "c", vec![event("c", 1), event("c", 2)], &done_tx);
-        assert_eq!(syncs.next().await, Op::Wrote(2));
-        // A duplicate, refused at once: once the writer has tried it, it has handed b
-        // and c over for flushing (it takes the next group only after that).
-        commit_in_background(&writer, "dup", vec![event("a", 1)], &done_tx);
-        assert_eq!(syncs.next().await, Op::Wrote(1));
-        let (name, answer) = outcome(&mut done).await;
-        assert_eq!(name, "dup");
+        wait_for_queue(&writer, 2).await;
         assert!(
-            matches!(answer, Err(StoreError::SeqOutOfOrder { .. })),
-            "{answer:?}"
+            syncs.ops.try_recv().is_err(),
+            "nothing is written during a flush"
         );
         assert!(
             done.try_recv().is_err(),
             "nothing is answered before its flush"
         );
 
-        // a's flush started before b and c were written, so it answers a alone ...
         syncs.end_sync(Ok(()));
         let (name, answer) = outcome(&mut done).await;
         assert_eq!(name, "a");
         answer.expect("a is durable");
-        // ... and one flush, started after both, answers b and c.
+        // b and c are one group: one transaction of their three items, one flush.
+        assert_eq!(syncs.next().await, Op::Wrote(3));
         assert_eq!(syncs.next().await, Op::SyncStarted);
         assert!(done.try_recv().is_err(), "b and c wait for their flush");
         syncs.end_sync(Ok(()));
@@ -916,7 +865,7 @@ mod tests {
         writer.close().await;
         assert!(
             syncs.ops.try_recv().is_err(),
-            "two flushes for three groups"
+            "two writes and two flushes for three commits"
         );
         assert_eq!(store.events("c").expect("events").len(), 2);
     }
@@ -931,15 +880,15 @@ mod tests {
         assert_eq!(syncs.next().await, Op::Wrote(1));
         assert_eq!(syncs.next().await, Op::SyncStarted);
         commit_in_background(&writer, "b", vec![event("b", 1)], &done_tx);
-        assert_eq!(syncs.next().await, Op::Wrote(1));
+        wait_for_queue(&writer, 1).await;
         let disk = StoreError::Sync {
             path: "games.sqlite-wal".into(),
             source: Arc::new(std::io::Error::other("EIO")),
         };
         syncs.end_sync(Err(disk));
 
-        // a's flush failed; b was written but never flushed after it, and is not
-        // answered Ok on the strength of a later flush.
+        // a's flush failed, and b, queued behind it, is refused unwritten: nothing is
+        // written on top of a log whose state is unknown.
         for _ in 0..2 {
             let (name, answer) = outcome(&mut done).await;
             assert!(
@@ -949,10 +898,12 @@ mod tests {
         }
         let late = writer.commit(vec![event("c", 1)]).await;
         assert!(matches!(late, Err(StoreError::Sync { .. })), "{late:?}");
-        assert!(
-            store.events("c").expect("events").is_empty(),
-            "c was not written"
-        );
+        for id in ["b", "c"] {
+            assert!(
+                store.events(id).expect("events").is_empty(),
+                "{id} was not written"
+            );
+        }
 
         writer.close().await;
         assert!(
