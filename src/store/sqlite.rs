@@ -31,13 +31,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// re-parsed.
 const STATEMENT_CACHE: usize = 48;
 
-/// The connection's page cache, in KiB (`PRAGMA cache_size`). A move touches its game's
-/// last event page and the pages above it, so every live game keeps a page or two hot;
-/// SQLite's default 2 MiB holds those of about 500 games, and past that each move read
-/// its pages back from the operating system (3 `pread`s a move at 1,500 games). 64 MiB
-/// holds the hot pages of some 15,000 games and is only taken as pages are read.
-const PAGE_CACHE_KIB: i64 = 64 * 1024;
-
 /// A game's last event number before an append (no row: no such game). Its parameter
 /// appears once: SQLite re-prepares `SELECT EXISTS (.. ?1), (SELECT max(seq) .. ?1)`
 /// on every run, which under load cost a parse and a query plan per move.
@@ -254,8 +247,6 @@ impl SqliteStore {
             source: Arc::new(source),
         };
         conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(db_err)?;
-        conn.pragma_update(None, "cache_size", -PAGE_CACHE_KIB)
             .map_err(db_err)?;
         if read_only {
             if version != migrations::latest_version() {
