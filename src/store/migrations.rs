@@ -162,6 +162,12 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE games ADD COLUMN fence INTEGER NOT NULL DEFAULT 0 CHECK (fence >= 0);
     ",
+    // 7: a game's move count after an event, on the event that ends a step
+    // (`Append::MoveCount`), so a move writes only its event's page and not also the
+    // game's row; `games.move_count` keeps a finished game's count and an older one's.
+    "
+    ALTER TABLE events ADD COLUMN move_count INTEGER CHECK (move_count >= 0);
+    ",
 ];
 
 /// The schema version this build writes and understands.
@@ -253,7 +259,48 @@ pub(crate) fn classify_read_error(path: &Path, source: rusqlite::Error) -> Store
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Append, SqliteStore, Store, StoreError, SyncMode};
+    use crate::store::{Append, EventRecord, SqliteStore, Store, StoreError, SyncMode};
+
+    #[test]
+    fn migration_7_keeps_a_live_games_count_from_its_row_until_a_move_carries_one() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("v6.sqlite");
+        {
+            let conn = Connection::open(&path).expect("raw open");
+            for sql in &MIGRATIONS[..6] {
+                conn.execute_batch(sql).expect("an older schema");
+            }
+            conn.execute_batch(&format!(
+                "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
+                     white_name, status, move_count)
+                 VALUES ('old', 1, '{{}}', 'a', 'b', 'A', 'B', 'live', 4);
+                 INSERT INTO events (game_id, seq, kind, payload, at_ms)
+                 VALUES ('old', 1, 'move_played', '{{}}', 1);
+                 PRAGMA application_id = {APPLICATION_ID};
+                 PRAGMA user_version = 6;"
+            ))
+            .expect("a game from before counted events");
+        }
+        let store = SqliteStore::open(&path, SyncMode::Normal).expect("upgraded");
+        let count = || store.game("old").expect("read").map(|g| g.move_count);
+        assert_eq!(count(), Some(4), "the row's count, its events having none");
+        store
+            .append(&[
+                Append::Event(EventRecord {
+                    game_id: "old".into(),
+                    seq: 2,
+                    kind: "move_played".into(),
+                    payload: "{}".into(),
+                    at_ms: 2,
+                }),
+                Append::MoveCount {
+                    game_id: "old".into(),
+                    move_count: 5,
+                },
+            ])
+            .expect("a move after the upgrade");
+        assert_eq!(count(), Some(5));
+    }
 
     #[test]
     fn migration_6_gives_existing_games_fence_0() {

@@ -39,9 +39,18 @@ pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
+/// The columns of [`GameRecord`] but its last, the move count, in the order both backends
+/// read them back: a macro, so that the whole list below is one literal too.
+macro_rules! game_columns_before_count {
+    () => {
+        "id, created_at_ms, settings, black, white, black_name, white_name, status, result, \
+         ended_at_ms"
+    };
+}
+use game_columns_before_count;
+
 /// The columns of [`GameRecord`] in the order both backends read them back.
-const GAME_COLUMNS: &str = "id, created_at_ms, settings, black, white, black_name, white_name, \
-                            status, result, ended_at_ms, move_count";
+const GAME_COLUMNS: &str = concat!(game_columns_before_count!(), ", move_count");
 
 /// Where a game stands, so restart recovery can pick out the games still being played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

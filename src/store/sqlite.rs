@@ -18,7 +18,7 @@ use super::{
     RatedGames, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Store, StoreError,
     StoredReport,
 };
-use super::{GAME_COLUMNS, migrations, ratings};
+use super::{GAME_COLUMNS, game_columns_before_count, migrations, ratings};
 
 mod accounts;
 mod copy;
@@ -36,6 +36,25 @@ const STATEMENT_CACHE: usize = 48;
 /// on every run, which under load cost a parse and a query plan per move.
 const LAST_SEQ: &str =
     "SELECT (SELECT max(seq) FROM events WHERE game_id = games.id) FROM games WHERE id = ?1";
+
+/// A game's move count as this store keeps it: on the game's last event that carries
+/// one ([`Append::MoveCount`] is folded into the event before it, so a move writes its
+/// event's page and not also the game's row), else in the game's row (a game without
+/// counted events, or one stored before events carried counts). A finished game's count
+/// is copied into its row when it ends.
+const LAST_MOVE_COUNT: &str = "coalesce((SELECT e.move_count FROM events e \
+     WHERE e.game_id = games.id AND e.move_count IS NOT NULL ORDER BY e.seq DESC LIMIT 1), \
+     games.move_count)";
+
+/// A game's move count, live or finished, as an expression over `games`.
+fn move_count_column() -> String {
+    format!("CASE WHEN games.status = 'live' THEN {LAST_MOVE_COUNT} ELSE games.move_count END")
+}
+
+/// [`GAME_COLUMNS`] for queries that may return live games: their count as above.
+fn live_game_columns() -> String {
+    format!("{}, {}", game_columns_before_count!(), move_count_column())
+}
 
 /// How hard each commit is pushed to the disk (`PRAGMA synchronous`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -356,13 +375,34 @@ impl SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.db_err())?;
-        for item in items {
-            self.apply(&tx, item)?;
+        let mut items = items.into_iter().peekable();
+        while let Some(item) = items.next() {
+            // A step's move count follows its last event, and is stored on it.
+            let counted = match (&item, items.peek()) {
+                (
+                    Write::Event(event),
+                    Some(Write::MoveCount {
+                        game_id,
+                        move_count,
+                    }),
+                ) if *game_id == event.game_id => Some(*move_count),
+                _ => None,
+            };
+            if counted.is_some() {
+                items.next();
+            }
+            self.apply(&tx, item, counted)?;
         }
         tx.commit().map_err(self.db_err())
     }
 
-    fn apply(&self, tx: &Transaction<'_>, item: Write<'_>) -> Result<(), StoreError> {
+    /// Applies one item; `move_count`, for an event, is the game's count after it.
+    fn apply(
+        &self,
+        tx: &Transaction<'_>,
+        item: Write<'_>,
+        move_count: Option<u32>,
+    ) -> Result<(), StoreError> {
         let db = self.db_err();
         match item {
             Write::Create(game) => {
@@ -422,8 +462,8 @@ impl SqliteStore {
                     expected,
                 })?;
                 tx.prepare_cached(
-                    "INSERT INTO events (game_id, seq, kind, payload, at_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    "INSERT INTO events (game_id, seq, kind, payload, at_ms, move_count)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 )
                 .map_err(&db)?
                 .execute(rusqlite::params![
@@ -432,18 +472,32 @@ impl SqliteStore {
                     event.kind,
                     event.payload,
                     event.at_ms,
+                    move_count,
                 ])
                 .map_err(&db)?;
             }
+            // A count with no event of its game just before it: on the game's last
+            // event, or on the game itself when it has none.
             Write::MoveCount {
                 game_id,
                 move_count,
             } => {
-                let updated = tx
-                    .prepare_cached("UPDATE games SET move_count = ?2 WHERE id = ?1")
+                let on_event = tx
+                    .prepare_cached(
+                        "UPDATE events SET move_count = ?2 WHERE game_id = ?1
+                         AND seq = (SELECT max(seq) FROM events WHERE game_id = ?1)",
+                    )
                     .map_err(&db)?
                     .execute(rusqlite::params![game_id, move_count])
                     .map_err(&db)?;
+                let updated = match on_event {
+                    0 => tx
+                        .prepare_cached("UPDATE games SET move_count = ?2 WHERE id = ?1")
+                        .map_err(&db)?
+                        .execute(rusqlite::params![game_id, move_count])
+                        .map_err(&db)?,
+                    n => n,
+                };
                 if updated == 0 {
                     return Err(StoreError::UnknownGame {
                         game_id: game_id.to_owned(),
@@ -456,10 +510,11 @@ impl SqliteStore {
                 ended_at_ms,
             } => {
                 let updated = tx
-                    .prepare_cached(
-                        "UPDATE games SET status = 'finished', result = ?2, ended_at_ms = ?3
-                         WHERE id = ?1 AND status = 'live'",
-                    )
+                    .prepare_cached(&format!(
+                        "UPDATE games SET status = 'finished', result = ?2, ended_at_ms = ?3,
+                             move_count = {LAST_MOVE_COUNT}
+                         WHERE id = ?1 AND status = 'live'"
+                    ))
                     .map_err(&db)?
                     .execute(rusqlite::params![game_id, result, ended_at_ms])
                     .map_err(&db)?;
@@ -781,7 +836,8 @@ impl Store for SqliteStore {
         // One read transaction, so every game's events match its row.
         let tx = conn.transaction().map_err(self.db_err())?;
         let sql = format!(
-            "SELECT {GAME_COLUMNS} FROM games WHERE status = 'live' ORDER BY created_at_ms, id"
+            "SELECT {} FROM games WHERE status = 'live' ORDER BY created_at_ms, id",
+            live_game_columns()
         );
         let games = self.query_games(&tx, &sql, &[])?;
         let mut out = Vec::with_capacity(games.len());
@@ -795,7 +851,7 @@ impl Store for SqliteStore {
 
     fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
         let conn = self.lock()?;
-        let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = ?1");
+        let sql = format!("SELECT {} FROM games WHERE id = ?1", live_game_columns());
         let mut games = self.query_games(&conn, &sql, &[Value::Text(id.to_owned())])?;
         Ok(games.pop())
     }
@@ -838,8 +894,9 @@ impl Store for SqliteStore {
             format!("WHERE {}", conditions.join(" AND "))
         };
         let sql = format!(
-            "SELECT {GAME_COLUMNS} FROM games {filter}
+            "SELECT {} FROM games {filter}
              ORDER BY created_at_ms DESC, id DESC LIMIT ?{}",
+            live_game_columns(),
             params.len()
         );
         let conn = self.lock()?;
@@ -1087,6 +1144,79 @@ mod tests {
         let store = open(&path);
         assert_eq!(store.game("g1").expect("read"), Some(expected));
         assert_eq!(store.events("g1").expect("events"), want);
+    }
+
+    /// What the file itself holds: the game row's move count and each event's.
+    fn stored_counts(store: &SqliteStore, id: &str) -> (i64, Vec<Option<i64>>) {
+        let conn = store.lock().expect("lock");
+        let row = conn
+            .query_row("SELECT move_count FROM games WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .expect("the game's row");
+        let mut stmt = conn
+            .prepare("SELECT move_count FROM events WHERE game_id = ?1 ORDER BY seq")
+            .expect("prepare");
+        let events = stmt
+            .query_map([id], |r| r.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        (row, events)
+    }
+
+    #[test]
+    fn a_move_count_is_kept_on_its_event_and_copied_into_the_row_when_the_game_ends() {
+        let (_dir, path) = temp_db();
+        let store = open(&path);
+        store.create_game(&game("g", 1, "a", "b")).expect("create");
+        let count = |move_count| Append::MoveCount {
+            game_id: "g".to_owned(),
+            move_count,
+        };
+        let read = |store: &SqliteStore| store.game("g").expect("read").map(|g| g.move_count);
+
+        store
+            .append(&[Append::Event(event("g", 1)), count(1)])
+            .expect("a move");
+        assert_eq!(read(&store), Some(1));
+        assert_eq!(
+            stored_counts(&store, "g"),
+            (0, vec![Some(1)]),
+            "the move wrote its event, not the game's row"
+        );
+        // An event that is not a move carries no count; the last counted one still says.
+        store.append(&events("g", 2..=2)).expect("an event");
+        assert_eq!(read(&store), Some(1));
+        // A count with no event before it goes on the game's last event.
+        store.append(&[count(5)]).expect("a count alone");
+        assert_eq!(stored_counts(&store, "g"), (0, vec![Some(1), Some(5)]));
+        let listed = store.list_games(&GameQuery::default()).expect("list");
+        assert_eq!(listed.iter().map(|g| g.move_count).collect::<Vec<_>>(), [5]);
+
+        store
+            .append(&[Append::Finish {
+                game_id: "g".to_owned(),
+                result: "B+R".to_owned(),
+                ended_at_ms: 9,
+            }])
+            .expect("finish");
+        assert_eq!(stored_counts(&store, "g").0, 5, "copied into the row");
+        assert_eq!(read(&store), Some(5));
+
+        // A game with no events keeps a count in its row.
+        store.create_game(&game("e", 2, "a", "b")).expect("create");
+        store
+            .append(&[Append::MoveCount {
+                game_id: "e".to_owned(),
+                move_count: 2,
+            }])
+            .expect("a count");
+        assert_eq!(stored_counts(&store, "e"), (2, vec![]));
+        assert_eq!(
+            store.game("e").expect("read").map(|g| g.move_count),
+            Some(2)
+        );
     }
 
     fn synchronous(store: &SqliteStore) -> i64 {

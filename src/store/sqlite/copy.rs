@@ -15,6 +15,8 @@ impl SqliteStore {
             .iter()
             .map(|(name, _)| match (table.id_is_rowid, *name) {
                 (true, "id") => "rowid".to_owned(),
+                // A live game's count is on its events here, in the row in PostgreSQL.
+                (_, "move_count") if table.name == "games" => super::move_count_column(),
                 _ => format!("\"{name}\""),
             })
             .collect();
