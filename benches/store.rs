@@ -5,8 +5,8 @@
 //!   what a server without group commit would do;
 //! - `group_commit_200_games`: 200 games play at once, each awaiting its own move's
 //!   acknowledgement through the `StoreWriter` before the next, as the room does; the
-//!   writer writes each group while the previous groups' fsync runs (`Store::sync_log`),
-//!   and acknowledges a move only after an fsync that started after its write.
+//!   writer writes each group, fsyncs the log once for it (`Store::sync_log`), and only
+//!   then acknowledges its moves.
 //!
 //! Criterion's `thrpt` is in moves (elements) per second; a plain summary line follows each.
 

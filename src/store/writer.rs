@@ -16,11 +16,11 @@
 //! more CPU than the overlap saved in latency, since a group's write takes a fraction
 //! of a flush.
 //!
-//! The writer runs on a thread of its own ([`Stage::Thread`]), so a commit is not queued
+//! The writer runs on a thread of its own ([`Runner::Thread`]), so a commit is not queued
 //! behind thousands of connection tasks on the runtime's workers each time it changes
 //! hands: under load those waits, not the disk, were most of a move's latency. On a
 //! current-thread runtime (tests on tokio's paused clock) it is a task that blocks on
-//! the blocking pool instead ([`Stage::Pool`]): that is the one blocking work the paused
+//! the blocking pool instead ([`Runner::Pool`]): that is the one blocking work the paused
 //! clock knows to wait for, so clock tests over a real store stay exact.
 
 use std::future::Future;
@@ -75,10 +75,10 @@ pub struct StoreWriter {
 }
 
 impl StoreWriter {
-    /// Starts the writer with room for `queue` waiting commits, its stages as the current
-    /// tokio runtime calls for ([`Stage::for_runtime`]).
+    /// Starts the writer with room for `queue` waiting commits, where the current tokio
+    /// runtime calls for ([`Runner::for_runtime`]).
     ///
-    /// Outside a runtime, or if a stage's thread cannot be started, the failure is logged
+    /// Outside a runtime, or if the writer's thread cannot be started, the failure is logged
     /// and every `commit` on the returned handle fails with [`StoreError::WriterStopped`]
     /// (so the readiness probe and the games see it) rather than panicking here.
     pub fn spawn(store: Arc<dyn Store>, queue: usize) -> StoreWriter {
@@ -86,8 +86,8 @@ impl StoreWriter {
         let (stopped_tx, stopped) = watch::channel(());
         match Handle::try_current() {
             Ok(runtime) => {
-                let stage = Stage::for_runtime(&runtime);
-                stage.start("tengen-store-write", run(store, rx, stopped_tx, stage));
+                let runner = Runner::for_runtime(&runtime);
+                runner.start("tengen-store-write", run(store, rx, stopped_tx, runner));
             }
             // `rx` and `stopped_tx` are dropped here: sends fail, `close` returns at once.
             Err(err) => tracing::error!(error = %err, "the store writer needs a tokio runtime"),
@@ -133,53 +133,53 @@ impl StoreWriter {
     }
 }
 
-/// Where a stage of the writer runs, and so where its blocking work does.
+/// Where the writer runs, and so where its blocking work does.
 #[derive(Clone, Copy, Debug)]
-enum Stage {
-    /// A thread of its own, driving the stage on a runtime of its own that has nothing
+enum Runner {
+    /// A thread of its own, driving the writer on a runtime of its own that has nothing
     /// else to run, so the store's calls block that thread only.
     Thread,
     /// A task on the caller's runtime, its store calls on the blocking pool.
     Pool,
 }
 
-impl Stage {
-    /// Threads, except on a current-thread runtime (see the module's comment).
-    fn for_runtime(runtime: &Handle) -> Stage {
+impl Runner {
+    /// A thread, except on a current-thread runtime (see the module's comment).
+    fn for_runtime(runtime: &Handle) -> Runner {
         match runtime.runtime_flavor() {
-            RuntimeFlavor::CurrentThread => Stage::Pool,
-            _ => Stage::Thread,
+            RuntimeFlavor::CurrentThread => Runner::Pool,
+            _ => Runner::Thread,
         }
     }
 
-    /// Starts the stage's loop `stage`. A failure to start is logged and drops `stage`
-    /// with the channels it holds, which its peers see as the stage gone.
-    fn start(self, name: &str, stage: impl Future<Output = ()> + Send + 'static) {
+    /// Starts the writer's loop `writer`. A failure to start is logged and drops `writer`
+    /// with the channels it holds, which the handles see as the writer gone.
+    fn start(self, name: &str, writer: impl Future<Output = ()> + Send + 'static) {
         match self {
-            Stage::Pool => drop(tokio::spawn(stage)),
-            Stage::Thread => {
+            Runner::Pool => drop(tokio::spawn(writer)),
+            Runner::Thread => {
                 let started = tokio::runtime::Builder::new_current_thread()
                     .build()
                     .and_then(|runtime| {
                         std::thread::Builder::new()
                             .name(name.to_owned())
-                            .spawn(move || runtime.block_on(stage))
+                            .spawn(move || runtime.block_on(writer))
                     });
                 if let Err(err) = started {
-                    tracing::error!(error = %err, stage = name, "a store writer stage could not start");
+                    tracing::error!(error = %err, thread = name, "the store writer could not start");
                 }
             }
         }
     }
 
-    /// Runs the store call `work` where this stage blocks; `None` if it panicked.
+    /// Runs the store call `work` where the writer blocks; `None` if it panicked.
     async fn block<T: Send + 'static>(
         self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
         match self {
-            Stage::Thread => std::panic::catch_unwind(AssertUnwindSafe(work)).ok(),
-            Stage::Pool => tokio::task::spawn_blocking(work).await.ok(),
+            Runner::Thread => std::panic::catch_unwind(AssertUnwindSafe(work)).ok(),
+            Runner::Pool => tokio::task::spawn_blocking(work).await.ok(),
         }
     }
 }
@@ -192,7 +192,7 @@ async fn run(
     store: Arc<dyn Store>,
     mut rx: mpsc::Receiver<Message>,
     stopped: watch::Sender<()>,
-    stage: Stage,
+    runner: Runner,
 ) {
     let mut failure: Option<StoreError> = None;
     let mut batch = Vec::new();
@@ -212,7 +212,7 @@ async fn run(
         let store = store.clone();
         // A panic in the store drops the waiters' acks: they then see WriterStopped, and
         // the next group goes on.
-        let written = stage.block(move || write_and_flush(store.as_ref(), group));
+        let written = runner.block(move || write_and_flush(store.as_ref(), group));
         if let Some(Err(err)) = written.await {
             failure = Some(err);
         }
