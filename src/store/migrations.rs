@@ -261,27 +261,36 @@ mod tests {
     use super::*;
     use crate::store::{Append, EventRecord, SqliteStore, Store, StoreError, SyncMode};
 
-    #[test]
-    fn migration_7_keeps_a_live_games_count_from_its_row_until_a_move_carries_one() {
+    /// A database file at schema `version` holding `rows` (SQL), opened by this build.
+    fn upgraded(version: usize, rows: &str) -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("v6.sqlite");
+        let path = dir.path().join(format!("v{version}.sqlite"));
         {
             let conn = Connection::open(&path).expect("raw open");
-            for sql in &MIGRATIONS[..6] {
+            for sql in &MIGRATIONS[..version] {
                 conn.execute_batch(sql).expect("an older schema");
             }
             conn.execute_batch(&format!(
-                "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
-                     white_name, status, move_count)
-                 VALUES ('old', 1, '{{}}', 'a', 'b', 'A', 'B', 'live', 4);
-                 INSERT INTO events (game_id, seq, kind, payload, at_ms)
-                 VALUES ('old', 1, 'move_played', '{{}}', 1);
+                "{rows}
                  PRAGMA application_id = {APPLICATION_ID};
-                 PRAGMA user_version = 6;"
+                 PRAGMA user_version = {version};"
             ))
-            .expect("a game from before counted events");
+            .expect("rows of that version");
         }
         let store = SqliteStore::open(&path, SyncMode::Normal).expect("upgraded");
+        (dir, store)
+    }
+
+    #[test]
+    fn migration_7_keeps_a_live_games_count_from_its_row_until_a_move_carries_one() {
+        let (_dir, store) = upgraded(
+            6,
+            "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
+                 white_name, status, move_count)
+             VALUES ('old', 1, '{}', 'a', 'b', 'A', 'B', 'live', 4);
+             INSERT INTO events (game_id, seq, kind, payload, at_ms)
+             VALUES ('old', 1, 'move_played', '{}', 1);",
+        );
         let count = || store.game("old").expect("read").map(|g| g.move_count);
         assert_eq!(count(), Some(4), "the row's count, its events having none");
         store
@@ -304,23 +313,12 @@ mod tests {
 
     #[test]
     fn migration_6_gives_existing_games_fence_0() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("v5.sqlite");
-        {
-            let conn = Connection::open(&path).expect("raw open");
-            for sql in &MIGRATIONS[..5] {
-                conn.execute_batch(sql).expect("an older schema");
-            }
-            conn.execute_batch(&format!(
-                "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
-                     white_name, status)
-                 VALUES ('old', 1, '{{}}', 'a', 'b', 'A', 'B', 'live');
-                 PRAGMA application_id = {APPLICATION_ID};
-                 PRAGMA user_version = 5;"
-            ))
-            .expect("a game from before fencing");
-        }
-        let store = SqliteStore::open(&path, SyncMode::Normal).expect("upgraded");
+        let (_dir, store) = upgraded(
+            5,
+            "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
+                 white_name, status)
+             VALUES ('old', 1, '{}', 'a', 'b', 'A', 'B', 'live');",
+        );
         let claim = |fence| {
             store.append(&[Append::Fence {
                 game_id: "old".into(),
