@@ -321,14 +321,16 @@ impl SqliteStore {
         }
         let conn = Arc::new(Mutex::new(conn));
         // Without it the checkpointer does not start, and SQLite's own checkpoints run.
-        let db_file = (!read_only)
-            .then(|| File::open(path))
-            .and_then(|opened| {
-                opened
-                    .inspect_err(|e| tracing::warn!(path = %path.display(), error = %e, "the game database could not be opened for its checkpointer"))
-                    .ok()
-            })
-            .map(Arc::new);
+        let db_file = match read_only {
+            true => None,
+            false => match File::open(path) {
+                Ok(file) => Some(Arc::new(file)),
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "the game database could not be opened for its checkpointer");
+                    None
+                }
+            },
+        };
         let checkpointer = db_file
             .clone()
             .and_then(|db| Checkpointer::start(path, sync, &conn, db));
