@@ -98,8 +98,14 @@ pub struct SqliteStore {
     path: PathBuf,
     /// The write-ahead log beside it (`<path>-wal`), which [`Store::sync_log`] flushes.
     wal: PathBuf,
-    /// Whether the directory holding the log has been flushed since the store opened.
-    wal_named: AtomicBool,
+    /// The log, held open from the first flush that finds it. SQLite keeps one log file,
+    /// rewriting it from its start after a checkpoint, and removes it only when its last
+    /// connection closes, which `conn` does only with the store. Opening it for each
+    /// flush cost an `openat` and a `close` a group; and a descriptor held across
+    /// write-back is where the kernel reports a failed write-back to, while one opened
+    /// after it may not see the error. SQLite takes no locks on this file, so closing
+    /// it drops none of SQLite's.
+    wal_file: Mutex<Option<File>>,
     /// The connection runs at `synchronous = NORMAL` for the group commit
     /// ([`Store::append_unsynced`]) and goes back to `sync` only when something else
     /// takes it ([`SqliteStore::lock`]): switching costs a parsed statement and expires
@@ -342,7 +348,7 @@ impl SqliteStore {
             db_file,
             path: path.to_path_buf(),
             wal: wal.into(),
-            wal_named: AtomicBool::new(false),
+            wal_file: Mutex::new(None),
             relaxed: AtomicBool::new(false),
             sync,
             read_only,
@@ -780,12 +786,12 @@ impl<'a> From<&'a Append> for Write<'a> {
     }
 }
 
-/// Flushes `file`'s data to disk; false when there is no such file.
-fn sync_data_if_present(file: &Path) -> io::Result<bool> {
+/// Opens `file` to be flushed; None when there is no such file.
+fn open_if_present(file: &Path) -> io::Result<Option<File>> {
     // Opened for writing: some systems refuse to flush a file opened read-only.
     match OpenOptions::new().write(true).open(file) {
-        Ok(file) => file.sync_data().map(|()| true),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Ok(file) => Ok(Some(file)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -854,25 +860,29 @@ impl Store for SqliteStore {
             .map(|()| Durability::AfterSyncLog)
     }
 
-    /// Flushes the write-ahead log with `fdatasync`, opening it anew each time so that
-    /// it is whichever file is the log now. No log file means nothing to flush: SQLite
-    /// removes it only when its last connection closes, after copying it into the
-    /// database file and syncing that. The first flush also flushes the directory, so
-    /// that a log created since the store opened keeps its name after a power loss
-    /// (SQLite's own first sync of a new log does the same).
+    /// Flushes the write-ahead log with `fdatasync`. No log file means nothing to flush:
+    /// SQLite removes it only when its last connection closes, after copying it into the
+    /// database file and syncing that. The flush that first finds the log also flushes
+    /// the directory, so that a log created since the store opened keeps its name after
+    /// a power loss (SQLite's own first sync of a new log does the same), and keeps the
+    /// log open for the next ones (`wal_file`).
     fn sync_log(&self) -> Result<(), StoreError> {
         let failed = |source| StoreError::Sync {
             path: self.wal.clone(),
             source: Arc::new(source),
         };
-        if !sync_data_if_present(&self.wal).map_err(failed)? {
-            return Ok(());
-        }
-        if !self.wal_named.load(Ordering::Acquire) {
+        let mut held = self.wal_file.lock().map_err(|_| StoreError::Poisoned)?;
+        if held.is_none() {
+            let Some(log) = open_if_present(&self.wal).map_err(failed)? else {
+                return Ok(());
+            };
             sync_directory_of(&self.wal).map_err(failed)?;
-            self.wal_named.store(true, Ordering::Release);
+            *held = Some(log);
         }
-        Ok(())
+        match held.as_ref() {
+            Some(log) => log.sync_data().map_err(failed),
+            None => Ok(()),
+        }
     }
 
     fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
@@ -1336,9 +1346,10 @@ mod tests {
     #[test]
     fn a_missing_log_has_nothing_to_flush() {
         let (dir, path) = temp_db();
-        assert!(!sync_data_if_present(&dir.path().join("games.sqlite-wal")).expect("no error"));
+        let missing = open_if_present(&dir.path().join("games.sqlite-wal"));
+        assert!(missing.expect("no error").is_none());
         fs::write(&path, b"x").expect("write");
-        assert!(sync_data_if_present(&path).expect("flushed"));
+        assert!(open_if_present(&path).expect("opened").is_some());
     }
 
     #[test]
@@ -1352,6 +1363,8 @@ mod tests {
                 .create_game(&game(&format!("g{g}"), g, "alice", "bob"))
                 .expect("create");
         }
+        // The log is held open from here on.
+        store.sync_log().expect("flushed");
         let db_before = size(&path);
         // One commit per move, games all over the file, with no pause: every commit adds
         // at least one page to the log, and no commit ever checkpoints by itself. Write
@@ -1381,6 +1394,18 @@ mod tests {
             size(&wal)
         );
         assert_eq!(store.events("g7").expect("events").len() as u64, seq);
+        #[cfg(unix)]
+        {
+            // Rewritten from its start, the log is still the file first opened, so the
+            // descriptor `sync_log` holds flushes the log SQLite writes.
+            use std::os::unix::fs::MetadataExt;
+            let held = store.wal_file.lock().expect("lock");
+            let held = held.as_ref().expect("held").metadata().expect("fstat");
+            let now = fs::metadata(&wal).expect("stat");
+            assert_eq!((held.dev(), held.ino()), (now.dev(), now.ino()));
+            assert!(held.nlink() > 0);
+        }
+        store.sync_log().expect("flushed");
         store.close().expect("close");
         assert!(
             !wal.exists(),
