@@ -98,7 +98,9 @@ fn group_commit(c: &mut Criterion) {
         .expect("runtime");
     // The writer task lives on this runtime.
     let _entered = runtime.enter();
-    let writer = StoreWriter::spawn(store.clone(), 4 * GAMES);
+    // The server's default wait for a group to fill.
+    let group_wait = Duration::from_micros(tengen::config::StoreConfig::default().group_wait_us);
+    let writer = StoreWriter::spawn(store.clone(), 4 * GAMES, group_wait);
     let mut round = 0;
     let mut total = (0u64, Duration::ZERO);
     let mut group = c.benchmark_group("store");

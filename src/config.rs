@@ -200,7 +200,7 @@ pub enum StoreBackend {
     Postgres,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StoreConfig {
     pub backend: StoreBackend,
@@ -209,7 +209,24 @@ pub struct StoreConfig {
     /// `postgres://user:password@host:port/database`, for `backend = "postgres"`. A
     /// secret: shown and logged only with its password redacted ([`redact_url`]).
     pub postgres_url: Option<String>,
+    /// Microseconds the group commit waits, when busy, for more commits to join a group
+    /// ([`crate::store::StoreWriter`]); 0 turns the wait off.
+    pub group_wait_us: u64,
 }
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            backend: StoreBackend::default(),
+            sync: SyncSetting::default(),
+            postgres_url: None,
+            group_wait_us: 1_000,
+        }
+    }
+}
+
+/// The longest `store.group_wait_us`: a move waits up to this much longer under load.
+pub const MAX_GROUP_WAIT_US: u64 = 100_000;
 
 /// A database or NATS URL with its password replaced by [`REDACTED`], fit for a log
 /// line or an error message.
@@ -670,6 +687,15 @@ impl Config {
             if value == 0 {
                 return invalid(key, "must be at least 1");
             }
+        }
+        if self.store.group_wait_us > MAX_GROUP_WAIT_US {
+            return invalid(
+                "store.group_wait_us",
+                format!(
+                    "is {}, above {MAX_GROUP_WAIT_US} (0.1 s): every move would wait that long under load",
+                    self.store.group_wait_us
+                ),
+            );
         }
         match (self.store.backend, &self.store.postgres_url) {
             (StoreBackend::Postgres, None) => {

@@ -955,7 +955,7 @@ mod tests {
         };
         let store: Arc<dyn Store> =
             Arc::new(SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).expect("store"));
-        let writer = StoreWriter::spawn(store.clone(), 16);
+        let writer = StoreWriter::spawn(store.clone(), 16, std::time::Duration::ZERO);
         let verifier = Verifier::new(&config.auth, &config.data_dir).expect("verifier");
         let hub = Hub::new(config, verifier, store, writer, None);
         let (alice, bob) = (user("alice"), user("bob"));

@@ -98,7 +98,8 @@ impl Server {
             source,
         })?;
         let (store, leases) = open_shared(&config)?;
-        let writer = StoreWriter::spawn(store.clone(), 4096);
+        let group_wait = Duration::from_micros(config.store.group_wait_us);
+        let writer = StoreWriter::spawn(store.clone(), 4096, group_wait);
         let verifier = Verifier::new(&config.auth, &data)?;
         let listen = config.listen;
         let cluster = match &config.cluster.nats_url {

@@ -338,6 +338,14 @@ fn values_out_of_range_are_named_with_their_source() {
         &["limits.idle_timeout_secs", "limits.heartbeat_secs", "--set"],
     );
     refused(
+        Config::load(None, env(&[("TENGEN_STORE__GROUP_WAIT_US", "250000")])),
+        &[
+            "store.group_wait_us",
+            "100000",
+            "TENGEN_STORE__GROUP_WAIT_US",
+        ],
+    );
+    refused(
         Config::load(None, env(&[("TENGEN_AUTH__ALGORITHM", "RS256")])),
         &["auth.public_key_file", "RS256"],
     );

@@ -16,6 +16,14 @@
 //! more CPU than the overlap saved in latency, since a group's write takes a fraction
 //! of a flush.
 //!
+//! Under load the writer waits a moment (`store.group_wait_us`) after a group's first
+//! commit for others to join it. At 1,500 moves a second with a flush of about 0.3 ms a
+//! group held 1.5 moves; the flush, SQLite's six lock calls, and the hand-overs to and
+//! from this thread are paid per group, and the wait of 1 ms tripled its size and took
+//! about 12% off the server's CPU (BENCHMARKS.md, "Issue 17, sixth pass"). A move waits
+//! at most that much longer. When commits are rare the wait would gather nothing, so the
+//! writer waits only while its last group began less than [`BUSY_WAITS`] waits ago.
+//!
 //! The writer runs on a thread of its own ([`Runner::Thread`]), so a commit is not queued
 //! behind thousands of connection tasks on the runtime's workers each time it changes
 //! hands: under load those waits, not the disk, were most of a move's latency. On a
@@ -27,7 +35,7 @@ use std::future::Future;
 use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -37,6 +45,10 @@ use super::{Append, Durability, Store, StoreError};
 /// The most commit requests folded into one transaction, so one transaction (and the
 /// time its waiters wait) stays bounded however deep the queue is.
 pub const MAX_BATCH_REQUESTS: usize = 1024;
+
+/// The writer waits for a group to fill only when its last group began less than this
+/// many waits ago: at the default 1 ms, when it writes more than 250 groups a second.
+const BUSY_WAITS: u32 = 4;
 
 /// Where a commit's answer goes.
 type Ack = oneshot::Sender<Result<(), StoreError>>;
@@ -76,18 +88,20 @@ pub struct StoreWriter {
 
 impl StoreWriter {
     /// Starts the writer with room for `queue` waiting commits, where the current tokio
-    /// runtime calls for ([`Runner::for_runtime`]).
+    /// runtime calls for ([`Runner::for_runtime`]); under load it waits `group_wait` after
+    /// a group's first commit for more (see the module's comment).
     ///
     /// Outside a runtime, or if the writer's thread cannot be started, the failure is logged
     /// and every `commit` on the returned handle fails with [`StoreError::WriterStopped`]
     /// (so the readiness probe and the games see it) rather than panicking here.
-    pub fn spawn(store: Arc<dyn Store>, queue: usize) -> StoreWriter {
+    pub fn spawn(store: Arc<dyn Store>, queue: usize, group_wait: Duration) -> StoreWriter {
         let (tx, rx) = mpsc::channel(queue.max(1));
         let (stopped_tx, stopped) = watch::channel(());
         match Handle::try_current() {
             Ok(runtime) => {
                 let runner = Runner::for_runtime(&runtime);
-                runner.start("tengen-store-write", run(store, rx, stopped_tx, runner));
+                let writer = run(store, rx, stopped_tx, runner, group_wait);
+                runner.start("tengen-store-write", writer);
             }
             // `rx` and `stopped_tx` are dropped here: sends fail, `close` returns at once.
             Err(err) => tracing::error!(error = %err, "the store writer needs a tokio runtime"),
@@ -172,6 +186,16 @@ impl Runner {
         }
     }
 
+    /// Lets a group gather for `wait`. Only on the writer's own thread: on a
+    /// current-thread runtime commits come from the one thread that would be blocked,
+    /// and clock tests want no real sleeps.
+    fn gather(self, wait: Duration) {
+        match self {
+            Runner::Thread => std::thread::sleep(wait),
+            Runner::Pool => {}
+        }
+    }
+
     /// Runs the store call `work` where the writer blocks; `None` if it panicked.
     async fn block<T: Send + 'static>(
         self,
@@ -184,20 +208,28 @@ impl Runner {
     }
 }
 
-/// The writer: wait for one request, take everything else already queued (up to the
-/// cap), write it as one group, flush the log if the group waits for that, answer it,
-/// repeat until the channel is closed and empty. A failed flush is kept, and fails every
-/// group after it unwritten (see [`StoreWriter`]).
+/// The writer: wait for one request, if busy wait `group_wait` for more, take
+/// everything else already queued (up to the cap), write it as one group, flush the log
+/// if the group waits for that, answer it, repeat until the channel is closed and empty.
+/// A failed flush is kept, and fails every group after it unwritten (see
+/// [`StoreWriter`]).
 async fn run(
     store: Arc<dyn Store>,
     mut rx: mpsc::Receiver<Message>,
     stopped: watch::Sender<()>,
     runner: Runner,
+    group_wait: Duration,
 ) {
     let mut failure: Option<StoreError> = None;
     let mut batch = Vec::new();
+    let mut last_group: Option<Instant> = None;
     while let Some(message) = rx.recv().await {
         take(message, &mut batch, &mut rx);
+        let now = Instant::now();
+        if busy(last_group, now, group_wait) {
+            runner.gather(group_wait);
+        }
+        last_group = Some(now);
         while batch.len() < MAX_BATCH_REQUESTS {
             match rx.try_recv() {
                 Ok(message) => take(message, &mut batch, &mut rx),
@@ -238,6 +270,12 @@ fn write_and_flush(store: &dyn Store, group: Vec<Request>) -> Result<(), StoreEr
     }
     answer(unsynced, &synced);
     synced
+}
+
+/// Whether a group whose first commit came at `now` should wait `group_wait` for more:
+/// only if the last group began less than [`BUSY_WAITS`] waits before it.
+fn busy(last_group: Option<Instant>, now: Instant, group_wait: Duration) -> bool {
+    last_group.is_some_and(|last| now.duration_since(last) < group_wait * BUSY_WAITS)
 }
 
 fn answer(acks: impl IntoIterator<Item = Ack>, outcome: &Result<(), StoreError>) {
@@ -656,7 +694,7 @@ mod tests {
         let ids: Vec<String> = (0..50).map(|i| format!("g{i}")).collect();
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
         let (_dir, store, gate) = gated_store(&refs);
-        let writer = StoreWriter::spawn(store.clone(), 64);
+        let writer = StoreWriter::spawn(store.clone(), 64, Duration::ZERO);
 
         // The first commit holds the writer inside `append` ...
         let first = tokio::spawn({
@@ -688,10 +726,61 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn under_load_a_commit_sent_while_the_group_waits_joins_it() {
+        let (_dir, store, mut gate) = sync_gated_store(&["a", "b", "c"], SyncMode::Full);
+        // Long enough that c's commit is surely sent within it.
+        let writer = StoreWriter::spawn(store.clone(), 64, Duration::from_secs(1));
+        let (done_tx, mut done) = mpsc::unbounded_channel();
+        // The first group does not wait: nothing came before it.
+        commit_in_background(&writer, "a", vec![event("a", 1)], &done_tx);
+        assert_eq!(gate.next().await, Op::Wrote(1));
+        assert_eq!(gate.next().await, Op::SyncStarted);
+        // b queues while a's flush is held ...
+        commit_in_background(&writer, "b", vec![event("b", 1)], &done_tx);
+        wait_for_queue(&writer, 1).await;
+        gate.end_sync(Ok(()));
+        assert_eq!(outcome(&mut done).await.0, "a");
+        // ... and once the writer takes it, it waits, the last group being that recent,
+        // so c, sent only now, joins b's group.
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while writer.queued() > 0 {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        })
+        .await
+        .expect("the writer took b's commit");
+        commit_in_background(&writer, "c", vec![event("c", 1)], &done_tx);
+        assert_eq!(gate.next().await, Op::Wrote(2));
+        assert_eq!(gate.next().await, Op::SyncStarted);
+        gate.end_sync(Ok(()));
+        for _ in 0..2 {
+            let (name, result) = outcome(&mut done).await;
+            result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert_eq!(*store.batches.lock().expect("batches"), [1, 2]);
+        writer.close().await;
+    }
+
+    #[test]
+    fn a_group_waits_only_when_the_last_one_began_recently() {
+        let wait = Duration::from_millis(1);
+        let now = Instant::now() + Duration::from_secs(1);
+        assert!(!busy(None, now, wait), "the first group");
+        assert!(busy(Some(now - wait), now, wait));
+        assert!(busy(Some(now - wait * 3), now, wait));
+        assert!(!busy(Some(now - wait * BUSY_WAITS), now, wait), "quiet");
+        assert!(
+            !busy(Some(now - Duration::from_secs(1)), now, wait),
+            "quiet"
+        );
+        assert!(!busy(Some(now), now, Duration::ZERO), "turned off");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_rejected_commit_does_not_fail_its_neighbours() {
         let (_dir, store, gate) = gated_store(&["a", "b", "c", "d"]);
         store.inner.append(&[event("b", 1)]).expect("b has event 1");
-        let writer = StoreWriter::spawn(store.clone(), 64);
+        let writer = StoreWriter::spawn(store.clone(), 64, Duration::ZERO);
 
         let hold = tokio::spawn({
             let writer = writer.clone();
@@ -760,7 +849,7 @@ mod tests {
             SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Normal).expect("open"),
         );
         store.create_game(&game("g")).expect("create");
-        let writer = StoreWriter::spawn(store.clone(), 8);
+        let writer = StoreWriter::spawn(store.clone(), 8, Duration::ZERO);
         let other = writer.clone();
 
         // Commits from one game in order: each queued before close is acknowledged.
@@ -792,7 +881,7 @@ mod tests {
             SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Normal).expect("open"),
         );
         let store_dyn: Arc<dyn Store> = store.clone();
-        let writer = StoreWriter::spawn(store_dyn, 4);
+        let writer = StoreWriter::spawn(store_dyn, 4, Duration::ZERO);
         let ack = {
             let writer = writer.clone();
             tokio::spawn(async move { writer.commit(vec![Append::Create(game("g"))]).await })
@@ -819,7 +908,7 @@ mod tests {
         let store = Arc::new(
             SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Normal).expect("open"),
         );
-        let writer = StoreWriter::spawn(store, 1);
+        let writer = StoreWriter::spawn(store, 1, Duration::ZERO);
         writer.commit(Vec::new()).await.expect("nothing to do");
         writer.close().await;
     }
@@ -827,7 +916,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn commits_queued_during_a_flush_are_written_and_flushed_together_after_it() {
         let (_dir, store, mut syncs) = sync_gated_store(&["a", "b", "c"], SyncMode::Full);
-        let writer = StoreWriter::spawn(store.clone(), 64);
+        let writer = StoreWriter::spawn(store.clone(), 64, Duration::ZERO);
         let (done_tx, mut done) = mpsc::unbounded_channel();
 
         commit_in_background(&writer, "a", vec![event("a", 1)], &done_tx);
@@ -873,7 +962,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_failed_flush_fails_its_waiters_and_every_later_commit() {
         let (_dir, store, mut syncs) = sync_gated_store(&["a", "b", "c"], SyncMode::Full);
-        let writer = StoreWriter::spawn(store.clone(), 64);
+        let writer = StoreWriter::spawn(store.clone(), 64, Duration::ZERO);
         let (done_tx, mut done) = mpsc::unbounded_channel();
 
         commit_in_background(&writer, "a", vec![event("a", 1)], &done_tx);
@@ -916,7 +1005,7 @@ mod tests {
     async fn a_store_that_is_durable_on_write_is_answered_without_a_flush() {
         // At `sync = normal` a write is all there is; a flush would wait here forever.
         let (_dir, store, mut syncs) = sync_gated_store(&["g"], SyncMode::Normal);
-        let writer = StoreWriter::spawn(store.clone(), 8);
+        let writer = StoreWriter::spawn(store.clone(), 8, Duration::ZERO);
         for seq in 1..=3 {
             writer
                 .commit(vec![event("g", seq)])
@@ -934,7 +1023,7 @@ mod tests {
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
         let (dir, store) = real_store(&refs, SyncMode::Full);
         let store = Arc::new(store);
-        let writer = StoreWriter::spawn(store.clone(), 64);
+        let writer = StoreWriter::spawn(store.clone(), 64, Duration::ZERO);
         let flushes_before = fsync_count();
         let mut tasks = Vec::new();
         for id in ids.clone() {
