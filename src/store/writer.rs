@@ -19,10 +19,13 @@
 //! Under load the writer waits a moment (`store.group_wait_us`) after a group's first
 //! commit for others to join it. At 1,500 moves a second with a flush of about 0.3 ms a
 //! group held 1.5 moves; the flush, SQLite's six lock calls, and the hand-overs to and
-//! from this thread are paid per group, and the wait of 1 ms tripled its size and took
-//! about 12% off the server's CPU (BENCHMARKS.md, "Issue 17, sixth pass"). A move waits
+//! from this thread are paid per group, and the wait of 1 ms doubled or tripled its size
+//! and took 6-15% off the server's CPU there, 11-24% at 3,000-5,000 moves a second
+//! (BENCHMARKS.md, "Issue 17, sixth pass"). A move waits
 //! at most that much longer. When commits are rare the wait would gather nothing, so the
-//! writer waits only while its last group began less than [`BUSY_WAITS`] waits ago.
+//! writer waits only while its last group began less than [`BUSY_WAITS`] waits ago; and
+//! a group that already holds [`ENOUGH`] commits when it is taken, a burst, is written
+//! at once (a closed-loop burst of 200 games a round ran at half speed with the wait).
 //!
 //! The writer runs on a thread of its own ([`Runner::Thread`]), so a commit is not queued
 //! behind thousands of connection tasks on the runtime's workers each time it changes
@@ -49,6 +52,11 @@ pub const MAX_BATCH_REQUESTS: usize = 1024;
 /// The writer waits for a group to fill only when its last group began less than this
 /// many waits ago: at the default 1 ms, when it writes more than 250 groups a second.
 const BUSY_WAITS: u32 = 4;
+
+/// A group that already holds this many commits when the writer takes it is written at
+/// once: its per-group costs are already spread thin, and commits that came in a burst
+/// (all the games of a round at once) would only wait for nothing.
+const ENOUGH: usize = 8;
 
 /// Where a commit's answer goes.
 type Ack = oneshot::Sender<Result<(), StoreError>>;
@@ -225,17 +233,14 @@ async fn run(
     let mut last_group: Option<Instant> = None;
     while let Some(message) = rx.recv().await {
         take(message, &mut batch, &mut rx);
+        take_queued(&mut batch, &mut rx);
         let now = Instant::now();
-        if busy(last_group, now, group_wait) {
+        // A closing writer takes no new commits, so it has none to wait for.
+        if batch.len() < ENOUGH && !rx.is_closed() && busy(last_group, now, group_wait) {
             runner.gather(group_wait);
+            take_queued(&mut batch, &mut rx);
         }
         last_group = Some(now);
-        while batch.len() < MAX_BATCH_REQUESTS {
-            match rx.try_recv() {
-                Ok(message) => take(message, &mut batch, &mut rx),
-                Err(_) => break,
-            }
-        }
         let group = std::mem::take(&mut batch);
         if let Some(err) = &failure {
             answer(group.into_iter().map(|r| r.ack), &Err(err.clone()));
@@ -282,6 +287,16 @@ fn answer(acks: impl IntoIterator<Item = Ack>, outcome: &Result<(), StoreError>)
     for ack in acks {
         // A waiter that stopped waiting needs no answer.
         let _ = ack.send(outcome.clone());
+    }
+}
+
+/// Takes whatever else is queued, up to the cap.
+fn take_queued(batch: &mut Vec<Request>, rx: &mut mpsc::Receiver<Message>) {
+    while batch.len() < MAX_BATCH_REQUESTS {
+        match rx.try_recv() {
+            Ok(message) => take(message, batch, rx),
+            Err(_) => break,
+        }
     }
 }
 
@@ -758,6 +773,34 @@ mod tests {
             result.unwrap_or_else(|e| panic!("{name}: {e}"));
         }
         assert_eq!(*store.batches.lock().expect("batches"), [1, 2]);
+        writer.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_group_that_is_already_large_does_not_wait() {
+        let ids: Vec<String> = (0..=ENOUGH).map(|i| format!("g{i}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let (_dir, store, mut gate) = sync_gated_store(&refs, SyncMode::Full);
+        // Far longer than `SyncGate::next` waits: a group that waited fails the test.
+        let writer = StoreWriter::spawn(store.clone(), 64, Duration::from_secs(60));
+        let (done_tx, mut done) = mpsc::unbounded_channel();
+        commit_in_background(&writer, "first", vec![event("g0", 1)], &done_tx);
+        assert_eq!(gate.next().await, Op::Wrote(1));
+        assert_eq!(gate.next().await, Op::SyncStarted);
+        // A burst queues behind the held flush ...
+        for id in ["g1", "g2", "g3", "g4", "g5", "g6", "g7", "g8"] {
+            commit_in_background(&writer, "burst", vec![event(id, 1)], &done_tx);
+        }
+        wait_for_queue(&writer, ENOUGH).await;
+        gate.end_sync(Ok(()));
+        // ... and is written as soon as the writer takes it, busy as it is.
+        assert_eq!(gate.next().await, Op::Wrote(ENOUGH));
+        assert_eq!(gate.next().await, Op::SyncStarted);
+        gate.end_sync(Ok(()));
+        for _ in 0..=ENOUGH {
+            let (name, result) = outcome(&mut done).await;
+            result.unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
         writer.close().await;
     }
 
