@@ -21,11 +21,11 @@
 //! group held 1.5 moves; the flush, SQLite's six lock calls, and the hand-overs to and
 //! from this thread are paid per group, and the wait of 1 ms doubled or tripled its size
 //! and took 6-15% off the server's CPU there, 11-24% at 3,000-5,000 moves a second
-//! (BENCHMARKS.md, "Issue 17, sixth pass"). A move waits
-//! at most that much longer. When commits are rare the wait would gather nothing, so the
-//! writer waits only while its last group began less than [`BUSY_WAITS`] waits ago; and
-//! a group that already holds [`ENOUGH`] commits when it is taken, a burst, is written
-//! at once (a closed-loop burst of 200 games a round ran at half speed with the wait).
+//! (BENCHMARKS.md, "Issue 17, sixth pass"). A move waits at most that much longer.
+//! When commits are rare the wait would gather nothing, so the writer waits only while
+//! its last group began less than [`BUSY_WAITS`] waits ago; and a group that already
+//! holds [`ENOUGH`] commits when it is taken, a burst, is written at once (a
+//! closed-loop burst of 200 games a round ran at half speed with the wait).
 //!
 //! The writer runs on a thread of its own ([`Runner::Thread`]), so a commit is not queued
 //! behind thousands of connection tasks on the runtime's workers each time it changes
