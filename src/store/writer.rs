@@ -20,8 +20,8 @@
 //! commit for others to join it. At 1,500 moves a second with a flush of about 0.3 ms a
 //! group held 1.5 moves; the flush, SQLite's six lock calls, and the hand-overs to and
 //! from this thread are paid per group, and the wait of 1 ms doubled or tripled its size
-//! and took 6-15% off the server's CPU there, 11-24% at 3,000-5,000 moves a second
-//! (BENCHMARKS.md, "Issue 17, sixth pass"). A move waits at most that much longer.
+//! and took 6-15% off the server's CPU there, and about 12% at 3,000-5,000 moves a
+//! second (1-24% step by step; BENCHMARKS.md, "Issue 17, sixth pass"). A move waits at most that much longer.
 //! When commits are rare the wait would gather nothing, so the writer waits only while
 //! its last group began less than [`BUSY_WAITS`] waits ago; and a group that already
 //! holds [`ENOUGH`] commits when it is taken, a burst, is written at once (a
