@@ -329,7 +329,9 @@ impl SqliteStore {
         // Without it the checkpointer does not start, and SQLite's own checkpoints run.
         let db_file = match read_only {
             true => None,
-            false => match File::open(path) {
+            // For writing, as the log is (`open_if_present`): some systems refuse to
+            // flush a file opened read-only.
+            false => match OpenOptions::new().write(true).open(path) {
                 Ok(file) => Some(Arc::new(file)),
                 Err(e) => {
                     tracing::warn!(path = %path.display(), error = %e, "the game database could not be opened for its checkpointer");
