@@ -6,7 +6,12 @@
 //! - `group_commit_200_games`: 200 games play at once, each awaiting its own move's
 //!   acknowledgement through the `StoreWriter` before the next, as the room does; the
 //!   writer writes each group, fsyncs the log once for it (`Store::sync_log`), and only
-//!   then acknowledges its moves.
+//!   then acknowledges its moves;
+//! - `transaction_of_{1,3,8}_moves`: SQLite's own work for one group, without its fsync
+//!   (`Store::append_unsynced`), each move in another of 1,500 games, as under load: the
+//!   time per transaction less `k` times the time per move is what a group costs
+//!   whatever its size (BEGIN, COMMIT, the log's frames), which is why larger groups
+//!   cost less CPU per move.
 //!
 //! Criterion's `thrpt` is in moves (elements) per second; a plain summary line follows each.
 
@@ -60,7 +65,14 @@ fn play(game_id: &str, seq: u64) -> Append {
     })
 }
 
+/// Games the transactions spread over, as many as `tengen load` plays.
+const LIVE_GAMES: usize = 1500;
+
+/// A plain summary line, unless a filter left the benchmark out.
 fn report(name: &str, moves: u64, elapsed: Duration) {
+    if moves == 0 {
+        return;
+    }
     let per_second = moves as f64 / elapsed.as_secs_f64().max(f64::EPSILON);
     println!("{name}: {per_second:.0} moves/s ({moves} moves in {elapsed:.2?}, SyncMode::Full)");
 }
@@ -148,12 +160,49 @@ fn group_commit(c: &mut Criterion) {
     report("store/group_commit_200_games", total.0, total.1);
 }
 
+fn transaction_without_fsync(c: &mut Criterion) {
+    let (_dir, store) = temp_store();
+    let ids: Vec<String> = (0..LIVE_GAMES).map(|g| format!("live{g:04}")).collect();
+    let creates: Vec<Append> = ids
+        .iter()
+        .map(|id| Append::Create(game(id.clone())))
+        .collect();
+    store.append(&creates).expect("create games");
+    let mut seqs = vec![0u64; LIVE_GAMES];
+    let mut next = 0usize;
+    let mut group = c.benchmark_group("store");
+    for moves in [1usize, 3, 8] {
+        group.throughput(Throughput::Elements(moves as u64));
+        group.bench_function(format!("transaction_of_{moves}_moves"), |b| {
+            b.iter_custom(|iters| {
+                let mut elapsed = Duration::ZERO;
+                for _ in 0..iters {
+                    let batch: Vec<Append> = (0..moves)
+                        .map(|_| {
+                            // A stride through the games, so that consecutive moves land
+                            // on different pages, as 1,500 games' moves do.
+                            next = (next + 7919) % LIVE_GAMES;
+                            seqs[next] += 1;
+                            play(&ids[next], seqs[next])
+                        })
+                        .collect();
+                    let start = Instant::now();
+                    store.append_unsynced(&batch).expect("append");
+                    elapsed += start.elapsed();
+                }
+                elapsed
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(4));
-    targets = one_commit_per_move, group_commit
+    targets = one_commit_per_move, group_commit, transaction_without_fsync
 }
 criterion_main!(benches);
