@@ -53,6 +53,15 @@ fn game(id: String) -> GameRecord {
     }
 }
 
+/// Stores a live game for each of `ids`, in one transaction.
+fn create_games(store: &SqliteStore, ids: &[String]) {
+    let creates: Vec<Append> = ids
+        .iter()
+        .map(|id| Append::Create(game(id.clone())))
+        .collect();
+    store.append(&creates).expect("create games");
+}
+
 fn play(game_id: &str, seq: u64) -> Append {
     Append::Event(EventRecord {
         game_id: game_id.to_owned(),
@@ -124,11 +133,7 @@ fn group_commit(c: &mut Criterion) {
                 round += 1;
                 // Fresh games each round, created outside the timed part.
                 let ids: Vec<String> = (0..GAMES).map(|g| format!("r{round}g{g}")).collect();
-                let creates: Vec<Append> = ids
-                    .iter()
-                    .map(|id| Append::Create(game(id.clone())))
-                    .collect();
-                store.append(&creates).expect("create games");
+                create_games(&store, &ids);
 
                 let start = Instant::now();
                 runtime.block_on(async {
@@ -163,11 +168,7 @@ fn group_commit(c: &mut Criterion) {
 fn transaction_without_fsync(c: &mut Criterion) {
     let (_dir, store) = temp_store();
     let ids: Vec<String> = (0..LIVE_GAMES).map(|g| format!("live{g:04}")).collect();
-    let creates: Vec<Append> = ids
-        .iter()
-        .map(|id| Append::Create(game(id.clone())))
-        .collect();
-    store.append(&creates).expect("create games");
+    create_games(&store, &ids);
     let mut seqs = vec![0u64; LIVE_GAMES];
     let mut next = 0usize;
     let mut group = c.benchmark_group("store");
