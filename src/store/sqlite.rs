@@ -19,9 +19,11 @@ use super::{
     StoredReport,
 };
 use super::{GAME_COLUMNS, game_columns_before_count, migrations, ratings};
+use last_seqs::LastSeqs;
 
 mod accounts;
 mod copy;
+mod last_seqs;
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.
@@ -36,6 +38,9 @@ const STATEMENT_CACHE: usize = 48;
 /// on every run, which under load cost a parse and a query plan per move.
 const LAST_SEQ: &str =
     "SELECT (SELECT max(seq) FROM events WHERE game_id = games.id) FROM games WHERE id = ?1";
+
+const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, kind, payload, at_ms, move_count)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
 /// A game's move count as this store keeps it: on the game's last event that carries
 /// one ([`Append::MoveCount`] is folded into the event before it, so a move writes its
@@ -112,6 +117,8 @@ pub struct SqliteStore {
     /// every prepared one, which twice per group was 5-7% of a loaded server's CPU.
     /// Read and written only with `conn` locked.
     relaxed: AtomicBool,
+    /// Taken only inside a write, with `conn` locked.
+    last_seqs: Mutex<LastSeqs>,
     sync: SyncMode,
     read_only: bool,
 }
@@ -352,6 +359,7 @@ impl SqliteStore {
             wal: wal.into(),
             wal_file: Mutex::new(None),
             relaxed: AtomicBool::new(false),
+            last_seqs: Mutex::default(),
             sync,
             read_only,
         })
@@ -424,6 +432,20 @@ impl SqliteStore {
         conn: &mut Connection,
         items: impl IntoIterator<Item = Write<'a>>,
     ) -> Result<(), StoreError> {
+        let mut last_seqs = self.last_seqs.lock().map_err(|_| StoreError::Poisoned)?;
+        let written = self.write_in(conn, &mut last_seqs, items);
+        if written.is_err() {
+            last_seqs.forget_all();
+        }
+        written
+    }
+
+    fn write_in<'a>(
+        &self,
+        conn: &mut Connection,
+        last_seqs: &mut LastSeqs,
+        items: impl IntoIterator<Item = Write<'a>>,
+    ) -> Result<(), StoreError> {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.db_err())?;
@@ -443,15 +465,33 @@ impl SqliteStore {
             if counted.is_some() {
                 items.next();
             }
-            self.apply(&tx, item, counted)?;
+            self.apply(&tx, last_seqs, item, counted)?;
         }
         tx.commit().map_err(self.db_err())
+    }
+
+    /// The game's last event number in the file (0 before its first event).
+    fn last_seq(&self, tx: &Transaction<'_>, game_id: &str) -> Result<u64, StoreError> {
+        let last: Option<i64> = tx
+            .prepare_cached(LAST_SEQ)
+            .map_err(self.db_err())?
+            .query_row([game_id], |row| row.get(0))
+            .optional()
+            .map_err(self.db_err())?
+            .ok_or_else(|| StoreError::UnknownGame {
+                game_id: game_id.to_owned(),
+            })?;
+        u64::try_from(last.unwrap_or(0)).map_err(|_| StoreError::BadRow {
+            path: self.path.clone(),
+            detail: format!("game {game_id} has a negative event number"),
+        })
     }
 
     /// Applies one item; `move_count`, for an event, is the game's count after it.
     fn apply(
         &self,
         tx: &Transaction<'_>,
+        last_seqs: &mut LastSeqs,
         item: Write<'_>,
         move_count: Option<u32>,
     ) -> Result<(), StoreError> {
@@ -487,19 +527,10 @@ impl SqliteStore {
                 }
             }
             Write::Event(event) => {
-                let last: Option<i64> = tx
-                    .prepare_cached(LAST_SEQ)
-                    .map_err(&db)?
-                    .query_row([&event.game_id], |row| row.get(0))
-                    .optional()
-                    .map_err(&db)?
-                    .ok_or_else(|| StoreError::UnknownGame {
-                        game_id: event.game_id.clone(),
-                    })?;
-                let last = u64::try_from(last.unwrap_or(0)).map_err(|_| StoreError::BadRow {
-                    path: self.path.clone(),
-                    detail: format!("game {} has a negative event number", event.game_id),
-                })?;
+                let last = match last_seqs.get(&event.game_id) {
+                    Some(last) => last,
+                    None => self.last_seq(tx, &event.game_id)?,
+                };
                 let expected = last.saturating_add(1);
                 if event.seq != expected {
                     return Err(StoreError::SeqOutOfOrder {
@@ -513,20 +544,18 @@ impl SqliteStore {
                     seq: event.seq,
                     expected,
                 })?;
-                tx.prepare_cached(
-                    "INSERT INTO events (game_id, seq, kind, payload, at_ms, move_count)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                )
-                .map_err(&db)?
-                .execute(rusqlite::params![
-                    event.game_id,
-                    seq,
-                    event.kind,
-                    event.payload,
-                    event.at_ms,
-                    move_count,
-                ])
-                .map_err(&db)?;
+                tx.prepare_cached(INSERT_EVENT)
+                    .map_err(&db)?
+                    .execute(rusqlite::params![
+                        event.game_id,
+                        seq,
+                        event.kind,
+                        event.payload,
+                        event.at_ms,
+                        move_count,
+                    ])
+                    .map_err(&db)?;
+                last_seqs.appended(&event.game_id, event.seq);
             }
             // A count with no event of its game just before it: on the game's last
             // event, or on the game itself when it has none.
@@ -588,6 +617,7 @@ impl SqliteStore {
                         }
                     });
                 }
+                last_seqs.finished(game_id);
             }
             Write::Rejudge { game_id, result } => {
                 let updated = tx
@@ -1329,8 +1359,14 @@ mod tests {
         }
         let conn = store.conn.lock().expect("lock");
         let check = conn.prepare_cached(LAST_SEQ).expect("cached");
-        assert_eq!(check.get_status(rusqlite::StatementStatus::Run), 20);
-        assert_eq!(check.get_status(rusqlite::StatementStatus::RePrepare), 0);
+        assert_eq!(
+            check.get_status(rusqlite::StatementStatus::Run),
+            1,
+            "the game's last number is read from the file once, then known"
+        );
+        let insert = conn.prepare_cached(INSERT_EVENT).expect("cached");
+        assert_eq!(insert.get_status(rusqlite::StatementStatus::Run), 20);
+        assert_eq!(insert.get_status(rusqlite::StatementStatus::RePrepare), 0);
     }
 
     #[test]
@@ -1765,6 +1801,9 @@ mod tests {
             want,
             "history unchanged"
         );
+        store
+            .append(&[Append::Event(event("g", 3))])
+            .expect("the rolled-back event's number is still the next");
     }
 
     #[test]
@@ -1976,11 +2015,15 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
 
-        /// Whatever numbers arrive, the store keeps exactly the 1, 2, 3 … prefix it
-        /// accepted, per game, and refuses everything else.
+        /// Whatever numbers arrive, alone or in batches, the store keeps exactly the
+        /// 1, 2, 3 … prefix it accepted, per game, and refuses everything else: a batch
+        /// with one wrong number writes nothing of itself.
         #[test]
         fn only_the_next_seq_is_ever_accepted(
-            attempts in proptest::collection::vec((0usize..3, 0u64..6), 1..40)
+            batches in proptest::collection::vec(
+                proptest::collection::vec((0usize..3, 0u64..6), 1..4),
+                1..40,
+            )
         ) {
             let (_dir, path) = temp_db();
             let store = open(&path);
@@ -1989,16 +2032,28 @@ mod tests {
                 store.create_game(&game(id, i as i64, "a", "b")).expect("create");
             }
             let mut next = [1u64; 3];
-            for (g, seq) in attempts {
-                let outcome = store.append(&[Append::Event(event(ids[g], seq))]);
-                if seq == next[g] {
-                    prop_assert!(outcome.is_ok(), "{:?}", outcome);
-                    next[g] += 1;
-                } else {
-                    prop_assert!(
-                        matches!(outcome, Err(StoreError::SeqOutOfOrder { expected, .. }) if expected == next[g]),
+            for batch in batches {
+                let items: Vec<Append> =
+                    batch.iter().map(|&(g, seq)| Append::Event(event(ids[g], seq))).collect();
+                let outcome = store.append(&items);
+                let mut after = next;
+                let mut first_wrong = None;
+                for &(g, seq) in &batch {
+                    if seq != after[g] {
+                        first_wrong = Some(after[g]);
+                        break;
+                    }
+                    after[g] += 1;
+                }
+                match first_wrong {
+                    None => {
+                        prop_assert!(outcome.is_ok(), "{:?}", outcome);
+                        next = after;
+                    }
+                    Some(want) => prop_assert!(
+                        matches!(outcome, Err(StoreError::SeqOutOfOrder { expected, .. }) if expected == want),
                         "{:?}", outcome
-                    );
+                    ),
                 }
             }
             for (g, id) in ids.iter().enumerate() {
