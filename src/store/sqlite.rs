@@ -33,12 +33,14 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// re-parsed.
 const STATEMENT_CACHE: usize = 48;
 
-/// A game's last event number before an append (no row: no such game). Its parameter
+/// A game's last event number before its first append since the store opened (no row:
+/// no such game); until the game ends, later appends know it ([`LastSeqs`]). Its parameter
 /// appears once: SQLite re-prepares `SELECT EXISTS (.. ?1), (SELECT max(seq) .. ?1)`
 /// on every run, which under load cost a parse and a query plan per move.
 const LAST_SEQ: &str =
     "SELECT (SELECT max(seq) FROM events WHERE game_id = games.id) FROM games WHERE id = ?1";
 
+/// One event, its `seq` already checked against the game's last.
 const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, kind, payload, at_ms, move_count)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 

@@ -4,8 +4,9 @@
 //! The query ([`LAST_SEQ`](super::LAST_SEQ)) was a quarter of SQLite's statements in a
 //! loaded server's group commit. This is only a cache in front of it: a game not in it
 //! is looked up, and the events' key `(game_id, seq)` still refuses a duplicate. An entry
-//! can lag the file only if another process appended to the same game, and then the
-//! append is refused (`SeqOutOfOrder`, or the key's constraint), never mis-numbered.
+//! can differ from the file only if another process changed that game's events while
+//! this store was open. If it appended, the append here is refused (`SeqOutOfOrder`, or
+//! the key's constraint), never misnumbered; nothing in tengen deletes events.
 
 use std::collections::HashMap;
 
