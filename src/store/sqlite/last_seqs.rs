@@ -1,8 +1,9 @@
 //! The last event number of the games this store is appending to, so that an append
 //! checks its `seq` without a query.
 //!
-//! The query ([`LAST_SEQ`](super::LAST_SEQ)) was a quarter of SQLite's statements in a
-//! loaded server's group commit. This is only a cache in front of it: a game not in it
+//! The query ([`LAST_SEQ`](super::LAST_SEQ)) was half the time of SQLite's statements in
+//! a loaded server's group commit (53 of 108 samples, BENCHMARKS.md's seventh pass). This
+//! is only a cache in front of it: a game not in it
 //! is looked up, and the events' key `(game_id, seq)` still refuses a duplicate. An entry
 //! can differ from the file only if another process changed that game's events while
 //! this store was open. If it appended, the append here is refused (`SeqOutOfOrder`, or
