@@ -302,10 +302,7 @@ fn referee_note(event: &GameEvent) -> Option<String> {
             reason,
             replay_game_id,
         } => {
-            let ruling = serde_json::to_value(ruling)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
+            let ruling = ruling.name();
             let replay = replay_game_id
                 .as_ref()
                 .map(|id| format!(", replayed as game {id}"))
@@ -317,11 +314,15 @@ fn referee_note(event: &GameEvent) -> Option<String> {
             result,
             by,
             reason,
+            ruling,
             score,
         } => {
-            let how = match score {
-                Some(s) => format!("corrected the count ({})", s.chinese),
-                None => "changed the result".to_string(),
+            let how = match (score, ruling) {
+                (Some(s), _) => format!("corrected the count ({})", s.chinese),
+                (None, Some(ruling)) => {
+                    format!("changed the result ({})", ruling.name())
+                }
+                (None, None) => "changed the result".to_string(),
             };
             (by, format!("{how}: {previous} -> {result}"), reason)
         }

@@ -61,6 +61,8 @@ async fn two_players_who_want_the_same_game_are_paired() {
     );
     assert_eq!(settings["color"], "nigiri");
     assert_eq!(settings["handicap"], 0);
+    assert_eq!(settings["komi"], 7.5, "the complete terms: {settings}");
+    assert_eq!(settings["ko_rule"], "situational", "{settings}");
     assert!(settings.get("rated").is_none(), "unrated: {settings}");
     // The game is real: both can join it, and the request is gone.
     let game_id = to_bob["game_id"].as_str().unwrap();

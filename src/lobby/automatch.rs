@@ -184,14 +184,14 @@ pub fn terms(
     let area = f64::from(size).powi(2) / 361.0;
     let stones = (f64::from(ranks) * area).round().min(9.0) as u8;
     if !handicap || stones == 0 {
-        return (settings, false);
+        return (settings.with_defaults(), false);
     }
     settings.color = ColorChoice::Black;
     settings.komi = Some(HalfPoints(0));
     if stones >= 2 {
         settings.handicap = stones;
     }
-    (settings, first < second)
+    (settings.with_defaults(), first < second)
 }
 
 /// Ranks counted from 30k = 0 up to 9d = 38.
@@ -408,6 +408,7 @@ impl Queue {
 mod tests {
     use super::*;
     use crate::protocol::{BotOffer, Role};
+    use crate::rules::KoRule;
 
     fn user(id: &str, role: Role) -> UserInfo {
         UserInfo {
@@ -567,8 +568,10 @@ mod tests {
         let (even, _) = play(1500.0, 1560.0, 19, true);
         assert_eq!(
             (even.color, even.handicap, even.komi),
-            (ColorChoice::Nigiri, 0, None)
+            (ColorChoice::Nigiri, 0, Some(HalfPoints(15))),
+            "the terms are complete: Chinese komi 7.5"
         );
+        assert_eq!(even.ko_rule, Some(KoRule::Situational));
         let (first, first_black) = play(1500.0, 1650.0, 19, true);
         assert_eq!(first.color, ColorChoice::Black);
         assert_eq!(

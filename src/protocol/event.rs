@@ -221,12 +221,18 @@ pub enum GameEvent {
         at: i64,
     },
     /// A referee changed the result of the finished game: `previous` stays in the log,
-    /// `result` is in effect. `score` is the recount when the count was corrected.
+    /// `result` is in effect. `ruling` is the referee's for `change_result`, `score` the
+    /// recount when the count was corrected: one of the two is set.
     ResultChanged {
         previous: GameResult,
         result: GameResult,
         by: UserInfo,
         reason: String,
+        /// Kept because `result` alone cannot tell both-lose from annulled (both `Void`)
+        /// nor a referee's draw from a counted one (both `0`). Logs written before it
+        /// was recorded lack it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ruling: Option<Ruling>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         score: Option<ScoreView>,
     },

@@ -28,6 +28,11 @@ pub enum Ruling {
 }
 
 impl Ruling {
+    /// Its wire name (`both_lose`), for the SGF's comments.
+    pub fn name(self) -> &'static str {
+        super::names::name_of(&self, "")
+    }
+
     /// The result this ruling gives. A referee's win is recorded as a forfeit (`B+F`).
     pub fn result(self) -> GameResult {
         match self {

@@ -292,7 +292,7 @@ fn bad(message: String) -> Refusal {
 
 impl GameSettings {
     /// Checks every field and fills in the defaults; refusals name the field.
-    pub fn resolve(mut self, clock_limits: &ClockLimits) -> Result<GameSettings, Refusal> {
+    pub fn resolve(self, clock_limits: &ClockLimits) -> Result<GameSettings, Refusal> {
         if !(MIN_SIZE..=MAX_SIZE).contains(&self.board_size) {
             return Err(bad(format!(
                 "settings.board_size must be from {MIN_SIZE} to {MAX_SIZE}, not {}",
@@ -377,6 +377,15 @@ impl GameSettings {
         self.clock
             .validate(clock_limits)
             .map_err(|e| bad(format!("settings.clock.{}: {e}", e.field())))?;
+        Ok(self.with_defaults())
+    }
+
+    /// Fills in the repetition rule and komi left unset, so that every message and
+    /// record that carries the settings shows the complete terms (client-protocol/lobby.md).
+    /// The server's own games (automatch) take this path; clients' go through [`resolve`].
+    ///
+    /// [`resolve`]: GameSettings::resolve
+    pub fn with_defaults(mut self) -> GameSettings {
         self.ko_rule.get_or_insert(self.ruleset.default_ko_rule());
         let komi = if self.handicap >= 2 {
             HalfPoints(0)
@@ -384,7 +393,7 @@ impl GameSettings {
             self.ruleset.default_komi()
         };
         self.komi.get_or_insert(komi);
-        Ok(self)
+        self
     }
 
     /// The repetition rule (the ruleset's unless set).

@@ -4,7 +4,7 @@
 
 use super::{CHAT_KEPT, LiveGame, Moment, Play, ReplayError, Scoring, Sealed, Stage};
 use crate::clock::{ClockView, Millis};
-use crate::protocol::{ChatLine, GameEvent};
+use crate::protocol::{ChatLine, GameEvent, Ruling};
 use crate::rules::{Color, DeadStones, Game, Vertex};
 
 impl LiveGame {
@@ -303,7 +303,12 @@ impl LiveGame {
             }
             // The ending follows as its own event.
             GameEvent::Ruled { .. } => self.expect(!matches!(self.stage, Stage::Ended(_)))?,
-            GameEvent::ResultChanged { result, score, .. } => {
+            GameEvent::ResultChanged {
+                result,
+                ruling,
+                score,
+                ..
+            } => {
                 let Stage::Ended(ended) = &mut self.stage else {
                     return Err(self.misplaced());
                 };
@@ -316,10 +321,11 @@ impl LiveGame {
                     }
                     scoring.dead = dead;
                 }
-                ended.result = *result;
+                // The ruling's own result, where `result`'s string lost which one it was.
+                ended.result = ruling.map_or(*result, Ruling::result);
                 ended.reason = match score {
                     Some(_) => "score",
-                    None => result.reason(),
+                    None => ended.result.reason(),
                 }
                 .into();
                 ended.score = score.clone();

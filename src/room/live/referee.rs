@@ -343,6 +343,7 @@ impl Draft {
             result,
             by,
             reason,
+            ruling: None,
             score: Some(score),
         })
     }
@@ -371,6 +372,7 @@ impl Draft {
             result: ruling.result(),
             by,
             reason,
+            ruling: Some(ruling),
             score: None,
         })
     }
