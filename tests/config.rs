@@ -500,7 +500,7 @@ fn serve_refuses_to_start_on_a_bad_configuration() {
     let data = data.to_str().expect("utf-8");
     let bad_file = write(dir.path(), "t.toml", "[limits]\nburts = 3\n");
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
-    let cases: [Case; 4] = [
+    let cases: [Case; 6] = [
         (
             &[
                 "serve",
@@ -526,6 +526,26 @@ fn serve_refuses_to_start_on_a_bad_configuration() {
             &["serve", "--data", data, "--set", "store.sync=off"],
             &[],
             "store.sync",
+        ),
+        // The dev login mints any identity: `--listen` on an address other machines
+        // reach is checked against it like every other way of setting the address.
+        (
+            &["serve", "--data", data, "--listen", "0.0.0.0:0"],
+            &[("TENGEN_AUTH__DEV_LOGIN", "true")],
+            "listen (0.0.0.0:0)",
+        ),
+        (
+            &[
+                "serve",
+                "--data",
+                data,
+                "--set",
+                "auth.dev_login=true",
+                "--listen",
+                "0.0.0.0:0",
+            ],
+            &[],
+            "auth.dev_login",
         ),
     ];
     for (args, vars, named) in cases {

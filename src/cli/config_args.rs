@@ -24,6 +24,13 @@ pub struct ConfigArgs {
 impl ConfigArgs {
     /// Defaults < file < `TENGEN_*` environment < `--set` < `--data`.
     pub fn load(&self) -> anyhow::Result<Config> {
+        self.load_with(None)
+    }
+
+    /// As [`ConfigArgs::load`], with one more flag last. Every flag goes through the
+    /// configuration's own checks, so none can slip past them (`--listen 0.0.0.0:7480`
+    /// with the dev login on is refused, as in the file).
+    fn load_with(&self, last: Option<FlagSetting>) -> anyhow::Result<Config> {
         let mut flags = self.set.clone();
         if let Some(data) = &self.data {
             flags.push(FlagSetting {
@@ -32,6 +39,7 @@ impl ConfigArgs {
                 value: toml_string(&data.to_string_lossy()),
             });
         }
+        flags.extend(last);
         Config::load_with_flags(self.config.as_deref(), tengen_vars(), &flags)
             .context("the configuration could not be loaded")
     }
@@ -50,11 +58,11 @@ pub struct ServerArgs {
 impl ServerArgs {
     /// As [`ConfigArgs::load`], then `--listen`.
     pub fn load(&self) -> anyhow::Result<Config> {
-        let mut config = self.config.load()?;
-        if let Some(listen) = self.listen {
-            config.listen = listen;
-        }
-        Ok(config)
+        self.config.load_with(self.listen.map(|listen| FlagSetting {
+            flag: format!("--listen {listen}"),
+            key: "listen".into(),
+            value: toml_string(&listen.to_string()),
+        }))
     }
 }
 
