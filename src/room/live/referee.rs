@@ -272,12 +272,18 @@ impl Draft {
             ));
         }
         let (to_move, now) = (self.game.to_move(), self.at.now);
-        let clock = self.clock_after(|c| match c.is_paused() {
-            true => {
+        let present = self.game.is_online(to_move);
+        let clock = self.clock_after(|c| {
+            if c.is_paused() {
                 c.resume(now);
                 Ok(())
+            } else if present {
+                c.start(to_move, now)
+            } else {
+                // Paused before the player to move came (or since a restart): their
+                // clock starts when they join, as it would have without the pause.
+                Ok(())
             }
-            false => c.start(to_move, now),
         });
         match clock {
             Ok(clock) => self.push(GameEvent::RefereeResumed { by, reason, clock }),

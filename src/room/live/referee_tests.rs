@@ -251,6 +251,30 @@ fn a_referee_pause_holds_the_clocks_until_a_referee_resumes() {
 }
 
 #[test]
+fn a_referee_pause_before_the_player_to_move_came_leaves_their_clock_to_their_arrival() {
+    let mut t = Table::new(timed());
+    t.presence(Color::White, 0);
+    let pause = RefereeAct::Pause {
+        reason: "hall not ready".into(),
+    };
+    let resume = RefereeAct::Resume {
+        reason: "hall ready".into(),
+    };
+    assert_eq!(t.referee(&admin(), pause, 1_000), ["referee_paused"]);
+    assert_eq!(t.referee(&admin(), resume, 60_000), ["referee_resumed"]);
+    let clock = t.game.clock_view(120_000).unwrap();
+    assert_eq!(clock.running, None, "Black has not come: no clock runs");
+    assert_eq!(clock.black.main_ms, 600_000);
+    assert_eq!(t.game.next_timer(), t.replayed().next_timer());
+    // Black comes: their clock starts then, with all its time.
+    t.presence(Color::Black, 130_000);
+    t.game.start_clock_if_stopped(130_000);
+    let clock = t.game.clock_view(140_000).unwrap();
+    assert_eq!(clock.running, Some(Color::Black));
+    assert_eq!(clock.black.main_ms, 590_000);
+}
+
+#[test]
 fn rulings_end_the_game_with_their_result() {
     for (ruling, result) in [
         (Ruling::BlackWins, "B+F"),
