@@ -890,10 +890,15 @@ async fn a_new_account_and_a_guest_have_profiles_before_their_first_game() {
     assert_eq!(register(&server, "Alice", PASSWORD).await.status, 201);
     let guest = send(&server, "/api/auth/guest", &[], b"").await;
     let guest_id = guest.body["user"]["id"].as_str().unwrap().to_string();
-    for (id, name) in [("alice", "Alice"), (guest_id.as_str(), guest_id.as_str())] {
-        let (status, profile) = common::get_json(&server, &format!("/api/users/{id}")).await;
+    // A username in another case finds the account, as at login.
+    for (path_id, id, name) in [
+        ("alice", "alice", "Alice"),
+        ("ALICE", "alice", "Alice"),
+        (guest_id.as_str(), guest_id.as_str(), guest_id.as_str()),
+    ] {
+        let (status, profile) = common::get_json(&server, &format!("/api/users/{path_id}")).await;
         assert_eq!(status, 200, "{profile}");
-        assert_eq!(profile["name"], name);
+        assert_eq!((&profile["id"], &profile["name"]), (&json!(id), &json!(name)));
         let pools: Vec<_> = profile["ratings"].as_array().unwrap().iter().collect();
         assert_eq!(pools.len(), 4, "{profile}");
         for (pool, want) in pools.iter().zip(["overall", "9x9", "13x13", "19x19"]) {

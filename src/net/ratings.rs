@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::api::{blocking, problem};
+use crate::accounts::username::Username;
 use crate::hub::Hub;
 use crate::rating::Pool;
 use crate::standings::view::{
@@ -37,9 +38,20 @@ async fn profile(
         );
     };
     let store = hub.store().clone();
+    // Ids are exact, but an account's is its folded username, so `ALICE` finds `alice`.
+    let folded = Username::canonical(&id)
+        .ok()
+        .map(Username::into_string)
+        .filter(|folded| *folded != id);
     let found = blocking(move || {
-        let name = store.player_name(&id)?;
-        let rows = store.player_ratings(&id)?;
+        let mut id = id;
+        let mut name = store.player_name(&id)?;
+        let mut rows = store.player_ratings(&id)?;
+        if let Some(folded) = folded.filter(|_| name.is_none() && rows.is_empty()) {
+            name = store.player_name(&folded)?;
+            rows = store.player_ratings(&folded)?;
+            id = folded;
+        }
         if name.is_none() && rows.is_empty() {
             return Ok(None);
         }
