@@ -586,3 +586,31 @@ async fn tokens_from_an_external_issuer_are_checked_with_its_public_key() {
     let hs = tengen::auth::sign(b"any secret", &claims).unwrap();
     refused_at_connect(&server, &hs).await;
 }
+
+/// The author of a seek hears of its end once on each connection, whether that
+/// connection watches the lobby (where everyone hears it) or not.
+#[tokio::test]
+async fn a_withdrawn_seek_is_announced_once_to_each_of_its_authors_connections() {
+    let server = TestServer::start().await;
+    let mut watching = server.login("alice").await;
+    let mut other = server.login("alice").await;
+    watching.ok(json!({"type": "watch_lobby"})).await;
+    let created = watching
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    let id = created["challenge"]["challenge_id"].clone();
+    watching
+        .ok(json!({"type": "cancel", "challenge_id": id}))
+        .await;
+    for c in [&mut watching, &mut other] {
+        // A ping's answer comes after anything the cancel sent this connection.
+        c.ok(json!({"type": "ping"})).await;
+        let removed: Vec<&Value> = c
+            .pending()
+            .iter()
+            .filter(|m| m["type"] == "challenge_removed")
+            .collect();
+        assert_eq!(removed.len(), 1, "{:?}", c.pending());
+        assert_eq!((&removed[0]["challenge_id"], &removed[0]["reason"]), (&id, &json!("cancelled")));
+    }
+}

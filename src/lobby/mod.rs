@@ -274,10 +274,16 @@ impl Lobby {
             challenge_id: c.challenge_id.clone(),
             reason: reason.to_string(),
         });
-        self.send_here(&c.from.id, &frame);
         match &c.to {
-            None => self.announce_here(&frame),
-            Some(to) => self.send_here(to, &frame),
+            None => {
+                self.announce_here(&frame);
+                // The author hears it once: their watching connections just did.
+                self.send_unwatched(&c.from.id, &frame);
+            }
+            Some(to) => {
+                self.send_here(&c.from.id, &frame);
+                self.send_here(to, &frame);
+            }
         }
     }
 
@@ -406,6 +412,15 @@ impl Lobby {
     fn send_here(&self, user_id: &str, frame: &Frame) {
         if let Some(list) = self.online.get(user_id) {
             for o in list.iter() {
+                o.push(frame.clone());
+            }
+        }
+    }
+
+    /// As [`Lobby::send_here`], to those of the user's connections not watching the lobby.
+    fn send_unwatched(&self, user_id: &str, frame: &Frame) {
+        if let Some(list) = self.online.get(user_id) {
+            for o in list.iter().filter(|o| !self.watchers.contains_key(&o.conn())) {
                 o.push(frame.clone());
             }
         }
