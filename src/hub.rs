@@ -214,16 +214,34 @@ impl Hub {
         for (i, user) in players.iter().enumerate() {
             if !self.reserve_slot(&user.id, max) {
                 players[..i].iter().for_each(|u| self.release_slot(&u.id));
-                return Err(Refusal::new(
-                    ErrorCode::LimitReached,
-                    format!(
-                        "{} already plays {max} live games, the most this server allows",
-                        user.name
-                    ),
-                ));
+                return Err(self.no_slot(user));
             }
         }
         Ok(())
+    }
+
+    /// Whether both players have a slot free now, taking none: for refusing a game
+    /// before anyone is told of it. [`Hub::reserve_slots`] still decides.
+    pub fn check_slots(&self, players: [&UserInfo; 2]) -> Result<(), Refusal> {
+        let max = self.config.limits.max_games_per_user;
+        match players
+            .into_iter()
+            .find(|u| self.live_games.get(&u.id).is_some_and(|n| *n >= max))
+        {
+            Some(user) => Err(self.no_slot(user)),
+            None => Ok(()),
+        }
+    }
+
+    fn no_slot(&self, user: &UserInfo) -> Refusal {
+        let max = self.config.limits.max_games_per_user;
+        Refusal::new(
+            ErrorCode::LimitReached,
+            format!(
+                "{} already plays {max} live games, the most this server allows",
+                user.name
+            ),
+        )
     }
 
     /// Accepts a seek or challenge: the game is created on the lobby side (see

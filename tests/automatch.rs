@@ -259,6 +259,41 @@ async fn a_bot_whose_offer_admits_the_game_is_matched_when_no_person_fits() {
     assert_eq!(bot.recv_type("game_started").await, started);
 }
 
+/// A challenge the bot's offer admits but that cannot start (the bot plays the most
+/// games allowed) is refused with that error alone: neither side hears of a challenge.
+#[tokio::test]
+async fn a_challenge_to_a_bot_at_its_game_limit_is_refused_before_anyone_hears_of_it() {
+    let server = TestServer::start_with(|c| c.limits.max_games_per_user = 1).await;
+    let bot_url = format!(
+        "{}?token={}",
+        server.url,
+        server.token_as("robo", Role::Bot)
+    );
+    let mut bot = Client::connect(&bot_url).await;
+    bot.ok(json!({"type": "offer", "offer": {"board_sizes": [9]}}))
+        .await;
+    let challenge = json!({"type": "challenge", "opponent": "robo", "settings": {"board_size": 9}});
+    let mut alice = server.login("alice").await;
+    alice.ok(challenge.clone()).await;
+    bot.recv_type("game_started").await;
+    bot.clear();
+    let mut carol = server.login("carol").await;
+    carol.refused(challenge, "limit_reached").await;
+    assert!(
+        carol.pending().iter().all(|m| m["type"] != "challenge_removed"),
+        "{:?}",
+        carol.pending()
+    );
+    bot.ok(json!({"type": "ping"})).await;
+    assert!(
+        bot.pending().iter().all(|m| m["type"] != "challenge_added"),
+        "{:?}",
+        bot.pending()
+    );
+    let seeks = carol.ok(json!({"type": "list_seeks"})).await;
+    assert_eq!(seeks["challenges"], json!([]));
+}
+
 #[tokio::test]
 async fn a_handicap_comes_from_the_rank_difference_when_both_accept_one() {
     let dir = tempfile::tempdir().unwrap();

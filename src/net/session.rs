@@ -587,6 +587,8 @@ impl Session {
             bot.offer
                 .admits(&settings)
                 .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
+            // A game that cannot start is refused before the bot hears of it.
+            self.hub.check_slots([&user, &bot.user])?;
         }
         let limit = self.hub.config.limits.max_seeks_per_user;
         let challenge = self.hub.lobby.post(&user, to, settings, limit)?;
@@ -596,11 +598,12 @@ impl Session {
                 .accept(&bot.user, &challenge.challenge_id, None)
                 .await
         {
-            // One reply per request: the challenge goes, and the refusal is the answer.
+            // A slot taken meanwhile, or the store: the bot declines on its side, and
+            // the refusal is the one reply to the request.
             let _ = self
                 .hub
                 .lobby
-                .withdraw(&challenge.challenge_id, &user, false);
+                .withdraw(&challenge.challenge_id, &bot.user, true);
             return Err(refusal);
         }
         self.send(&ServerMsg::ChallengeCreated { id, challenge });
