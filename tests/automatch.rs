@@ -270,6 +270,11 @@ async fn a_challenge_to_a_bot_at_its_game_limit_is_refused_before_anyone_hears_o
         server.token_as("robo", Role::Bot)
     );
     let mut bot = Client::connect(&bot_url).await;
+    bot.refused(
+        json!({"type": "offer", "offer": {"board_sizes": [9], "time_systems": ["blitz"]}}),
+        "bad_request",
+    )
+    .await;
     bot.ok(json!({"type": "offer", "offer": {"board_sizes": [9]}}))
         .await;
     let challenge = json!({"type": "challenge", "opponent": "robo", "settings": {"board_size": 9}});

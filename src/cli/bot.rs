@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 use tengen::bot::{self, BotConfig, BotFile, ChallengePlan};
-use tengen::protocol::{BotOffer, GameSettings};
+use tengen::protocol::GameSettings;
 use tracing_subscriber::EnvFilter;
 
 #[derive(Debug, clap::Args)]
@@ -121,7 +121,7 @@ fn resolve(args: Args) -> anyhow::Result<BotConfig> {
     offer.min_main_ms = args.offer_min_main_ms.or(offer.min_main_ms);
     offer.max_main_ms = args.offer_max_main_ms.or(offer.max_main_ms);
     offer.max_handicap = args.offer_max_handicap.unwrap_or(offer.max_handicap);
-    check_offer(&offer)?;
+    offer.check().map_err(anyhow::Error::msg)?;
     let no_offer = args.no_offer || file.no_offer.unwrap_or(false);
 
     let challenge = match (args.challenge, file.challenge) {
@@ -167,20 +167,6 @@ fn resolve(args: Args) -> anyhow::Result<BotConfig> {
                 .unwrap_or(300),
         ),
     })
-}
-
-fn check_offer(offer: &BotOffer) -> anyhow::Result<()> {
-    const SYSTEMS: &[&str] = &[
-        "none", "absolute", "fischer", "byoyomi", "canadian", "simple",
-    ];
-    if let Some(bad) = offer
-        .time_systems
-        .iter()
-        .find(|t| !SYSTEMS.contains(&t.as_str()))
-    {
-        bail!("`{bad}` is not a time system: use {}", SYSTEMS.join(", "));
-    }
-    Ok(())
 }
 
 /// The challenge flags as a JSON object of `GameSettings` fields.

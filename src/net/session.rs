@@ -343,6 +343,9 @@ impl Session {
                         "only bot accounts make standing offers",
                     ));
                 }
+                offer
+                    .check()
+                    .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
                 hub.lobby.set_offer(&user, offer);
                 self.ack(id, None, None);
             }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::settings::GameSettings;
 use super::user::UserInfo;
 use crate::clock::TimeControl;
-use crate::rules::Ruleset;
+use crate::rules::{MAX_HANDICAP, MAX_SIZE, MIN_SIZE, Ruleset};
 
 /// What a bot plays. Empty lists mean "any".
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -30,6 +30,11 @@ pub struct BotListing {
     pub offer: BotOffer,
 }
 
+/// Every time system's name, as offers list them.
+pub const TIME_SYSTEMS: [&str; 6] = [
+    "none", "absolute", "fischer", "byoyomi", "canadian", "simple",
+];
+
 /// The name of a time system, as offers list them.
 pub fn time_system(tc: &TimeControl) -> &'static str {
     match tc {
@@ -51,6 +56,44 @@ fn main_ms(tc: &TimeControl) -> u64 {
 }
 
 impl BotOffer {
+    /// Refuses an offer that could never admit a game as written (a size no board has, a
+    /// time system's name misspelt, an empty main-time range, more stones than a
+    /// handicap has), so a typo does not silently turn every challenge away.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(bad) = self
+            .board_sizes
+            .iter()
+            .find(|s| !(MIN_SIZE..=MAX_SIZE).contains(*s))
+        {
+            return Err(format!(
+                "offer.board_sizes: {bad} is not a board size from {MIN_SIZE} to {MAX_SIZE}"
+            ));
+        }
+        if let Some(bad) = self
+            .time_systems
+            .iter()
+            .find(|t| !TIME_SYSTEMS.contains(&t.as_str()))
+        {
+            return Err(format!(
+                "offer.time_systems: `{bad}` is not a time system: use {}",
+                TIME_SYSTEMS.join(", ")
+            ));
+        }
+        if let (Some(min), Some(max)) = (self.min_main_ms, self.max_main_ms)
+            && min > max
+        {
+            return Err(format!(
+                "offer.min_main_ms ({min}) is above offer.max_main_ms ({max})"
+            ));
+        }
+        if self.max_handicap > MAX_HANDICAP {
+            return Err(format!(
+                "offer.max_handicap must be from 0 to {MAX_HANDICAP}"
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether a game with `s` fits the offer; the error says which setting does not.
     pub fn admits(&self, s: &GameSettings) -> Result<(), String> {
         if !self.board_sizes.is_empty() && !self.board_sizes.contains(&s.board_size) {
@@ -114,5 +157,25 @@ mod tests {
         let h: GameSettings = serde_json::from_str(r#"{"board_size":9,"handicap":5}"#).unwrap();
         assert!(offer.admits(&h).unwrap_err().contains("handicap"));
         assert!(BotOffer::default().admits(&big).is_ok() || BotOffer::default().max_handicap == 0);
+    }
+
+    #[test]
+    fn an_offer_that_could_never_be_read_as_meant_is_refused_naming_its_field() {
+        assert_eq!(BotOffer::default().check(), Ok(()));
+        let offer = |json: &str| serde_json::from_str::<BotOffer>(json).unwrap().check();
+        assert_eq!(
+            offer(r#"{"board_sizes":[9,19],"time_systems":["byoyomi"],"min_main_ms":0,"max_main_ms":0,"max_handicap":9}"#),
+            Ok(())
+        );
+        for (json, field) in [
+            (r#"{"board_sizes":[1]}"#, "offer.board_sizes"),
+            (r#"{"board_sizes":[26]}"#, "offer.board_sizes"),
+            (r#"{"time_systems":["blitz"]}"#, "offer.time_systems"),
+            (r#"{"min_main_ms":2,"max_main_ms":1}"#, "offer.min_main_ms"),
+            (r#"{"max_handicap":10}"#, "offer.max_handicap"),
+        ] {
+            let err = offer(json).unwrap_err();
+            assert!(err.starts_with(field), "{json}: {err}");
+        }
     }
 }

@@ -19,10 +19,13 @@ pub enum HandicapError {
     NoPlacement { size: u8, stones: u8 },
 }
 
+/// The most handicap stones a game has.
+pub const MAX_STONES: u8 = 9;
+
 /// Checks a handicap stone count (0 means an even game; 1 is not a handicap).
 pub fn check_count(stones: u8) -> Result<(), HandicapError> {
     match stones {
-        0 | 2..=9 => Ok(()),
+        0 | 2..=MAX_STONES => Ok(()),
         n => Err(HandicapError::Count(n)),
     }
 }

@@ -15,7 +15,10 @@ mod zobrist;
 
 pub use board::{Board, SizeError};
 pub use game::{Game, IllegalMove};
-pub use handicap::{HandicapError, check_count as check_handicap, fixed_points as fixed_handicap};
+pub use handicap::{
+    HandicapError, MAX_STONES as MAX_HANDICAP, check_count as check_handicap,
+    fixed_points as fixed_handicap,
+};
 pub use points::HalfPoints;
 pub use result::{BadResult, GameResult};
 pub use ruleset::{Counting, KoRule, Ruleset, UnknownName};
