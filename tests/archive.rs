@@ -129,6 +129,12 @@ async fn the_list_pages_with_a_cursor() {
     ids.sort();
     assert_eq!(seen, ids, "every game once, none twice");
     assert_eq!(rest["games"][0]["status"], "live");
+    assert_eq!(rest["next"], Value::Null);
+    // A full last page says it is the last.
+    let (_, body) = get(&server, "/api/games?limit=3").await;
+    let all: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(all["games"].as_array().unwrap().len(), 3);
+    assert_eq!(all["next"], Value::Null, "{all}");
 }
 
 #[tokio::test]

@@ -122,17 +122,30 @@ async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, Stri
     };
     let limit = query.effective_limit() as usize;
     let store = hub.store().clone();
-    let games = match blocking(move || store.list_games(&query)).await {
-        Ok(g) => g,
+    let page = blocking(move || {
+        let games = store.list_games(&query)?;
+        // A full page has a next one only if a game is left after it, so that the
+        // last page's `next` is null even when it is full.
+        let last = games.last().filter(|_| games.len() == limit);
+        let next = match last {
+            Some(last) => {
+                let after = GameQuery {
+                    before_ms: Some(last.created_at_ms),
+                    before_id: Some(last.id.clone()),
+                    limit: 1,
+                    ..query
+                };
+                let more = !store.list_games(&after)?.is_empty();
+                more.then(|| format!("{}:{}", last.created_at_ms, last.id))
+            }
+            None => None,
+        };
+        Ok((games, next))
+    });
+    let (games, next) = match page.await {
+        Ok(page) => page,
         Err(r) => return r,
     };
-    let next = (games.len() == limit && limit > 0)
-        .then(|| {
-            games
-                .last()
-                .map(|g| format!("{}:{}", g.created_at_ms, g.id))
-        })
-        .flatten();
     let games: Vec<ListedGame> = games.into_iter().map(ListedGame::from).collect();
     Json(serde_json::json!({"games": games, "next": next})).into_response()
 }
