@@ -898,7 +898,10 @@ async fn a_new_account_and_a_guest_have_profiles_before_their_first_game() {
     ] {
         let (status, profile) = common::get_json(&server, &format!("/api/users/{path_id}")).await;
         assert_eq!(status, 200, "{profile}");
-        assert_eq!((&profile["id"], &profile["name"]), (&json!(id), &json!(name)));
+        assert_eq!(
+            (&profile["id"], &profile["name"]),
+            (&json!(id), &json!(name))
+        );
         let pools: Vec<_> = profile["ratings"].as_array().unwrap().iter().collect();
         assert_eq!(pools.len(), 4, "{profile}");
         for (pool, want) in pools.iter().zip(["overall", "9x9", "13x13", "19x19"]) {

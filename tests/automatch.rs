@@ -285,7 +285,10 @@ async fn a_challenge_to_a_bot_at_its_game_limit_is_refused_before_anyone_hears_o
     let mut carol = server.login("carol").await;
     carol.refused(challenge, "limit_reached").await;
     assert!(
-        carol.pending().iter().all(|m| m["type"] != "challenge_removed"),
+        carol
+            .pending()
+            .iter()
+            .all(|m| m["type"] != "challenge_removed"),
         "{:?}",
         carol.pending()
     );

@@ -233,7 +233,10 @@ async fn a_corrected_count_and_a_changed_result_are_in_effect_with_the_original_
     let record: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(record["result"], "Void");
     let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
-    assert!(sgf.contains("changed the result (annul): B+73.5 -> Void"), "{sgf}");
+    assert!(
+        sgf.contains("changed the result (annul): B+73.5 -> Void"),
+        "{sgf}"
+    );
     let mut fresh = server.login("later").await;
     fresh.ok(json!({"type": "join", "game_id": id})).await;
     let snapshot = fresh.recv_type("snapshot").await;
@@ -250,11 +253,16 @@ async fn a_changed_result_keeps_its_reason_when_the_room_is_rebuilt() {
     let (black, white, id) = counted_game(&server).await;
     black.close().await;
     white.close().await;
-    for (ruling, result, reason) in [("both_lose", "Void", "double_forfeit"), ("draw", "0", "draw")] {
+    for (ruling, result, reason) in [
+        ("both_lose", "Void", "double_forfeit"),
+        ("draw", "0", "draw"),
+    ] {
         let mut root = login_as(&server, "root", Role::Admin).await;
         root.ok(json!({"type": "join", "game_id": id})).await;
-        root.ok(json!({"type": "change_result", "game_id": id, "ruling": ruling, "reason": "ruled"}))
-            .await;
+        root.ok(
+            json!({"type": "change_result", "game_id": id, "ruling": ruling, "reason": "ruled"}),
+        )
+        .await;
         let changed = root.recv_type("result_changed").await;
         assert_eq!(changed["result"], result);
         assert_eq!(changed["ruling"], ruling);
@@ -262,7 +270,10 @@ async fn a_changed_result_keeps_its_reason_when_the_room_is_rebuilt() {
         let mut watcher = server.login("watcher").await;
         watcher.ok(json!({"type": "join", "game_id": id})).await;
         let before = watcher.recv_type("snapshot").await;
-        assert_eq!((&before["result"], &before["reason"]), (&json!(result), &json!(reason)));
+        assert_eq!(
+            (&before["result"], &before["reason"]),
+            (&json!(result), &json!(reason))
+        );
         root.close().await;
         watcher.close().await;
         let dir = server.stop().await;
@@ -270,11 +281,17 @@ async fn a_changed_result_keeps_its_reason_when_the_room_is_rebuilt() {
         let mut fresh = server.login("later").await;
         fresh.ok(json!({"type": "join", "game_id": id})).await;
         let after = fresh.recv_type("snapshot").await;
-        assert_eq!((&after["result"], &after["reason"]), (&json!(result), &json!(reason)));
+        assert_eq!(
+            (&after["result"], &after["reason"]),
+            (&json!(result), &json!(reason))
+        );
         fresh.close().await;
     }
     let (_, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
-    assert!(sgf.contains("changed the result (both_lose): W+7.5 -> Void"), "{sgf}");
+    assert!(
+        sgf.contains("changed the result (both_lose): W+7.5 -> Void"),
+        "{sgf}"
+    );
 }
 
 #[tokio::test]

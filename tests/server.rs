@@ -611,6 +611,9 @@ async fn a_withdrawn_seek_is_announced_once_to_each_of_its_authors_connections()
             .filter(|m| m["type"] == "challenge_removed")
             .collect();
         assert_eq!(removed.len(), 1, "{:?}", c.pending());
-        assert_eq!((&removed[0]["challenge_id"], &removed[0]["reason"]), (&id, &json!("cancelled")));
+        assert_eq!(
+            (&removed[0]["challenge_id"], &removed[0]["reason"]),
+            (&id, &json!("cancelled"))
+        );
     }
 }

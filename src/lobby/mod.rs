@@ -420,7 +420,10 @@ impl Lobby {
     /// As [`Lobby::send_here`], to those of the user's connections not watching the lobby.
     fn send_unwatched(&self, user_id: &str, frame: &Frame) {
         if let Some(list) = self.online.get(user_id) {
-            for o in list.iter().filter(|o| !self.watchers.contains_key(&o.conn())) {
+            for o in list
+                .iter()
+                .filter(|o| !self.watchers.contains_key(&o.conn()))
+            {
                 o.push(frame.clone());
             }
         }

@@ -164,7 +164,9 @@ mod tests {
         assert_eq!(BotOffer::default().check(), Ok(()));
         let offer = |json: &str| serde_json::from_str::<BotOffer>(json).unwrap().check();
         assert_eq!(
-            offer(r#"{"board_sizes":[9,19],"time_systems":["byoyomi"],"min_main_ms":0,"max_main_ms":0,"max_handicap":9}"#),
+            offer(
+                r#"{"board_sizes":[9,19],"time_systems":["byoyomi"],"min_main_ms":0,"max_main_ms":0,"max_handicap":9}"#
+            ),
             Ok(())
         );
         for (json, field) in [
