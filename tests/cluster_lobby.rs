@@ -310,8 +310,10 @@ async fn a_block_made_on_one_node_holds_on_the_others() {
     let mut bob = nodes[1].login("bob").await;
     alice.ok(json!({"type": "block", "user": "bob"})).await;
     let challenge = json!({"type": "challenge", "opponent": "alice", "settings": {}});
-    let refused = eventually(&mut bob, challenge, |r| r["type"] == "error").await;
-    assert_eq!(refused["code"], "forbidden", "{refused}");
+    // Until alice's connection and then her block reach n2, the challenge is refused
+    // as to someone offline, or posted: only the block's refusal ends the wait.
+    let refused = eventually(&mut bob, challenge, |r| r["code"] == "forbidden").await;
+    assert_eq!(refused["type"], "error", "{refused}");
 }
 
 /// News as a node sends it on `<cluster>.lobby`.
