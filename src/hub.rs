@@ -47,7 +47,9 @@ pub struct Hub {
     standings: Standings,
     next_conn: AtomicU64,
     /// Open WebSocket connections.
-    pub(crate) connections: std::sync::atomic::AtomicUsize,
+    connections: std::sync::atomic::AtomicUsize,
+    /// Told when the last open connection ends, for shutdown to wait on.
+    none_open: tokio::sync::Notify,
     /// Flips to true once when the server begins to shut down.
     pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
     /// This node's part in a cluster; None on a single node.
@@ -89,6 +91,7 @@ impl Hub {
                 live_games: DashMap::new(),
                 next_conn: AtomicU64::new(1),
                 connections: std::sync::atomic::AtomicUsize::new(0),
+                none_open: tokio::sync::Notify::new(),
                 shutdown: tokio::sync::watch::Sender::new(false),
                 cluster,
                 me: me.clone(),
@@ -179,6 +182,32 @@ impl Hub {
     /// A number for a new connection, unique in this process.
     pub fn next_conn(&self) -> u64 {
         self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Open WebSocket connections.
+    pub fn open_connections(&self) -> usize {
+        self.connections.load(Ordering::Acquire)
+    }
+
+    /// A WebSocket session began.
+    pub(crate) fn connection_opened(&self) {
+        self.connections.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// A WebSocket session ended, its leaving recorded.
+    pub(crate) fn connection_closed(&self) {
+        if self.connections.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // A permit if nobody waits yet: the waiter then looks at the count again.
+            self.none_open.notify_one();
+        }
+    }
+
+    /// Returns once no WebSocket session is open: shutdown closes the store only after
+    /// the sessions have sent what their last commits made and said goodbye.
+    pub async fn connections_closed(&self) {
+        while self.open_connections() > 0 {
+            self.none_open.notified().await;
+        }
     }
 
     /// The store, for reads (archive, readiness).

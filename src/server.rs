@@ -169,7 +169,13 @@ impl Server {
         self.hub.shutdown.send_replace(true);
         // The other nodes take this node's games at once rather than after a lease.
         self.hub.hand_over().await;
-        if tokio::time::timeout(DRAIN, self.task).await.is_err() {
+        // The HTTP server's task ends without waiting for upgraded WebSocket sessions;
+        // a session busy with a request sees the shutdown only after it.
+        let drained = async {
+            let _ = self.task.await;
+            self.hub.connections_closed().await;
+        };
+        if tokio::time::timeout(DRAIN, drained).await.is_err() {
             tracing::warn!("connections did not close within {DRAIN:?}; closing the store anyway");
         }
         if let Some(link) = self.hub.lobby.cluster() {

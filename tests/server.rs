@@ -529,18 +529,32 @@ async fn nigiri_is_a_draw_both_players_can_check() {
 #[tokio::test]
 async fn a_graceful_shutdown_tells_every_client() {
     let server = TestServer::start().await;
-    let (mut black, _white, id) = nine(&server).await;
+    let (mut black, mut white, id) = nine(&server).await;
     play(&mut black, &id, 1, "E5").await;
     let mut watcher = server.anonymous().await;
+    let hub = server.server.as_ref().expect("running").hub().clone();
+    // Black is busy with requests as the shutdown begins.
+    for i in 0..30 {
+        black
+            .send(json!({"type": "chat", "game_id": id, "text": format!("line {i}")}))
+            .await;
+    }
     let dir = server.stop().await;
-    let closing = watcher.recv_type("closing").await;
-    assert!(
-        closing["reason"]
-            .as_str()
-            .unwrap()
-            .contains("shutting down")
+    assert_eq!(
+        hub.open_connections(),
+        0,
+        "shutdown returns once every session has ended"
     );
-    assert_eq!(watcher.closed().await, Some(1001));
+    for c in [&mut watcher, &mut black, &mut white] {
+        let closing = c.recv_type("closing").await;
+        assert!(
+            closing["reason"]
+                .as_str()
+                .unwrap()
+                .contains("shutting down")
+        );
+        assert_eq!(c.closed().await, Some(1001));
+    }
     // Everything acknowledged is in the store, which was closed cleanly.
     let store = tengen::store::SqliteStore::open(
         &dir.path().join("tengen.db"),
@@ -615,5 +629,51 @@ async fn a_withdrawn_seek_is_announced_once_to_each_of_its_authors_connections()
             (&removed[0]["challenge_id"], &removed[0]["reason"]),
             (&id, &json!("cancelled"))
         );
+    }
+}
+
+/// Shutdown closes the store only after every session has ended: the players' last
+/// requests answered, `closing` and 1001 sent, and their leaving recorded.
+#[tokio::test]
+async fn a_graceful_shutdown_waits_for_busy_sessions_and_records_their_leaving() {
+    let server = TestServer::start().await;
+    let mut games = Vec::new();
+    for _ in 0..8 {
+        games.push(nine(&server).await);
+    }
+    let hub = server.server.as_ref().expect("running").hub().clone();
+    // Each player sends a burst, then reads until the server closes the connection.
+    let mut readers = Vec::new();
+    let mut ids = Vec::new();
+    for (black, white, id) in games {
+        for mut c in [black, white] {
+            for i in 0..10 {
+                c.send(json!({"type": "chat", "game_id": id, "text": format!("line {i}")}))
+                    .await;
+            }
+            readers.push(tokio::spawn(async move {
+                c.recv_type("closing").await;
+                c.closed().await
+            }));
+        }
+        ids.push(id);
+    }
+    let dir = server.stop().await;
+    assert_eq!(hub.open_connections(), 0, "every session ended first");
+    for reader in readers {
+        assert_eq!(reader.await.unwrap(), Some(1001));
+    }
+    let store = tengen::store::SqliteStore::open(
+        &dir.path().join("tengen.db"),
+        tengen::store::SyncMode::Full,
+    )
+    .unwrap();
+    for id in &ids {
+        let events = tengen::store::Store::events(&store, id).unwrap();
+        let gone = events
+            .iter()
+            .filter(|e| e.kind == "presence" && e.payload.contains("\"online\":false"))
+            .count();
+        assert_eq!(gone, 2, "both players' leaving is stored: {id}");
     }
 }

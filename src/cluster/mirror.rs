@@ -172,9 +172,10 @@ impl Mirror {
                 };
                 let _ = reply.send(joined);
             }
-            RoomCmd::Leave { conn } => {
+            RoomCmd::Leave { conn, done } => {
                 self.watchers.retain(|w| w.outbox.conn() != conn);
                 let _ = self.ask(&Forward::Leave { node, conn }).await;
+                let _ = done.send(());
             }
             RoomCmd::Act {
                 user,

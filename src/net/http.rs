@@ -1,7 +1,6 @@
 //! HTTP routes: the WebSocket endpoint, health and readiness, metrics.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
@@ -63,7 +62,7 @@ async fn websocket(
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let limits = &hub.config.limits;
-    if hub.connections.load(Ordering::Relaxed) >= limits.max_connections {
+    if hub.open_connections() >= limits.max_connections {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             "too many connections; try again later",

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -35,6 +34,9 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(15);
 const FLOODING: u16 = 4029;
 /// How long the last frames (a close reply, our own close) may take to leave.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
+/// After our close, how long the peer may be silent before the socket is closed without
+/// its close reply.
+const CLOSE_QUIET: Duration = Duration::from_millis(100);
 
 /// What a connection knows about itself.
 struct Session {
@@ -81,7 +83,7 @@ async fn serve_conn(
     per_user: Arc<PerUser>,
     conn: u64,
 ) {
-    hub.connections.fetch_add(1, Ordering::Relaxed);
+    hub.connection_opened();
     let limits = &hub.config.limits;
     let (outbox, mut inbox) = Outbox::new(conn, limits.outbound_queue, limits.outbound_queue_bytes);
     crate::metrics::connected(None, 1);
@@ -107,7 +109,7 @@ async fn serve_conn(
     tracing::debug!(?close, "connection closed");
     drop(socket);
     session.leave_all().await;
-    hub.connections.fetch_sub(1, Ordering::Relaxed);
+    hub.connection_closed();
 }
 
 impl Session {
@@ -149,9 +151,13 @@ impl Session {
         let idle_timeout = Duration::from_secs(limits.idle_timeout_secs.max(1));
         let mut last_heard = Instant::now();
         let mut shutdown = self.hub.shutdown.subscribe();
-        // Made once, not on every wake-up: a new `changed()` registers with the channel's
-        // waiters (a lock) each time it is polled and deregisters when dropped.
-        let mut stopping = std::pin::pin!(shutdown.changed());
+        // Made once, not on every wake-up: a new `wait_for()` registers with the channel's
+        // waiters (a lock) each time it is polled and deregisters when dropped. It is
+        // ready at once for a connection that began after shutdown did.
+        let mut stopping = std::pin::pin!(async {
+            // The borrow it returns is dropped here, not held across the select's awaits.
+            let _ = shutdown.wait_for(|stop| *stop).await;
+        });
         let epoch = Instant::now();
         let close = loop {
             tokio::select! {
@@ -243,7 +249,17 @@ impl Session {
                 code,
                 reason: Utf8Bytes::from_static(reason),
             }));
-            let _ = tokio::time::timeout(CLOSE_WAIT, socket.send(frame)).await;
+            let handshake = async {
+                socket.send(frame).await?;
+                // What the peer sent meanwhile is read and dropped until its close reply
+                // (RFC 6455 §7.1.1), or until it falls silent: a socket closed with unread
+                // input is reset, and the reset destroys what the peer had not read yet,
+                // our close included. A peer that sends nothing more is not waited for.
+                while let Ok(Some(Ok(_))) = tokio::time::timeout(CLOSE_QUIET, socket.next()).await {
+                }
+                Ok::<(), axum::Error>(())
+            };
+            let _ = tokio::time::timeout(CLOSE_WAIT, handshake).await;
         }
         close
     }
@@ -268,7 +284,9 @@ impl Session {
             false => Some(room),
         };
         if let Some(room) = room {
-            room.tell(RoomCmd::Leave { conn: self.conn }).await;
+            let conn = self.conn;
+            // Gone: the room stopped, and this connection with it.
+            let _ = room.ask(|done| RoomCmd::Leave { conn, done }).await;
         }
     }
 

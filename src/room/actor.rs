@@ -36,8 +36,11 @@ pub enum RoomCmd {
         since_seq: Option<u64>,
         reply: oneshot::Sender<Result<(), Refusal>>,
     },
+    /// Unsubscribe a connection; answered once its leaving is recorded, so nothing of
+    /// the game's follows the `ack` and shutdown's store outlives the record.
     Leave {
         conn: u64,
+        done: oneshot::Sender<()>,
     },
     /// Subscribe a connection of another node: the room counts it and answers with what
     /// that node sends it first; the rest reaches it through the relay.
@@ -437,10 +440,11 @@ impl Room {
                 let result = self.join(outbox, user, since_seq).await;
                 let _ = reply.send(result);
             }
-            RoomCmd::Leave { conn } => {
+            RoomCmd::Leave { conn, done } => {
                 if let Some(Some(color)) = self.crowd.remove(None, conn) {
                     self.presence(color).await;
                 }
+                let _ = done.send(());
             }
             RoomCmd::JoinRemote {
                 node,
