@@ -264,6 +264,15 @@ impl GameClock {
         self.paused = None;
     }
 
+    /// As [`restore`](Self::restore) from the clocks at `now`, for a game rebuilt after a
+    /// restart, except that a pause stays one: the side it held runs again when play
+    /// resumes, and until then the view says the clocks are paused.
+    pub fn settle(&mut self, now: Millis) {
+        let paused = self.paused;
+        self.restore(self.view(now));
+        self.paused = paused;
+    }
+
     /// How long the running side's clock has run by `now` (None when no clock runs).
     pub fn elapsed(&self, now: Millis) -> Option<Millis> {
         self.turn.map(|turn| now.saturating_sub(turn.since))

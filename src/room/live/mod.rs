@@ -359,7 +359,7 @@ impl LiveGame {
     /// Returns the players the log last showed online, whose going offline the room
     /// records so that clients hear of it.
     pub fn settle_after_restart(&mut self, now: Millis) -> Vec<Color> {
-        self.clock.restore(self.clock.view(now));
+        self.clock.settle(now);
         self.absent_since = [Some(now); 2];
         self.turn_since = now;
         if let Stage::Scheduled(s) = &mut self.stage {

@@ -794,3 +794,33 @@ fn the_dead_stone_phase_runs_out_into_a_dispute() {
     assert_eq!(t.timer(until), vec!["game_ended"]);
     assert!(matches!(t.game.result(), Some(GameResult::Score { .. })));
 }
+
+#[test]
+fn a_game_paused_by_agreement_is_still_paused_after_a_restart_and_resumes_as_before() {
+    let mut t = Table::new(timed());
+    t.presence(Color::Black, 0);
+    t.presence(Color::White, 0);
+    t.game.start_clock_if_stopped(0);
+    t.act(Color::White, Action::Pause, at(20_000));
+    t.act(Color::Black, Action::Pause, at(21_000));
+    let mut rebuilt = t.replayed();
+    rebuilt.settle_after_restart(100_000);
+    let view = rebuilt.clock_view(100_000).expect("timed");
+    assert!(view.paused, "the clock view still says paused");
+    assert_eq!(view.running, None);
+    assert_eq!(view.black.main_ms, 600_000 - 21_000);
+    // Both ask to go on: Black's clock runs from then, with the time it had.
+    let mut t = Table {
+        game: rebuilt,
+        log: t.log,
+    };
+    t.act(Color::White, Action::Resume, at(200_000));
+    assert_eq!(
+        t.act(Color::Black, Action::Resume, at(201_000)),
+        ["resumed"]
+    );
+    let view = t.game.clock_view(211_000).expect("timed");
+    assert!(!view.paused);
+    assert_eq!(view.running, Some(Color::Black));
+    assert_eq!(view.black.main_ms, 600_000 - 21_000 - 10_000);
+}
