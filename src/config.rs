@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockLimits, LagSettings};
 
+mod network;
+pub use network::Network;
+
 /// The whole configuration of a server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -89,9 +92,10 @@ pub struct AuthConfig {
     /// The URL people reach this server at; `https://…` marks the refresh cookie
     /// `Secure`.
     pub public_url: Option<String>,
-    /// Reverse proxies whose `X-Forwarded-For` names the client address; from any other
-    /// peer the header is ignored, since a client can write anything in it.
-    pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client address, by address or
+    /// network; from any other peer the header is ignored, since a client can write
+    /// anything in it.
+    pub trusted_proxies: Vec<Network>,
 }
 
 /// Who may register an account over HTTP.
@@ -370,10 +374,16 @@ pub const LOG_ENV: &str = "TENGEN_LOG";
 /// section would still be reachable as `TENGEN_BOT__KEY`.
 pub const BOT_ENV_PREFIX: &str = "TENGEN_BOT_";
 
+/// `tengen store migrate`'s target URL (a flag's value kept off the command line), not
+/// a setting.
+pub const MIGRATE_TO_ENV: &str = "TENGEN_MIGRATE_TO";
+
 /// Whether `var` is a `TENGEN_*` variable that does not name a setting.
 fn is_not_a_setting(var: &str) -> bool {
-    var.strip_prefix(BOT_ENV_PREFIX)
-        .is_some_and(|rest| !rest.starts_with('_'))
+    var == MIGRATE_TO_ENV
+        || var
+            .strip_prefix(BOT_ENV_PREFIX)
+            .is_some_and(|rest| !rest.starts_with('_'))
 }
 
 /// What `tengen config --print` shows instead of a secret.

@@ -549,7 +549,7 @@ async fn new_identities_are_limited_per_address_and_proxies_are_trusted_only_whe
 
     let proxied = TestServer::start_with(|c| {
         c.auth.registrations_per_hour = 1;
-        c.auth.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+        c.auth.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
     })
     .await;
     assert_eq!(via(&proxied, "203.0.113.1", "carol").await.status, 201);

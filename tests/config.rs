@@ -225,6 +225,12 @@ fn an_unknown_environment_variable_is_named() {
     );
     // `tengen bot`'s variables are not the server's settings.
     Config::load(None, env(&[("TENGEN_BOT_TOKEN", "x")])).expect("the bot's token");
+    // Nor is `tengen store migrate`'s target.
+    Config::load(
+        None,
+        env(&[("TENGEN_MIGRATE_TO", "postgres://u:p@127.0.0.1:1/x")]),
+    )
+    .expect("the migration's target");
     refused(
         Config::load(None, env(&[("TENGEN_BOT__TOKEN", "x")])),
         &["TENGEN_BOT__TOKEN", "unknown field `bot`"],
@@ -360,6 +366,45 @@ fn values_out_of_range_are_named_with_their_source() {
     refused(
         Config::load(None, env(&[("TENGEN_CLOCK__LIMITS__MAX_MAIN_MS", "0")])),
         &["clock.limits.max_main_ms"],
+    );
+}
+
+/// Every node of the cluster example starts: its `TENGEN_*` environment, with the
+/// variables the operator exports filled in, is a valid configuration.
+#[test]
+fn the_cluster_examples_environment_is_a_valid_configuration() {
+    let text = std::fs::read_to_string(repo_file("deploy/cluster/compose.yaml")).expect("read");
+    let operators = |value: &str| {
+        // `${NAME:?message}` is the operator's export.
+        let mut out = String::new();
+        let mut rest = value;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let end = rest[start..].find('}').expect("a closing brace") + start;
+            out.push_str("operator-chosen-value-0123456789abcdef");
+            rest = &rest[end + 1..];
+        }
+        out + rest
+    };
+    let vars: Vec<(String, String)> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("TENGEN_"))
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| {
+            let v = v.trim().trim_matches('\'').trim_matches('"');
+            (k.to_string(), operators(v))
+        })
+        .collect();
+    assert!(
+        vars.iter()
+            .any(|(k, _)| k == "TENGEN_AUTH__TRUSTED_PROXIES"),
+        "{vars:?}"
+    );
+    let config = Config::load(None, vars).expect("the cluster example's environment loads");
+    assert!(
+        config.auth.trusted_proxies[0].contains("172.18.0.5".parse().unwrap()),
+        "the proxy's network"
     );
 }
 
@@ -653,7 +698,10 @@ fn account_settings_are_read_and_checked() {
         env(&[
             ("TENGEN_AUTH__REGISTRATION", "invite"),
             ("TENGEN_AUTH__PUBLIC_URL", "https://go.example"),
-            ("TENGEN_AUTH__TRUSTED_PROXIES", "[\"10.0.0.1\", \"::1\"]"),
+            (
+                "TENGEN_AUTH__TRUSTED_PROXIES",
+                "[\"10.0.0.1\", \"::1\", \"172.16.0.0/12\"]",
+            ),
         ]),
     )
     .expect("load");
@@ -661,7 +709,15 @@ fn account_settings_are_read_and_checked() {
         config.auth.registration,
         tengen::config::Registration::Invite
     );
-    assert_eq!(config.auth.trusted_proxies.len(), 2);
+    assert_eq!(config.auth.trusted_proxies.len(), 3);
+    assert!(config.auth.trusted_proxies[2].contains("172.20.0.5".parse().unwrap()));
+    refused(
+        Config::load(
+            None,
+            env(&[("TENGEN_AUTH__TRUSTED_PROXIES", "[\"10.0.0.0/40\"]")]),
+        ),
+        &["TENGEN_AUTH__TRUSTED_PROXIES", "prefix length"],
+    );
     assert_eq!(config.auth.access_ttl_secs, 900, "15 minutes by default");
     refused(
         Config::load(None, env(&[("TENGEN_AUTH__REGISTRATION", "sometimes")])),

@@ -28,7 +28,7 @@ pub enum Command {
         #[arg(
             long,
             value_name = "URL",
-            env = "TENGEN_MIGRATE_TO",
+            env = tengen::config::MIGRATE_TO_ENV,
             hide_env_values = true
         )]
         to: String,

@@ -174,9 +174,10 @@ fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, 
 /// The client's address: the socket's peer, or, when the peer is one of
 /// `auth.trusted_proxies`, the nearest address in `X-Forwarded-For` that is not.
 fn client_address(desk: &Desk, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
-    let trusted = &desk.hub.config.auth.trusted_proxies;
+    let proxies = &desk.hub.config.auth.trusted_proxies;
+    let trusted = |ip: &IpAddr| proxies.iter().any(|n| n.contains(*ip));
     let mut address = peer.ip();
-    if !trusted.contains(&address) {
+    if !trusted(&address) {
         return address;
     }
     let forwarded = headers
@@ -188,7 +189,7 @@ fn client_address(desk: &Desk, peer: SocketAddr, headers: &HeaderMap) -> IpAddr 
         .collect::<Vec<_>>();
     for hop in forwarded.iter().rev() {
         match hop.parse::<IpAddr>() {
-            Ok(ip) if trusted.contains(&ip) => address = ip,
+            Ok(ip) if trusted(&ip) => address = ip,
             Ok(ip) => return ip,
             Err(_) => return address,
         }
