@@ -468,6 +468,38 @@ async fn a_flooding_client_is_rate_limited_while_another_game_goes_on() {
     }
 }
 
+/// `flood_close_after` refusals in a row, each answered, then the close.
+#[tokio::test]
+async fn a_client_that_floods_on_is_closed_after_its_refusals_in_a_row() {
+    let server = TestServer::start_with(|c| {
+        c.limits.messages_per_second = 1;
+        c.limits.burst = 5;
+        c.limits.flood_close_after = 20;
+    })
+    .await;
+    let mut flooder = server.login("flooder").await;
+    for _ in 0..40 {
+        flooder.send(json!({"type": "ping"})).await;
+    }
+    let mut refused_in_row = 0;
+    let closed = loop {
+        let v = flooder.recv().await;
+        match v["type"].as_str() {
+            Some("pong") => refused_in_row = 0,
+            Some("__closed") => break v,
+            _ => {
+                assert_eq!(v["code"], "rate_limited", "{v}");
+                refused_in_row += 1;
+            }
+        }
+    };
+    assert_eq!(closed["frame"][0], 4029, "{closed}");
+    assert_eq!(
+        refused_in_row, 20,
+        "every refusal answered, the 20th the last"
+    );
+}
+
 #[tokio::test]
 async fn a_frame_over_the_hard_limit_closes_only_that_connection() {
     let server = TestServer::start_with(|c| c.limits.max_frame_bytes = 4096).await;

@@ -164,9 +164,6 @@ impl Session {
                 biased;
                 _ = &mut stopping => {
                     self.send(&ServerMsg::Closing { reason: "the server is shutting down".into() });
-                    while let Some(f) = inbox.try_recv() {
-                        let _ = socket.feed(Message::Text(f)).await;
-                    }
                     break Some((1001, "server shutting down"));
                 }
                 next = inbox.recv() => {
@@ -196,12 +193,12 @@ impl Session {
                     match msg {
                         Message::Text(text) => {
                             if !rate.allow() {
-                                if rate.refused_in_row > flood_close_after {
-                                    break Some((FLOODING, "too many messages"));
-                                }
                                 crate::metrics::rate_limited();
                                 let id = request_id(text.as_str());
                                 self.refuse(id, None, Refusal::new(ErrorCode::RateLimited, "too many messages; slow down"));
+                                if rate.refused_in_row >= flood_close_after {
+                                    break Some((FLOODING, "too many messages"));
+                                }
                                 continue;
                             }
                             if text.len() > max_message_bytes {
@@ -250,6 +247,13 @@ impl Session {
                 reason: Utf8Bytes::from_static(reason),
             }));
             let handshake = async {
+                // What was queued goes first (the last refusal, `closing`); a peer too slow
+                // for its queue gets only the close.
+                if code != SLOW_CONSUMER {
+                    while let Some(f) = inbox.try_recv() {
+                        socket.feed(Message::Text(f)).await?;
+                    }
+                }
                 socket.send(frame).await?;
                 // What the peer sent meanwhile is read and dropped until its close reply
                 // (RFC 6455 §7.1.1), or until it falls silent: a socket closed with unread
