@@ -219,6 +219,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let config = resolve(args)?;
     tracing::info!(

@@ -43,7 +43,7 @@ pub enum Command {
     /// Move the store: `migrate --to URL` copies the SQLite store into PostgreSQL.
     Store(store::Args),
     /// Manage accounts on the data directory: add, disable, enable, set-role,
-    /// reset-password, list, invite.
+    /// reset-password, list, escapes, invite.
     #[command(subcommand)]
     User(user::Args),
 }

@@ -18,8 +18,8 @@ pub struct Args {
     /// Display name [default: the user id]
     #[arg(long)]
     pub name: Option<String>,
-    /// player, bot, referee or admin.
-    #[arg(long, default_value = "player", value_parser = parse_role)]
+    /// player, bot, referee, admin or guest (unrated games only).
+    #[arg(long, default_value = "player", value_parser = parse_token_role)]
     pub role: Role,
     /// How long the token is valid: e.g. 3600s, 30m, 24h, 7d.
     #[arg(long, default_value = "24h", value_parser = parse_ttl)]
@@ -28,9 +28,20 @@ pub struct Args {
     pub config: ConfigArgs,
 }
 
-pub fn parse_role(s: &str) -> Result<Role, String> {
+fn parse_token_role(s: &str) -> Result<Role, String> {
     serde_json::from_value(serde_json::Value::String(s.to_string()))
-        .map_err(|_| format!("`{s}` is not a role: use player, bot, referee or admin"))
+        .map_err(|_| format!("`{s}` is not a role: use player, bot, referee, admin or guest"))
+}
+
+/// An account's role: a token's, except guest (guests are made by the server, never
+/// accounts).
+pub fn parse_role(s: &str) -> Result<Role, String> {
+    match parse_token_role(s) {
+        Ok(Role::Guest) | Err(_) => Err(format!(
+            "`{s}` is not an account's role: use player, bot, referee or admin"
+        )),
+        Ok(role) => Ok(role),
+    }
 }
 
 /// Seconds from `90`, `90s`, `30m`, `24h` or `7d`.
