@@ -359,7 +359,12 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
             Some(_) => return Err(bad(serde_json::Error::custom("`game_id` must be a string"))),
             None => return Err(bad(serde_json::Error::missing_field("game_id"))),
         };
-        let action = serde_json::from_value(Value::Object(map)).map_err(bad)?;
+        let action = serde_json::from_value(Value::Object(map)).map_err(|e| {
+            fail(
+                ErrorCode::BadRequest,
+                format!("bad message: {}", with_game_id(&e)),
+            )
+        })?;
         ClientMsg::Game { game_id, action }
     } else if lobby_types().contains(&kind) {
         ClientMsg::Lobby(serde_json::from_value(Value::Object(map)).map_err(bad)?)
@@ -370,6 +375,31 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
         ));
     };
     Ok(Request { id, msg })
+}
+
+/// serde's refusal of a game action, whose field list lacks `game_id`: it is read apart,
+/// before the action, and a client told "there are no fields" would drop it.
+fn with_game_id(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let Some((head, rest)) = text
+        .split_once(", ")
+        .filter(|_| text.starts_with("unknown field"))
+    else {
+        return text;
+    };
+    let others = match rest {
+        "there are no fields" => return format!("{head}, expected `game_id`"),
+        rest => rest
+            .strip_prefix("expected one of ")
+            .or(rest.strip_prefix("expected ")),
+    };
+    match others {
+        Some(list) => format!(
+            "{head}, expected one of `game_id`, {}",
+            list.replace(" or ", ", ")
+        ),
+        None => text,
+    }
 }
 
 #[cfg(test)]
@@ -409,6 +439,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_game_actions_unknown_field_is_refused_naming_game_id_among_its_fields() {
+        let message = |json: &str| match decode(json) {
+            Err(e) => e.refusal.message,
+            Ok(_) => panic!("accepted: {json}"),
+        };
+        assert_eq!(
+            message(r#"{"type":"resign","game_id":"g","bogus":1}"#),
+            "bad message: unknown field `bogus`, expected `game_id`"
+        );
+        assert_eq!(
+            message(r#"{"type":"join","game_id":"g","bogus":1}"#),
+            "bad message: unknown field `bogus`, expected one of `game_id`, `since_seq`"
+        );
+        let play = message(r#"{"type":"play","game_id":"g","bogus":1}"#);
+        assert!(
+            play.starts_with(
+                "bad message: unknown field `bogus`, expected one of `game_id`, `move_number`"
+            ),
+            "{play}"
+        );
     }
 
     #[test]
