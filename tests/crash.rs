@@ -215,7 +215,7 @@ async fn acknowledged_moves_survive_sigkill_and_games_finish() {
             c.ok(json!({"type": "join", "game_id": t.id})).await;
         }
         let n = t.acked.len() as u32;
-        let (first, second) = if n % 2 == 0 {
+        let (first, second) = if n.is_multiple_of(2) {
             (&mut black, &mut white)
         } else {
             (&mut white, &mut black)

@@ -49,7 +49,11 @@ impl BusRelay {
         let subject = self.bus.game_events(game);
         if self.tx.try_send((subject, relayed.encode())).is_err() {
             crate::metrics::cluster_relay_dropped();
-            if self.dropped.fetch_add(1, Ordering::Relaxed) % 1000 == 0 {
+            if self
+                .dropped
+                .fetch_add(1, Ordering::Relaxed)
+                .is_multiple_of(1000)
+            {
                 tracing::warn!(
                     "the bus falls behind; relayed frames are dropped (other nodes read them from the store)"
                 );

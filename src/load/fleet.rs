@@ -122,10 +122,10 @@ pub async fn worker_main() -> Result<(), LoadError> {
             .map_err(fail)?;
     }
     // A closed standard input (the run gave up) means no go: the shard ends at once.
-    if let Ok(Some(l)) = stdin.next_line().await {
-        if l.trim() == "go" {
-            let _ = go_tx.send(());
-        }
+    if let Ok(Some(l)) = stdin.next_line().await
+        && l.trim() == "go"
+    {
+        let _ = go_tx.send(());
     }
     let mut report = shard.await.map_err(|e| LoadError::Worker(e.to_string()))?;
     report.client_cpu_secs = procfs::own_cpu_secs();
@@ -457,10 +457,10 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
         Some(task) => task.await.unwrap_or_default(),
         None => Vec::new(),
     };
-    if workers == 0 {
-        if let Some(r) = reports.first_mut() {
-            r.client_cpu_secs = procfs::own_cpu_secs();
-        }
+    if workers == 0
+        && let Some(r) = reports.first_mut()
+    {
+        r.client_cpu_secs = procfs::own_cpu_secs();
     }
 
     // Each node's use of the machine, its connections counted from the plan.
