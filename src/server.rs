@@ -2,7 +2,7 @@
 //! ([`crate::net`]), and on shutdown tell every client, drain, and close the store.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,6 +48,65 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Locked(#[from] LockError),
+}
+
+/// The lock file in a SQLite data directory.
+pub const LOCK_FILE: &str = "tengen.lock";
+
+/// Why the data directory could not be locked.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error(
+        "another tengen process is using the data directory {path} (it holds {LOCK_FILE}); stop it first"
+    )]
+    Held { path: PathBuf },
+    #[error("cannot lock the data directory {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A SQLite data directory's lock, held while it lives: one server at a time runs its
+/// games (two would both rebuild and play them), and offline commands that rewrite what
+/// a server keeps in memory (`ratings rebuild`) wait for it to stop. The operating
+/// system releases it when the process ends, however it ends.
+#[derive(Debug)]
+pub struct DataLock {
+    _file: std::fs::File,
+}
+
+impl DataLock {
+    /// Takes the lock of `config`'s data directory when its store is the SQLite file
+    /// there; None for a PostgreSQL store, which nodes share by design.
+    pub fn for_store(config: &Config) -> Result<Option<DataLock>, LockError> {
+        match config.store.backend {
+            StoreBackend::Sqlite => DataLock::take(&config.data_dir).map(Some),
+            StoreBackend::Postgres => Ok(None),
+        }
+    }
+
+    /// Takes the lock of the data directory `dir`.
+    pub fn take(dir: &Path) -> Result<DataLock, LockError> {
+        let path = dir.to_path_buf();
+        let io = |source| LockError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path.join(LOCK_FILE))
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => Ok(DataLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(LockError::Held { path }),
+            Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+        }
+    }
 }
 
 /// Opens the store the configuration names: the SQLite file in the data directory, or
@@ -87,6 +146,8 @@ pub struct Server {
     addr: SocketAddr,
     hub: Arc<Hub>,
     task: JoinHandle<()>,
+    /// Released when the server is dropped, after [`Server::shutdown`] closed the store.
+    _lock: Option<DataLock>,
 }
 
 impl Server {
@@ -97,6 +158,7 @@ impl Server {
             path: data.clone(),
             source,
         })?;
+        let lock = DataLock::for_store(&config)?;
         let (store, leases) = open_shared(&config)?;
         let group_wait = Duration::from_micros(config.store.group_wait_us);
         let writer = StoreWriter::spawn(store.clone(), 4096, group_wait);
@@ -150,7 +212,12 @@ impl Server {
                 tracing::error!(error = %e, "the server stopped with an error");
             }
         });
-        Ok(Server { addr, hub, task })
+        Ok(Server {
+            addr,
+            hub,
+            task,
+            _lock: lock,
+        })
     }
 
     /// The address actually bound (useful with port 0).

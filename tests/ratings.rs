@@ -408,3 +408,48 @@ async fn a_rebuild_gives_exactly_the_ratings_the_games_gave() {
     let server = TestServer::start_in(dir, |_| {}).await;
     assert_eq!(ratings_seen(&server, &players).await, live);
 }
+
+/// One server at a time runs a SQLite data directory's games, and a rebuild of the
+/// ratings (which a running server would not see) waits for it to stop.
+#[tokio::test]
+async fn a_data_directory_serves_one_server_and_a_rebuild_waits_for_it_to_stop() {
+    let server = TestServer::start().await;
+    let second = tengen::server::Server::start(tengen::config::Config {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        data_dir: server.dir.path().to_path_buf(),
+        ..tengen::config::Config::default()
+    })
+    .await;
+    match second {
+        Ok(_) => panic!("a second server started on the same data directory"),
+        Err(e) => assert!(e.to_string().contains("another tengen process"), "{e}"),
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["ratings", "rebuild", "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("tengen runs");
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("another tengen process"), "{said}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args([
+            "store",
+            "migrate",
+            "--to",
+            "postgres://nobody@127.0.0.1:1/none",
+            "--data",
+        ])
+        .arg(server.dir.path())
+        .output()
+        .expect("tengen runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("another tengen process"), "migrate: {said}");
+    let dir = server.stop().await;
+    assert_eq!(
+        rebuild(dir.path()).trim(),
+        "rebuilt the ratings from 0 rated games"
+    );
+    // The lock went with the server: the directory serves again.
+    TestServer::start_in(dir, |_| {}).await.stop().await;
+}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use tengen::config::StoreBackend;
-use tengen::server::{DB_FILE, open_store};
+use tengen::server::{DB_FILE, DataLock, open_store};
 
 use super::config_args::ConfigArgs;
 
@@ -31,6 +31,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if config.store.backend == StoreBackend::Sqlite && !path.is_file() {
                 anyhow::bail!("there is no game database at {}", path.display());
             }
+            // The running server keeps the standings in memory and would not see these.
+            let _lock = DataLock::for_store(&config)?;
             let store = open_store(&config)?;
             let games = tengen::standings::rebuild(&*store).context("rebuilding the ratings")?;
             println!("rebuilt the ratings from {games} rated games");

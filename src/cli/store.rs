@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use tengen::config::redact_url;
-use tengen::server::DB_FILE;
+use tengen::server::{DB_FILE, DataLock};
 use tengen::store::{PgStore, SqliteStore, SyncMode, copy};
 
 use super::config_args::ConfigArgs;
@@ -45,6 +45,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if !path.is_file() {
                 anyhow::bail!("there is no game database at {}", path.display());
             }
+            // A server still writing would leave the copy behind the source.
+            let _lock = DataLock::take(&config.data_dir)?;
             let from = SqliteStore::open(&path, SyncMode::Full)?;
             let shown = redact_url(&to);
             let target =
