@@ -54,6 +54,8 @@ pub enum StartError {
 
 /// The lock file in a SQLite data directory.
 pub const LOCK_FILE: &str = "tengen.lock";
+/// How long a starting server waits for the data directory's lock.
+const LOCK_WAIT: Duration = Duration::from_secs(1);
 
 /// Why the data directory could not be locked.
 #[derive(Debug, thiserror::Error)]
@@ -85,6 +87,21 @@ impl DataLock {
         match config.store.backend {
             StoreBackend::Sqlite => DataLock::take(&config.data_dir).map(Some),
             StoreBackend::Postgres => Ok(None),
+        }
+    }
+
+    /// As [`DataLock::take`], waiting up to [`LOCK_WAIT`] for a process that is ending
+    /// to release it: a restart, or a child process that briefly shares the lock's
+    /// descriptor between its spawn and its exec.
+    async fn wait(dir: &Path) -> Result<DataLock, LockError> {
+        let deadline = tokio::time::Instant::now() + LOCK_WAIT;
+        loop {
+            match DataLock::take(dir) {
+                Err(LockError::Held { .. }) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await
+                }
+                taken => return taken,
+            }
         }
     }
 
@@ -158,7 +175,10 @@ impl Server {
             path: data.clone(),
             source,
         })?;
-        let lock = DataLock::for_store(&config)?;
+        let lock = match config.store.backend {
+            StoreBackend::Sqlite => Some(DataLock::wait(&data).await?),
+            StoreBackend::Postgres => None,
+        };
         let (store, leases) = open_shared(&config)?;
         let group_wait = Duration::from_micros(config.store.group_wait_us);
         let writer = StoreWriter::spawn(store.clone(), 4096, group_wait);
