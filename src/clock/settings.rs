@@ -88,11 +88,16 @@ pub(crate) fn listed(names: &[&str], last: &str) -> String {
 }
 
 impl TimeControl {
+    /// Every system's name, as on the wire.
+    pub fn system_names() -> impl Iterator<Item = &'static str> {
+        SYSTEMS.iter().map(|(name, _)| *name)
+    }
+
     /// Reads a time control from its JSON fields. Every system refuses the fields it does
     /// not have (`none` included), and each refusal starts with the field it is about
     /// (`main_ms must be ...`), so that a caller can put its own path in front.
     pub fn from_fields(mut fields: Map<String, Value>) -> Result<TimeControl, String> {
-        let systems: Vec<&str> = SYSTEMS.iter().map(|(name, _)| *name).collect();
+        let systems: Vec<&str> = TimeControl::system_names().collect();
         // "expected one of" with the names in backticks, as serde says it (the protocol
         // docs test reads the names from this sentence).
         let refuse = |shown: String| {

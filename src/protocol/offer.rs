@@ -30,11 +30,6 @@ pub struct BotListing {
     pub offer: BotOffer,
 }
 
-/// Every time system's name, as offers list them.
-pub const TIME_SYSTEMS: [&str; 6] = [
-    "none", "absolute", "fischer", "byoyomi", "canadian", "simple",
-];
-
 /// The name of a time system, as offers list them.
 pub fn time_system(tc: &TimeControl) -> &'static str {
     match tc {
@@ -72,11 +67,12 @@ impl BotOffer {
         if let Some(bad) = self
             .time_systems
             .iter()
-            .find(|t| !TIME_SYSTEMS.contains(&t.as_str()))
+            .find(|t| TimeControl::system_names().all(|name| name != t.as_str()))
         {
+            let names: Vec<&str> = TimeControl::system_names().collect();
             return Err(format!(
                 "offer.time_systems: `{bad}` is not a time system: use {}",
-                TIME_SYSTEMS.join(", ")
+                names.join(", ")
             ));
         }
         if let (Some(min), Some(max)) = (self.min_main_ms, self.max_main_ms)
