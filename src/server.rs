@@ -90,13 +90,13 @@ impl DataLock {
         }
     }
 
-    /// As [`DataLock::take`], waiting up to [`LOCK_WAIT`] for a process that is ending
-    /// to release it: a restart, or a child process that briefly shares the lock's
-    /// descriptor between its spawn and its exec.
-    async fn wait(dir: &Path) -> Result<DataLock, LockError> {
+    /// As [`DataLock::for_store`], waiting up to [`LOCK_WAIT`] for a process that is
+    /// ending to release the lock: a restart, or a child process that briefly shares the
+    /// lock's descriptor between its spawn and its exec.
+    async fn for_store_waiting(config: &Config) -> Result<Option<DataLock>, LockError> {
         let deadline = tokio::time::Instant::now() + LOCK_WAIT;
         loop {
-            match DataLock::take(dir) {
+            match DataLock::for_store(config) {
                 Err(LockError::Held { .. }) if tokio::time::Instant::now() < deadline => {
                     tokio::time::sleep(Duration::from_millis(50)).await
                 }
@@ -175,10 +175,7 @@ impl Server {
             path: data.clone(),
             source,
         })?;
-        let lock = match config.store.backend {
-            StoreBackend::Sqlite => Some(DataLock::wait(&data).await?),
-            StoreBackend::Postgres => None,
-        };
+        let lock = DataLock::for_store_waiting(&config).await?;
         let (store, leases) = open_shared(&config)?;
         let group_wait = Duration::from_micros(config.store.group_wait_us);
         let writer = StoreWriter::spawn(store.clone(), 4096, group_wait);

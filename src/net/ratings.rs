@@ -44,21 +44,18 @@ async fn profile(
         .map(Username::into_string)
         .filter(|folded| *folded != id);
     let found = blocking(move || {
-        let mut id = id;
-        let mut name = store.player_name(&id)?;
-        let mut rows = store.player_ratings(&id)?;
-        if let Some(folded) = folded.filter(|_| name.is_none() && rows.is_empty()) {
-            name = store.player_name(&folded)?;
-            rows = store.player_ratings(&folded)?;
-            id = folded;
+        for id in std::iter::once(id).chain(folded) {
+            let name = store.player_name(&id)?;
+            let rows = store.player_ratings(&id)?;
+            if name.is_none() && rows.is_empty() {
+                continue;
+            }
+            let history = store.rating_history(&id, HISTORY_LIMIT)?;
+            let escapes = Escapes::of(&id, &store.forfeit_losses(&id, ESCAPE_SCAN)?);
+            let name = name.unwrap_or_else(|| id.clone());
+            return Ok(Some(Profile::new(id, name, &rows, history, escapes)));
         }
-        if name.is_none() && rows.is_empty() {
-            return Ok(None);
-        }
-        let history = store.rating_history(&id, HISTORY_LIMIT)?;
-        let escapes = Escapes::of(&id, &store.forfeit_losses(&id, ESCAPE_SCAN)?);
-        let name = name.unwrap_or_else(|| id.clone());
-        Ok(Some(Profile::new(id, name, &rows, history, escapes)))
+        Ok(None)
     })
     .await;
     match found {

@@ -359,12 +359,8 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
             Some(_) => return Err(bad(serde_json::Error::custom("`game_id` must be a string"))),
             None => return Err(bad(serde_json::Error::missing_field("game_id"))),
         };
-        let action = serde_json::from_value(Value::Object(map)).map_err(|e| {
-            fail(
-                ErrorCode::BadRequest,
-                format!("bad message: {}", with_game_id(&e)),
-            )
-        })?;
+        let action = serde_json::from_value(Value::Object(map))
+            .map_err(|e| bad(serde_json::Error::custom(with_game_id(&e))))?;
         ClientMsg::Game { game_id, action }
     } else if lobby_types().contains(&kind) {
         ClientMsg::Lobby(serde_json::from_value(Value::Object(map)).map_err(bad)?)
