@@ -418,6 +418,7 @@ mod tests {
                 },
                 reason: "forfeit".into(),
                 score: None,
+                clock: None,
             },
         )
     }

@@ -145,6 +145,10 @@ pub enum GameEvent {
         reason: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         score: Option<ScoreView>,
+        /// The clocks as the end stopped them (timed games), so that a game rebuilt from
+        /// its log charges the time used on the last move too. Older logs lack it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
     },
     /// Players' chat (spectators' chat is not part of the numbered stream).
     Chat {

@@ -60,6 +60,19 @@ impl LiveGame {
         ) {
             self.turn_since = now;
         }
+        if matches!(
+            event,
+            GameEvent::GameBegan { .. }
+                | GameEvent::Resumed { .. }
+                | GameEvent::RefereeResumed { .. }
+                | GameEvent::PlayResumed { .. }
+        ) {
+            // Stepping away before the start or while play stood still is allowed, so
+            // absence, for claims, counts from when play went on.
+            for since in self.absent_since.iter_mut().flatten() {
+                *since = (*since).max(now);
+            }
+        }
         if event.is_referees() || matches!(event, GameEvent::GameEnded { .. }) {
             // The referee has come (or the game is over): the players' calls are answered.
             self.calls = [None, None];
@@ -220,6 +233,7 @@ impl LiveGame {
                 result,
                 score,
                 reason,
+                clock,
             } => {
                 let scoring = match &self.stage {
                     Stage::Ended(_) => return Err(self.misplaced()),
@@ -234,6 +248,9 @@ impl LiveGame {
                     scoring,
                 });
                 self.stop_clock(now);
+                if let Some(view) = clock {
+                    self.clock.restore(*view);
+                }
             }
             GameEvent::Chat { from, text, at } => {
                 self.expect(!matches!(self.stage, Stage::Ended(_)))?;

@@ -40,6 +40,7 @@ pub(super) fn ended(result: GameResult, score: Option<ScoreView>) -> GameEvent {
         result,
         reason: result.reason().to_string(),
         score,
+        clock: None,
     }
 }
 
@@ -70,7 +71,7 @@ impl Draft {
 
     /// Applies a complete event and keeps it. One the game refuses is the decider's own
     /// mistake: the action is refused as a whole and nothing changes.
-    pub(super) fn push(&mut self, event: GameEvent) -> Result<(), Refusal> {
+    pub(super) fn push(&mut self, mut event: GameEvent) -> Result<(), Refusal> {
         let seq = self.game.seq + 1;
         // The draft is the decision's own copy, dropped whole on a refusal: no copy per
         // event is needed to keep a failure from leaving a trace.
@@ -83,6 +84,10 @@ impl Draft {
                     format!("the server could not apply its own decision: {e}"),
                 )
             })?;
+        if let GameEvent::GameEnded { clock, .. } = &mut event {
+            // The clocks as applying the end stopped them.
+            *clock = self.game.clock_view(self.at.now);
+        }
         self.events.push(event);
         Ok(())
     }
@@ -214,12 +219,7 @@ impl Draft {
 
     fn play(&mut self, who: Color, number: u32, mv: Move) -> Result<(), Refusal> {
         self.running()?;
-        if self.game.adjourn_at.is_some_and(|t| self.at.wall_ms >= t) {
-            return Err(refuse(
-                ErrorCode::WrongPhase,
-                "the referee has adjourned the game: the player to move seals a move",
-            ));
-        }
+        self.not_adjourned()?;
         self.numbered(number)?;
         if who != self.game.to_move() {
             return Err(refuse(ErrorCode::NotYourTurn, "it is your opponent's move"));
@@ -254,7 +254,12 @@ impl Draft {
         let mut quota = game.lag[color.index()];
         let credit = quota.credit(self.at.lag_ms, elapsed);
         let now = self.at.now;
-        let event = match self.clock_after(|c| c.on_move(color, now, credit).map(|_| ())) {
+        // An opened sealed move starts the next clock only for a player who is here.
+        let waits = sealed.is_some() && !game.is_online(color.opponent());
+        let event = match self.clock_after(|c| {
+            c.on_move(color, now, credit)?;
+            if waits { c.stop(now) } else { Ok(()) }
+        }) {
             Ok(clock) => GameEvent::MovePlayed {
                 move_number: self.game.move_count() + 1,
                 color,
@@ -329,16 +334,11 @@ impl Draft {
     /// Both agreed to go on: clocks run again; an adjourned game's sealed move is played
     /// first, or counts as a pass when the point is occupied or the move illegal.
     fn resumption(&mut self, sealed: Option<Sealed>) -> Result<(), Refusal> {
-        let (to_move, now) = (self.game.to_move(), self.at.now);
-        let clock = self.clock_after(|c| match sealed {
+        let clock = match sealed {
             // The sealed move is played from stopped clocks: it costs no time.
-            Some(_) => Ok(()),
-            None if c.is_paused() => {
-                c.resume(now);
-                Ok(())
-            }
-            None => c.start(to_move, now),
-        });
+            Some(_) => self.clock_after(|_| Ok(())),
+            None => self.clocks_on(),
+        };
         let clock = match clock {
             Ok(clock) => clock,
             Err(flag) => return self.push(time_loss(flag.color)),
@@ -348,6 +348,22 @@ impl Draft {
             Some(sealed) => self.open_sealed(sealed),
             None => Ok(()),
         }
+    }
+
+    /// Both clocks as play goes on after a pause: the clock of the player to move runs if
+    /// they are here; an absent one's starts when they come back, as at the start and
+    /// after a restart (their opponent may claim meanwhile).
+    pub(super) fn clocks_on(&self) -> Result<Option<ClockView>, Flagged> {
+        let (to_move, now) = (self.game.to_move(), self.at.now);
+        let present = self.game.is_online(to_move);
+        self.clock_after(|c| {
+            c.resume(now);
+            match (present, c.running()) {
+                (false, _) => c.stop(now),
+                (true, None) => c.start(to_move, now),
+                (true, Some(_)) => Ok(()),
+            }
+        })
     }
 
     /// Plays a sealed move, or a pass when the point is occupied or the move illegal.
@@ -404,6 +420,12 @@ impl Draft {
             ));
         }
         let i = absent.index();
+        if game.forfeit_at.is_some() && !game.ever_present[i] {
+            return Err(refuse(
+                ErrorCode::Forbidden,
+                "your opponent has not come yet: a late player loses by forfeit at start_at + forfeit_after_ms",
+            ));
+        }
         let wait = claim_wait_ms(&game.settings);
         let away = game.absent_since[i]
             .filter(|_| !game.online[i])
@@ -603,6 +625,17 @@ impl Draft {
             )),
             _ => Err(self.in_stage(false).unwrap_err()),
         }
+    }
+
+    /// Refuses while a referee's adjournment is due and the move not yet sealed.
+    pub(super) fn not_adjourned(&self) -> Result<(), Refusal> {
+        if self.game.adjourn_at.is_some_and(|t| self.at.wall_ms >= t) {
+            return Err(refuse(
+                ErrorCode::WrongPhase,
+                "the referee has adjourned the game: the player to move seals a move",
+            ));
+        }
+        Ok(())
     }
 
     /// Refuses a move number that is not the next one.

@@ -231,6 +231,7 @@ impl Draft {
 
     fn halt(&mut self, by: UserInfo, reason: String) -> Result<(), Refusal> {
         self.running()?;
+        self.not_adjourned()?;
         if let Some(loser) = self.flagged() {
             return self.push(time_loss(loser));
         }
@@ -243,6 +244,7 @@ impl Draft {
 
     fn adjourn(&mut self, by: UserInfo, at: i64, reason: String) -> Result<(), Refusal> {
         self.running()?;
+        self.not_adjourned()?;
         let year = 366 * 24 * 3600 * 1000;
         if at < 0 || at > self.at.wall_ms.saturating_add(year) {
             return Err(refuse(
@@ -250,6 +252,8 @@ impl Draft {
                 "`at` must be a Unix time in ms within a year",
             ));
         }
+        // "Now" is recorded as the moment it took effect.
+        let at = at.max(self.at.wall_ms);
         self.push(GameEvent::AdjournmentScheduled { at, by, reason })
     }
 
@@ -271,21 +275,7 @@ impl Draft {
                 ),
             ));
         }
-        let (to_move, now) = (self.game.to_move(), self.at.now);
-        let present = self.game.is_online(to_move);
-        let clock = self.clock_after(|c| {
-            if c.is_paused() {
-                c.resume(now);
-                Ok(())
-            } else if present {
-                c.start(to_move, now)
-            } else {
-                // Paused before the player to move came (or since a restart): their
-                // clock starts when they join, as it would have without the pause.
-                Ok(())
-            }
-        });
-        match clock {
+        match self.clocks_on() {
             Ok(clock) => self.push(GameEvent::RefereeResumed { by, reason, clock }),
             Err(flag) => self.push(time_loss(flag.color)),
         }

@@ -585,3 +585,135 @@ fn a_present_player_who_stalls_an_untimed_game_can_be_claimed_against() {
     let err = claim(&t, 2_000_000).err().unwrap();
     assert_eq!(err.code, ErrorCode::Forbidden);
 }
+
+/// Black's connection closes at `now`.
+fn black_leaves(t: &mut Table, now: Millis) {
+    let away = t.game.step(
+        vec![GameEvent::Presence {
+            color: Color::Black,
+            online: false,
+        }],
+        at(now),
+    );
+    t.take(away, at(now));
+}
+
+#[test]
+fn absence_counts_for_a_claim_from_when_play_goes_on_after_a_pause() {
+    let mut t = running(timed());
+    t.play(Color::Black, stone(2, 2), 1_000);
+    t.play(Color::White, stone(6, 6), 2_000);
+    let pause = RefereeAct::Pause {
+        reason: "a dispute at the next board".into(),
+    };
+    t.referee(&admin(), pause, 3_000);
+    // Black, to move, steps away during the pause, which is allowed.
+    black_leaves(&mut t, 4_000);
+    let resume = RefereeAct::Resume {
+        reason: "settled".into(),
+    };
+    assert_eq!(t.referee(&admin(), resume, 500_000), ["referee_resumed"]);
+    // The wait (60 s) counts from the resumption, not from the leaving.
+    let claim = |t: &Table, now| t.game.decide(Color::White, &Action::ClaimWin, at(now));
+    let err = claim(&t, 501_000).err().expect("too early");
+    assert_eq!(err.code, ErrorCode::Forbidden);
+    assert_eq!(err.retry_after_ms, Some(59_000));
+    // Absent Black's clock waits for Black, as after a restart.
+    assert_eq!(t.game.clock_view(520_000).unwrap().running, None);
+    assert!(claim(&t, 560_000).is_ok());
+    // The log gives the same wait.
+    let replayed = t.replayed();
+    let err = replayed.decide(Color::White, &Action::ClaimWin, at(501_000));
+    assert_eq!(err.err().and_then(|e| e.retry_after_ms), Some(59_000));
+}
+
+#[test]
+fn an_agreed_resumption_starts_no_clock_for_an_absent_player_to_move() {
+    let mut t = running(timed());
+    t.play(Color::Black, stone(2, 2), 1_000);
+    t.act(Color::Black, Action::Pause, at(2_000));
+    t.act(Color::White, Action::Pause, at(3_000));
+    // White, to move, asks to go on and leaves; Black agrees.
+    t.act(Color::White, Action::Resume, at(4_000));
+    let away = t.game.step(
+        vec![GameEvent::Presence {
+            color: Color::White,
+            online: false,
+        }],
+        at(5_000),
+    );
+    t.take(away, at(5_000));
+    assert_eq!(t.act(Color::Black, Action::Resume, at(6_000)), ["resumed"]);
+    let view = t.game.clock_view(60_000).unwrap();
+    assert_eq!((view.running, view.paused), (None, false));
+    assert_eq!(view.white.main_ms, 600_000 - 2_000);
+    // White's clock runs from White's return.
+    t.presence(Color::White, 70_000);
+    t.game.start_clock_if_stopped(70_000);
+    let view = t.game.clock_view(80_000).unwrap();
+    assert_eq!(view.running, Some(Color::White));
+    assert_eq!(view.white.main_ms, 600_000 - 2_000 - 10_000);
+}
+
+#[test]
+fn a_player_who_never_came_to_a_scheduled_game_is_late_not_claimable() {
+    let mut t = Table::new(GameSettings {
+        start_at: Some(WALL + 10_000),
+        forfeit_after_ms: 900_000,
+        ..timed()
+    });
+    t.presence(Color::White, 0);
+    assert_eq!(t.timer(10_000), ["game_began"]);
+    let err = t
+        .game
+        .decide(Color::White, &Action::ClaimWin, at(500_000))
+        .err()
+        .expect("refused");
+    assert_eq!(err.code, ErrorCode::Forbidden);
+    // The lateness rule decides, at the forfeit time.
+    assert_eq!(t.timer(910_000), ["game_ended"]);
+    assert_eq!(
+        t.game.result(),
+        Some(GameResult::Forfeit {
+            winner: Color::White
+        })
+    );
+}
+
+#[test]
+fn an_adjournment_for_now_records_its_moment_and_once_due_cannot_be_paused_or_moved() {
+    let mut t = running(timed());
+    t.play(Color::Black, stone(2, 2), 1_000);
+    let now = RefereeAct::Adjourn {
+        at: 0,
+        reason: "end of the session".into(),
+    };
+    t.referee(&admin(), now, 2_000);
+    let GameEvent::AdjournmentScheduled { at: when, .. } = &t.log.last().unwrap().0 else {
+        panic!("no adjournment");
+    };
+    assert_eq!(*when, WALL + 2_000);
+    let pause = RefereeAct::Pause {
+        reason: "a question".into(),
+    };
+    assert_eq!(t.refused(&admin(), pause, 3_000), ErrorCode::WrongPhase);
+    let later = RefereeAct::Adjourn {
+        at: WALL + 100_000,
+        reason: "later after all".into(),
+    };
+    assert_eq!(t.refused(&admin(), later, 3_000), ErrorCode::WrongPhase);
+}
+
+#[test]
+fn a_finished_game_rebuilt_from_its_log_shows_the_time_used_on_its_last_move() {
+    let mut t = running(timed());
+    t.play(Color::Black, stone(2, 2), 1_000);
+    // White thinks 30 s, then resigns.
+    assert_eq!(
+        t.act(Color::White, Action::Resign, at(31_000)),
+        ["game_ended"]
+    );
+    let white = |g: &LiveGame| g.clock_view(99_000).unwrap().white.main_ms;
+    assert_eq!(white(&t.game), 570_000);
+    assert_eq!(white(&t.restarted(99_000)), 570_000);
+}

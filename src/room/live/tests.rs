@@ -107,6 +107,18 @@ impl Table {
         }
         game
     }
+
+    /// The log replayed as after a restart: every event at the one moment `now`, as
+    /// `rebuild` does, then settled.
+    pub(super) fn restarted(&self, now: Millis) -> LiveGame {
+        let mut game =
+            LiveGame::create(&self.log[0].0, at(now), LagSettings::default()).expect("created");
+        for (i, (event, _)) in self.log.iter().enumerate().skip(1) {
+            game.apply(event, i as u64 + 1, at(now)).expect("replays");
+        }
+        game.settle_after_restart(now);
+        game
+    }
 }
 
 pub(super) fn snapshot_json(game: &LiveGame, now: Millis) -> serde_json::Value {
