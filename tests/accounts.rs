@@ -343,6 +343,12 @@ async fn hostile_registrations_get_coded_errors_and_change_nothing() {
         (b"".to_vec(), 400, "bad_request"),
         (b"{}".to_vec(), 400, "bad_request"),
         (b"[1, 2]".to_vec(), 400, "bad_request"),
+        // serde would read a struct's fields from an array by their order.
+        (
+            json!(["bob", PASSWORD]).to_string().into_bytes(),
+            400,
+            "bad_request",
+        ),
         (
             b"{\"username\": \"bob\", \"password\": \"\xff\xfe long enough\"}".to_vec(),
             400,
@@ -700,6 +706,27 @@ async fn a_token_signed_with_another_key_is_refused_everywhere() {
 }
 
 #[tokio::test]
+async fn nobody_registers_the_id_of_a_token_user_who_has_played() {
+    let server = TestServer::start().await;
+    // A bot on an operator's token (`tengen token --sub gnugo`) has no account row.
+    let mut bot = server.login("gnugo").await;
+    let mut zed = server.login("zed").await;
+    common::start_game(&mut zed, &mut bot, json!({"board_size": 9})).await;
+    for name in ["gnugo", "GNUGO", "ｇｎｕｇｏ"] {
+        let reply = register(&server, name, PASSWORD).await;
+        assert_eq!(
+            (reply.status, reply.code()),
+            (409, "username_taken"),
+            "{name}: {}",
+            reply.body
+        );
+    }
+    assert!(user_ids(&server).is_empty(), "nothing was created");
+    // A name that has never played is free.
+    assert_eq!(register(&server, "gnugo2", PASSWORD).await.status, 201);
+}
+
+#[tokio::test]
 async fn the_dev_login_never_speaks_for_a_registered_account() {
     let server = TestServer::start().await;
     assert_eq!(register(&server, "alice", PASSWORD).await.status, 201);
@@ -715,6 +742,8 @@ async fn the_dev_login_never_speaks_for_a_registered_account() {
         assert_eq!(reply.status, 409, "{name}: {}", reply.body);
         assert!(reply.body.get("token").is_none());
     }
+    let array = post(&server, "/api/dev-login", json!(["carol"])).await;
+    assert_eq!(array.status, 400, "{}", array.body);
     assert_eq!(
         post(&server, "/api/dev-login", json!({"name": "carol"}))
             .await

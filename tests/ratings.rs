@@ -138,6 +138,7 @@ async fn the_api_refuses_bad_queries_with_a_json_error() {
         ("/api/ratings?sort=name", 400, "unknown parameter `sort`"),
         ("/api/users/nobody", 404, "no such player"),
         ("/api/users/%FF", 400, "cannot be read"),
+        ("/api/users/nobody?x=1", 400, "unknown parameter `x`"),
     ] {
         let (got, body) = get_json(&server, path).await;
         assert_eq!(got, status, "{path}: {body}");

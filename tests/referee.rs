@@ -483,7 +483,10 @@ async fn a_sealed_adjournment_is_opened_by_the_referee() {
         .await;
     let scheduled = white.recv_type("adjournment_scheduled").await;
     // "Now" is recorded as the moment it took effect.
-    assert!(scheduled["at"].as_i64().unwrap() > 1_700_000_000_000, "{scheduled}");
+    assert!(
+        scheduled["at"].as_i64().unwrap() > 1_700_000_000_000,
+        "{scheduled}"
+    );
     black
         .refused(
             json!({"type": "play", "game_id": id, "move_number": 3, "vertex": "G7"}),

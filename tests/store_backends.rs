@@ -164,6 +164,14 @@ fn games_and_events_round_trip(b: &Backend) {
     assert_eq!(s.events("g2").expect("events").len(), 2);
     assert_eq!(s.game("nope").expect("read"), None);
     assert!(s.events("nope").expect("events").is_empty());
+    for (id, played) in [
+        ("alice", true),
+        ("bob", true),
+        ("dave", true),
+        ("erin", false),
+    ] {
+        assert_eq!(s.has_played(id).expect("has played"), played, "{id}");
+    }
     s.check_writable().expect("writable");
 }
 

@@ -236,10 +236,10 @@ impl Accounts {
             .map_err(|w| rate_limited(w, "Too many new accounts from this address"))?;
         let id = username.as_str().to_string();
         let taken = self
-            .on_store(move |s| s.user(&id))
+            .on_store(move |s| Ok(s.user(&id)?.is_some() || s.has_played(&id)?))
             .await?
             .map_err(unavailable)?;
-        if taken.is_some() {
+        if taken {
             return Err(taken_problem(&username));
         }
         let hash = self

@@ -164,11 +164,20 @@ fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, 
         },
         retry_after: None,
     })?;
-    serde_json::from_slice(&bytes).map_err(|e| AuthProblem {
+    from_object(&bytes).map_err(|e| AuthProblem {
         error: format!("The body is not the JSON object this route takes: {e}."),
         code: AuthCode::BadRequest,
         retry_after: None,
     })
+}
+
+/// Reads a JSON object into `T`. serde would also fill a struct from an array, by the
+/// fields' order, which a route that names its fields must not take.
+pub(super) fn from_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return Err("not a JSON object".into());
+    }
+    serde_json::from_slice(bytes).map_err(|e| e.to_string())
 }
 
 /// The client's address: the socket's peer, or, when the peer is one of

@@ -30,7 +30,14 @@ pub fn routes() -> Router<Arc<Hub>> {
 async fn profile(
     State(hub): State<Arc<Hub>>,
     path: Result<Path<String>, PathRejection>,
+    Query(pairs): Query<Vec<(String, String)>>,
 ) -> Response {
+    if let Some((name, _)) = pairs.first() {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            format!("unknown parameter `{name}`; a profile takes no parameters"),
+        );
+    }
     let Ok(Path(id)) = path else {
         return problem(
             StatusCode::BAD_REQUEST,

@@ -189,7 +189,7 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
         Ok(s) => s.clone(),
         Err(why) => return problem(StatusCode::FORBIDDEN, *why),
     };
-    let request: DevLoginRequest = match serde_json::from_slice(&body) {
+    let request: DevLoginRequest = match super::auth::from_object(&body) {
         Ok(r) => r,
         Err(e) => {
             return problem(

@@ -127,6 +127,12 @@ pub struct NewInvite {
     pub expires_at_ms: i64,
 }
 
+/// [`AccountStore::has_played`]'s query for both stores, whose games and ratings have the
+/// same columns (`$1` is a named parameter to SQLite, a positional one to PostgreSQL).
+pub(crate) const HAS_PLAYED: &str = "SELECT EXISTS (SELECT 1 FROM games WHERE black = $1)
+     OR EXISTS (SELECT 1 FROM games WHERE white = $1)
+     OR EXISTS (SELECT 1 FROM ratings WHERE player = $1)";
+
 /// Users, refresh tokens and invites: the account half of [`Store`](super::Store).
 /// Synchronous like the rest; callers on the async side use `spawn_blocking`.
 pub trait AccountStore {
@@ -142,6 +148,10 @@ pub trait AccountStore {
 
     /// One user, if the id is known.
     fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError>;
+
+    /// Whether `id` plays in a stored game or has a rating: a user of the server's own
+    /// tokens has no row, and a new account must not take their games and standing.
+    fn has_played(&self, id: &str) -> Result<bool, StoreError>;
 
     /// Users ordered by id, starting after `after`, at most `limit`.
     fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError>;

@@ -584,6 +584,9 @@ mod tests {
         fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError> {
             self.inner.user(id)
         }
+        fn has_played(&self, id: &str) -> Result<bool, StoreError> {
+            self.inner.has_played(id)
+        }
         fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
             self.inner.users(after, limit)
         }

@@ -350,6 +350,17 @@ impl AccountStore for PgStore {
             .run(move |c| Box::pin(async move { read_user(&*c, &id).await }))
     }
 
+    fn has_played(&self, id: &str) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.connections.run(move |c| {
+            Box::pin(async move {
+                let sql = crate::store::accounts::HAS_PLAYED;
+                let row = c.query_one(sql, &[&id]).await.map_err(pg_error)?;
+                Ok(row.get(0))
+            })
+        })
+    }
+
     fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
         let after = after.to_owned();
         self.connections

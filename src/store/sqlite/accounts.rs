@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, Row, Transaction, TransactionBehavior, params}
 
 use super::SqliteStore;
 use crate::protocol::Role;
-use crate::store::accounts::{USER_COLUMNS, parse_role, role_text};
+use crate::store::accounts::{HAS_PLAYED, USER_COLUMNS, parse_role, role_text};
 use crate::store::{
     AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StoreError, UserChange,
     UserRecord,
@@ -160,6 +160,13 @@ impl AccountStore for SqliteStore {
     fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError> {
         let conn = self.lock()?;
         self.read_user(&conn, id)
+    }
+
+    fn has_played(&self, id: &str) -> Result<bool, StoreError> {
+        let conn = self.lock()?;
+        conn.prepare_cached(HAS_PLAYED)
+            .and_then(|mut stmt| stmt.query_row([id], |row| row.get(0)))
+            .map_err(self.db_err())
     }
 
     fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
