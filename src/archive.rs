@@ -185,15 +185,18 @@ pub fn sgf(view: &GameView) -> String {
     let s = &view.settings;
     let mut record = Sgf::new(s.board_size);
     record.komi = Some(s.komi());
-    record.ruleset = Some(
-        match s.ruleset {
-            crate::rules::Ruleset::Chinese => "Chinese",
-            crate::rules::Ruleset::Japanese => "Japanese",
-            crate::rules::Ruleset::Korean => "Korean",
-            crate::rules::Ruleset::TrompTaylor => "Tromp-Taylor",
-        }
-        .to_string(),
-    );
+    let ruleset = match s.ruleset {
+        crate::rules::Ruleset::Chinese => "Chinese",
+        crate::rules::Ruleset::Japanese => "Japanese",
+        crate::rules::Ruleset::Korean => "Korean",
+        crate::rules::Ruleset::TrompTaylor => "Tromp-Taylor",
+    };
+    // A ko rule other than the ruleset's own is part of the rules the game was legal
+    // under, so the record says it (`tengen rules` reads it back).
+    record.ruleset = Some(match s.ko_rule() {
+        ko if ko == s.ruleset.default_ko_rule() => ruleset.to_string(),
+        ko => format!("{ruleset}, {} ko", ko.name()),
+    });
     record.black_player = Some(view.black.name.clone());
     record.white_player = Some(view.white.name.clone());
     record.result = view
@@ -203,7 +206,8 @@ pub fn sgf(view: &GameView) -> String {
     record.date = Some(date(view.created_at));
     record.time_limit = s.clock.main_ms().map(|ms| ms as f64 / 1000.0);
     record.overtime = overtime(&s.clock);
-    if s.handicap >= 2 {
+    // Free placement's stones are on the board only once placed.
+    if s.handicap >= 2 && !view.handicap_stones.is_empty() {
         record.handicap = Some(s.handicap);
         record.setup = view
             .handicap_stones

@@ -153,6 +153,10 @@ async fn bad_archive_requests_are_json_errors_naming_what_is_wrong() {
         ("player=a&player=b", "`player`"),
         ("before=12", "`before`"),
         ("before=x:abc", "`before`"),
+        ("before=-5:abc", "`before`"),
+        ("before=123:", "`before`"),
+        ("before=123:a%20b", "`before`"),
+        ("player=", "`player`"),
         ("colour=black", "`colour`"),
         ("%FF=1", "parameter"),
     ] {
@@ -194,4 +198,24 @@ async fn a_limit_of_zero_is_an_empty_last_page() {
     let page: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(page["games"].as_array().map(Vec::len), Some(1));
     server.stop().await;
+}
+
+#[tokio::test]
+async fn the_sgf_names_a_ko_rule_of_its_own_and_only_placed_handicap_stones() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let settings = json!({"board_size": 9, "color": "black", "ko_rule": "simple",
+        "handicap": 2, "handicap_placement": "free", "komi": 0.5});
+    let id = common::start_game(&mut alice, &mut bob, settings).await;
+    // Black resigns before placing the free handicap.
+    alice.ok(json!({"type": "resign", "game_id": id})).await;
+    bob.recv_type("game_ended").await;
+    let (status, sgf) = get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert_eq!(status, 200);
+    assert!(sgf.contains("RU[Chinese, simple ko]"), "{sgf}");
+    assert!(sgf.contains("RE[W+R]"), "{sgf}");
+    for absent in ["HA[", "PL[", "AB["] {
+        assert!(!sgf.contains(absent), "{absent} in {sgf}");
+    }
 }

@@ -317,6 +317,23 @@ fn situational_and_positional_superko_disagree_on_fuego_positional_superko() {
         file.as_os_str(),
     ]);
     assert_eq!(run.code, 0);
+    // The ko rule a tengen record names in RU[] is the one replayed; the flag wins.
+    let dir = tempfile::tempdir().unwrap();
+    let named = dir.path().join("named.sgf");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &named,
+        text.replace("KM[6.5]", "KM[6.5]RU[Chinese, positional ko]"),
+    )
+    .unwrap();
+    let run = tengen_rules([named.as_os_str()]);
+    assert_eq!(run.code, 1, "positional, as RU[] says");
+    let run = tengen_rules([
+        std::ffi::OsStr::new("--superko"),
+        "situational".as_ref(),
+        named.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0);
 }
 
 #[test]

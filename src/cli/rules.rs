@@ -47,8 +47,9 @@ pub struct Args {
     )]
     pub ruleset: Option<Ruleset>,
 
-    /// Repetition rule [default: the ruleset's: situational for chinese, simple for
-    /// japanese and korean, positional for tromp-taylor]
+    /// Repetition rule [default: the file's, as tengen writes it in RU[] (`RU[Chinese,
+    /// simple ko]`), else the ruleset's: situational for chinese, simple for japanese
+    /// and korean, positional for tromp-taylor]
     #[arg(
         long,
         value_name = "RULE",
@@ -133,7 +134,13 @@ fn replay(path: &Path, args: &Args) -> anyhow::Result<Verdict> {
     let bytes = std::fs::read(path).context("cannot read the file")?;
     let record = GameRecord::from_sgf_bytes(&bytes)?;
     let size = record.size;
-    let ruleset = match (args.ruleset, record.ruleset.as_deref()) {
+    // tengen writes a ko rule other than the ruleset's own as `RU[Chinese, simple ko]`.
+    let (ru, ru_ko) = match record.ruleset.as_deref().map(|ru| ru.split_once(',')) {
+        Some(Some((ru, ko))) => (Some(ru), ko.trim().strip_suffix(" ko")),
+        Some(None) => (record.ruleset.as_deref(), None),
+        None => (None, None),
+    };
+    let ruleset = match (args.ruleset, ru) {
         (Some(r), _) => r,
         (None, Some(ru)) => ru.parse().unwrap_or_else(|_| {
             eprintln!(
@@ -144,7 +151,10 @@ fn replay(path: &Path, args: &Args) -> anyhow::Result<Verdict> {
         }),
         (None, None) => Ruleset::Chinese,
     };
-    let ko_rule = args.superko.unwrap_or_else(|| ruleset.default_ko_rule());
+    let ko_rule = args
+        .superko
+        .or_else(|| ru_ko.and_then(|ko| ko.parse().ok()))
+        .unwrap_or_else(|| ruleset.default_ko_rule());
     let komi = args
         .komi
         .or(record.komi)

@@ -50,6 +50,9 @@ impl ListQuery {
                 return Err(format!("the parameter `{name}` is given more than once"));
             }
             match name.as_str() {
+                "player" if value.is_empty() => {
+                    return Err("`player` must be a user id, not empty".into());
+                }
                 "player" => q.player = Some(value),
                 "status" => {
                     q.status = Some(GameStatus::parse(&value).ok_or_else(|| {
@@ -70,9 +73,17 @@ impl ListQuery {
                     q.limit = Some(limit);
                 }
                 "before" => {
+                    // A `next` is `<created_at_ms>:<game id>`, the id in base 36.
                     let cursor = value
                         .split_once(':')
-                        .and_then(|(ms, id)| Some((ms.parse().ok()?, id.to_string())))
+                        .filter(|(_, id)| {
+                            (1..=64).contains(&id.len())
+                                && id.bytes().all(|b| b.is_ascii_alphanumeric())
+                        })
+                        .and_then(|(ms, id)| {
+                            let ms = ms.parse::<i64>().ok().filter(|&ms| ms >= 0)?;
+                            Some((ms, id.to_string()))
+                        })
                         .ok_or_else(|| {
                             format!(
                                 "`before` must be the `next` value of a previous page, not {value:?}"
