@@ -74,6 +74,18 @@ await run('client', async () => {
     getComputedStyle(document.querySelector(`[data-testid="${t}"]`).closest('label')).fontSize));
   assert(mainLabel === periodsLabel, `the main-time label is sized like the others (${mainLabel} vs ${periodsLabel})`);
 
+  // The server's refusal is shown as it wrote it: it may begin with a user id, which is
+  // case-sensitive, so the page must not capitalise it.
+  await dana.fill('[data-testid="seek-opponent"]', 'nobody');
+  await dana.click('[data-testid="seek-submit"]');
+  const refusal = dana.locator('[data-testid="toast-error"] > span').first();
+  await refusal.waitFor();
+  assert((await refusal.textContent()) === 'user `nobody` is not online', `the server's words, unaltered: ${await refusal.textContent()}`);
+  await dana.fill('[data-testid="seek-opponent"]', '');
+  await dana.evaluate(() => document.getElementById('toasts').replaceChildren());
+
+  log('refusals shown unaltered');
+
   // The lobby: a seek shows its time control and age; filters by size and speed.
   await postSeek(dana, { size: '13', time: 'byoyomi', main: '10', periods: '5', period: '30' });
   const seek = eve.locator('[data-testid="seek-row"][data-from="dana"]');

@@ -53,15 +53,13 @@ export function toast(message, kind = 'info', detail = '', onTap = null) {
 /** Shows a refused request or a lost connection to the person, in words. */
 export function showError(err) {
   if (err && err.code) {
-    const what = err.message ? capitalise(err.message) : 'The server refused the request.';
+    // The server's sentence as it wrote it: it may begin with a user id, which is
+    // case-sensitive.
+    const what = err.message || 'The server refused the request.';
     toast(what, 'error', err.code.replace(/_/g, ' '));
   } else {
     toast(String(err && err.message ? err.message : err), 'error');
   }
-}
-
-export function capitalise(s) {
-  return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
 /** 754000 → "12:34", 3723000 → "1:02:03", under 10 s → "9.3". */
