@@ -84,7 +84,15 @@ await run('client', async () => {
   await dana.fill('[data-testid="seek-opponent"]', '');
   await dana.evaluate(() => document.getElementById('toasts').replaceChildren());
 
-  log('refusals shown unaltered');
+  // An untimed seek says "untimed" once (its speed is no second word).
+  await postSeek(dana, { size: '19', time: 'none' });
+  const untimed = eve.locator('[data-testid="seek-row"][data-from="dana"]');
+  await untimed.waitFor();
+  assert((await untimed.locator('[data-testid="seek-time"]').textContent()) === 'untimed', `untimed, once: ${await untimed.locator('[data-testid="seek-time"]').textContent()}`);
+  await dana.click('[data-testid="seek-row"][data-from="dana"] [data-testid="cancel"]');
+  await untimed.waitFor({ state: 'detached' });
+
+  log('refusals shown unaltered; an untimed seek says so once');
 
   // The lobby: a seek shows its time control and age; filters by size and speed.
   await postSeek(dana, { size: '13', time: 'byoyomi', main: '10', periods: '5', period: '30' });

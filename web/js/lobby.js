@@ -180,8 +180,9 @@ export class LobbyView {
       const { clock } = c.settings;
       return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, 'data-speed': speed(clock), class: forMe ? 'highlight' : null },
         el('td', { 'data-testid': 'seek-who' }, who),
-        el('td', {}, describeSettings(c.settings, { clock: false })),
-        el('td', { 'data-testid': 'seek-time' }, describeClock(clock), el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
+        el('td', { 'data-testid': 'seek-settings' }, describeSettings(c.settings, { clock: false })),
+        // An untimed game's speed is "untimed" too: said once.
+        el('td', { 'data-testid': 'seek-time' }, describeClock(clock), speed(clock) === 'untimed' ? null : el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
         el('td', { class: 'muted', 'data-testid': 'seek-age', title: 'posted' }, age(c.created_at, now)),
         el('td', { class: 'row-actions' }, actions));
     });
