@@ -38,8 +38,9 @@ async function onScreen(page, locator) {
 
 const seconds = (text) => text.split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
 
-async function postSeek(page, { size = '9', colour = 'black', time = 'byoyomi', main = '0', periods = '1', period = '60', perMove = null, opponent = '' }) {
+async function postSeek(page, { size = '9', colour = 'black', time = 'byoyomi', main = '0', periods = '1', period = '60', perMove = null, opponent = '', rated = false }) {
   await page.selectOption('[data-testid="seek-size"]', size);
+  await page.setChecked('[data-testid="seek-rated"]', rated);
   await page.selectOption('[data-testid="seek-color"]', colour);
   await page.selectOption('[data-testid="seek-time"]', time);
   if (time === 'byoyomi') {
@@ -89,6 +90,7 @@ await run('client', async () => {
   const untimed = eve.locator('[data-testid="seek-row"][data-from="dana"]');
   await untimed.waitFor();
   assert((await untimed.locator('[data-testid="seek-time"]').textContent()) === 'untimed', `untimed, once: ${await untimed.locator('[data-testid="seek-time"]').textContent()}`);
+  assert(!(await untimed.locator('[data-testid="seek-settings"]').textContent()).includes('rated'), 'an unrated seek does not say rated');
   await dana.click('[data-testid="seek-row"][data-from="dana"] [data-testid="cancel"]');
   await untimed.waitFor({ state: 'detached' });
 

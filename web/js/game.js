@@ -762,7 +762,7 @@ export class GameView {
   meta() {
     const s = this.s;
     return el('div', { class: 'meta small' },
-      el('div', {}, describeSettings(s.settings, { colour: false })),
+      el('div', { 'data-testid': 'game-settings' }, describeSettings(s.settings, { colour: false })),
       s.nigiri ? el('div', { 'data-testid': 'nigiri' }, this.nigiriText || 'Colours drawn by nigiri.') : null,
       el('div', { class: 'links' },
         el('a', { href: `/api/games/${encodeURIComponent(this.id)}/sgf`, download: `${this.id}.sgf`, 'data-testid': 'sgf' }, 'Download SGF'),

@@ -92,9 +92,11 @@ export function describeClock(c) {
   }
 }
 
-/** Settings in one line: "9×9 · chinese · komi 7.5 · nigiri · untimed". */
+/** Settings in one line: "9×9 · rated · chinese · komi 7.5 · nigiri · untimed". */
 export function describeSettings(s, { colour = true, clock = true } = {}) {
-  const parts = [`${s.board_size}×${s.board_size}`, s.ruleset];
+  const parts = [`${s.board_size}×${s.board_size}`];
+  if (s.rated) parts.push('rated');
+  parts.push(s.ruleset);
   if (s.handicap >= 2) parts.push(`${s.handicap} stones${s.handicap_placement === 'free' ? ' (free)' : ''}`);
   if (s.komi !== undefined && s.komi !== null) parts.push(`komi ${s.komi}`);
   if (colour) parts.push(s.color === 'nigiri' ? 'nigiri' : `challenger ${s.color}`);
@@ -186,6 +188,11 @@ export function randomSeed() {
   const bytes = new Uint8Array(12);
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Whether `user` may play rated games: every account but a guest's. */
+export function mayRate(user) {
+  return !!user && user.role !== 'guest';
 }
 
 export function colourName(c) {
