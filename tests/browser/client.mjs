@@ -316,6 +316,21 @@ await run('client', async () => {
   }
   log('dana resigned: W+R, no clock red');
 
+  // A new address starts at the top of its page: on a phone, the lobby opened from the
+  // foot of a game's page shows its top, and a game opened from far down the lobby shows
+  // its board, not the middle of its side panel.
+  await eve.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  assert((await eve.evaluate(() => window.scrollY)) > 400, 'the phone\'s game page is scrolled down');
+  await eve.locator('[data-testid="game"] .links a[href="#/"]').tap();
+  await eve.locator('[data-testid="create-form"]').waitFor();
+  assert((await eve.evaluate(() => window.scrollY)) === 0, `the lobby opens at the top: scrolled ${await eve.evaluate(() => window.scrollY)} px`);
+  await eve.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  assert((await eve.evaluate(() => window.scrollY)) > 400, 'the phone\'s lobby is scrolled down');
+  await eve.evaluate((id) => { location.hash = `#/game/${id}`; }, gameId);
+  await expectAttr(eve, '[data-testid="game"]', 'data-phase', 'ended');
+  assert((await eve.evaluate(() => window.scrollY)) === 0, `the game opens at the top: scrolled ${await eve.evaluate(() => window.scrollY)} px`);
+  assert(await onScreen(eve, eve.locator('[data-testid="goban"]')), 'the board is on the screen');
+
   // Defect 5: a game lost on time shows the loser's clock at zero.
   await dana.goto(new URL('#/', dana.url()).href);
   await postSeek(dana, { time: 'simple', perMove: '2', opponent: 'eve' });

@@ -52,6 +52,10 @@ class App {
 
   route() {
     if (this.view) this.view.unmount();
+    // A new address starts at the top of its page (on a phone, a game opened from far
+    // down the lobby would show no board); the same view drawn again for a new user stays.
+    if (location.hash !== this.routed) window.scrollTo(0, 0);
+    this.routed = location.hash;
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
     const user = /^#\/user\/([^/]+)$/.exec(location.hash);
     if (m) this.view = new GameView(this.conn, m[1]);
@@ -83,8 +87,14 @@ class App {
     } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id) {
       // Tapping the notice brings the challenge into view, wherever it is.
       toast(`${msg.challenge.from.name} challenges you: tap to see it`, 'info', '', () => {
-        if (location.hash !== '#/' && location.hash !== '') location.hash = '#/';
-        requestAnimationFrame(() => document.getElementById('seeks')?.scrollIntoView({ block: 'start' }));
+        const reveal = () => requestAnimationFrame(() => document.getElementById('seeks')?.scrollIntoView({ block: 'start' }));
+        if (location.hash !== '#/' && location.hash !== '') {
+          // After the lobby is drawn (and the page put back at its top).
+          window.addEventListener('hashchange', reveal, { once: true });
+          location.hash = '#/';
+        } else {
+          reveal();
+        }
       });
     } else if (msg.type === 'closing') {
       toast('The server is restarting; reconnecting…', 'info');
