@@ -19,6 +19,9 @@ import {
   restartServer, run, shot,
 } from './lib.mjs';
 
+/** The smallest phone screen the client is made for. */
+const SMALL_PHONE = { width: 320, height: 640 };
+
 /** Elements wider than the screen or sticking out of it, as `tag.class (right)`. */
 async function overflowing(page) {
   return page.evaluate(() => {
@@ -94,7 +97,32 @@ await run('client', async () => {
   await dana.click('[data-testid="seek-row"][data-from="dana"] [data-testid="cancel"]');
   await untimed.waitFor({ state: 'detached' });
 
-  log('refusals shown unaltered; an untimed seek says so once');
+  // The header fits the smallest phone for a logged-in user with a long name: the name
+  // gives way (an ellipsis), the links and Log out stay whole and on the screen.
+  const small = await openPage('small', { viewport: SMALL_PHONE, touch: true });
+  const longName = 'a_player_with_a_really_long_name34';
+  await devLogin(small, longName);
+  for (const [p, screen] of [[small, SMALL_PHONE], [eve, PHONE]]) {
+    const fit = await p.evaluate(() => {
+      const inside = (t) => {
+        const r = document.querySelector(`[data-testid="${t}"]`).getBoundingClientRect();
+        return r.width > 0 && r.left >= 0 && r.right <= innerWidth;
+      };
+      const name = document.querySelector('[data-testid="whoami"]');
+      return {
+        scroll: document.documentElement.scrollWidth, width: innerWidth,
+        logout: inside('logout'), links: inside('nav-leaderboard') && inside('nav-profile'),
+        cut: name.scrollWidth > name.clientWidth,
+      };
+    });
+    // A phone shows a page wider than its screen zoomed out (innerWidth grows with it).
+    assert(fit.scroll <= screen.width && fit.width === screen.width, `the page is no wider than the screen (${screen.width} px): ${JSON.stringify(fit)}`);
+    assert(fit.logout && fit.links, `Log out and the links are on the screen: ${JSON.stringify(fit)}`);
+    if (p === small) assert(fit.cut, `the long name is cut with an ellipsis: ${JSON.stringify(fit)}`);
+  }
+  await shot(small, 'header-small-phone.png');
+  await small.context().close();
+  log('refusals shown unaltered; an untimed seek says so once; the header fits 320 px');
 
   // The lobby: a seek shows its time control and age; filters by size and speed.
   await postSeek(dana, { size: '13', time: 'byoyomi', main: '10', periods: '5', period: '30' });
