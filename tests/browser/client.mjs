@@ -266,18 +266,28 @@ await run('client', async () => {
   assert((await estimate.textContent()).includes('Not a result'), 'the estimate says it is one');
   log('the estimate: W+5.5 (dame shared), marked as an estimate');
 
-  // Defects 2, 3 and 8: Eve's phone loses the server. A banner says so, her clocks stop
-  // and grey; Dana sees Eve go and a claim that counts down instead of a button the
-  // server would refuse.
+  // Defects 2, 3 and 8: Eve's phone loses the server. A banner says so and counts down to
+  // the next attempt, her clocks stop and grey; Dana sees Eve go and a claim that counts
+  // down instead of a button the server would refuse.
   const eveClock = () => eve.locator('[data-testid="clock-black"] .clock-main').textContent();
+  const banner = eve.locator('[data-testid="offline-banner"]');
+  // The seconds to the next attempt the banner shows (0 once it is due).
+  const retryIn = async () => {
+    const text = await banner.textContent();
+    return text.includes('retrying now') ? 0 : Number(/retrying in (\d+)s/.exec(text)?.[1]);
+  };
   await eve.fill('[data-testid="chat-input"]', 'one moment, my train');
   await eve.evaluate(() => {
     const conn = window.tengen.conn;
     conn.connect = () => {};
+    // A later attempt, so the next try is seconds away (7.5 to 12.5 s).
+    conn.attempt = 5;
     conn.socket.close();
   });
-  await eve.locator('[data-testid="offline-banner"]').waitFor();
+  await banner.waitFor();
   await eve.locator('[data-testid="game"].offline').waitFor();
+  const firstRetry = await retryIn();
+  assert(firstRetry >= 7 && firstRetry <= 13, `the banner says when the next attempt is: ${await banner.textContent()}`);
   const frozen = await eveClock();
   await eve.waitForTimeout(1500);
   assert((await eveClock()) === frozen, `eve's clock stands still while offline (${frozen} then ${await eveClock()})`);
@@ -288,13 +298,16 @@ await run('client', async () => {
   await claim.waitFor();
   assert(await claim.isDisabled(), 'a claim is not offered before the wait is over');
   assert(/Claim win in [0-9]:[0-5][0-9]/.test(await claim.textContent()), `the claim counts down: ${await claim.textContent()}`);
+  const laterRetry = await retryIn();
+  assert(laterRetry < firstRetry, `the banner counts down: ${firstRetry} s, then ${laterRetry} s`);
   await shot(eve, 'game-phone-offline.png');
   await eve.evaluate(() => {
     const conn = window.tengen.conn;
+    clearTimeout(conn.retryTimer);
     delete conn.connect;
     conn.connect();
   });
-  await eve.locator('[data-testid="offline-banner"]').waitFor({ state: 'hidden' });
+  await banner.waitFor({ state: 'hidden' });
   await eve.locator('[data-testid="game"]:not(.offline)').waitFor();
   await claim.waitFor({ state: 'detached' });
   assert((await eve.inputValue('[data-testid="chat-input"]')) === 'one moment, my train', 'a chat draft survives a reconnect');
@@ -304,7 +317,7 @@ await run('client', async () => {
   const [back, theirs] = [seconds(await eveClock()), seconds(await fresh.locator('[data-testid="clock-black"] .clock-main').textContent())];
   assert(Math.abs(back - theirs) <= 1, `back online, eve's clock (${back} s) is the server's, as a fresh page shows it (${theirs} s)`);
   await fresh.context().close();
-  log('offline: banner, clocks stopped and greyed, claim counted down; back online, the server\'s clock');
+  log('offline: banner counting down, clocks stopped and greyed, claim counted down; back online, the server\'s clock');
 
   // Defect 2 as players meet it: the server restarts (down a few seconds) while Dana is
   // to move. Back, Eve's page shows the server's clock, as a page opened afterwards does,

@@ -101,23 +101,37 @@ class App {
     }
   }
 
-  showStatus({ status, seconds }) {
-    const text = {
+  /** The connection's state in the header, and in a banner while offline. */
+  showStatus({ status }) {
+    clearInterval(this.statusTimer);
+    this.statusTimer = null;
+    this.status.dataset.status = status;
+    // Offline is said in a banner too: the header's status is too small on a phone.
+    this.retryIn = el('span', { 'data-testid': 'retry-in', 'aria-live': 'off' });
+    if (status === 'online') this.banner.hidden = true;
+    else if (status === 'closing') {
+      fill(this.banner, 'The server is restarting: clocks are stopped on this page until it is back.');
+      this.banner.hidden = false;
+    } else if (status === 'offline') {
+      fill(this.banner, 'Offline: clocks are stopped on this page until the server is back (', this.retryIn, ').');
+      this.banner.hidden = false;
+      // The time to the next attempt counts down each second (in place: the banner is
+      // an alert, announced once, not every second).
+      this.statusTimer = setInterval(() => this.drawStatus(status), 1000);
+    }
+    this.drawStatus(status);
+  }
+
+  drawStatus(status) {
+    const left = Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000));
+    const retrying = left > 0 ? `retrying in ${left}s` : 'retrying now';
+    this.retryIn.textContent = retrying;
+    this.status.textContent = {
       online: 'online',
       connecting: 'connecting…',
-      offline: `offline · retrying in ${seconds}s`,
+      offline: `offline · ${retrying}`,
       closing: 'server restarting…',
     }[status] || status;
-    this.status.dataset.status = status;
-    this.status.textContent = text;
-    // Offline is said in a banner too: the header's status is too small on a phone.
-    if (status === 'online') this.banner.hidden = true;
-    else if (status === 'offline' || status === 'closing') {
-      this.banner.textContent = status === 'closing'
-        ? 'The server is restarting: clocks are stopped on this page until it is back.'
-        : `Offline: clocks are stopped on this page until the server is back (retrying in ${seconds}s).`;
-      this.banner.hidden = false;
-    }
   }
 
   drawAccount() {

@@ -26,6 +26,8 @@ export class Connection extends EventTarget {
     this.pending = new Map();
     this.attempt = 0;
     this.retryTimer = null;
+    /** When the next attempt to reconnect is due (Date.now() scale), while offline. */
+    this.retryAt = 0;
     /** How many times the server has welcomed us (reconnections show here). */
     this.welcomes = 0;
     /** Server time minus local time, in ms. */
@@ -69,7 +71,8 @@ export class Connection extends EventTarget {
   retry() {
     const delay = Math.min(10000, 500 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
     this.attempt += 1;
-    this.setStatus('offline', Math.round(delay / 1000));
+    this.retryAt = Date.now() + delay;
+    this.setStatus('offline');
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
@@ -80,9 +83,9 @@ export class Connection extends EventTarget {
     this.pending.clear();
   }
 
-  setStatus(status, seconds) {
+  setStatus(status) {
     this.status = status;
-    this.dispatch('status', { status, seconds });
+    this.dispatch('status', { status });
   }
 
   dispatch(name, detail) {
