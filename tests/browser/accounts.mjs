@@ -4,7 +4,7 @@
 // profiles (and the leaderboard) show the new ratings. Then a guest plays in one click
 // and renews its access token on a fake clock, and Anna logs out for good.
 
-import { artifacts, assert, base, expectAttr, log, openPage, PHONE, problems, run, shot } from './lib.mjs';
+import { artifacts, assert, base, expectAttr, expectFocus, log, openPage, PHONE, problems, run, shot } from './lib.mjs';
 
 const PASSWORD = 'tsumego every day';
 
@@ -19,11 +19,15 @@ async function openAccounts(page) {
   await page.click('[data-testid="login-open"]');
   await page.waitForSelector('[data-testid="account-forms"]:not([hidden])');
   assert(await page.locator('#dev-login').isHidden(), 'no dev login when the server has it off');
+  // The cursor is in the username of the form shown (log in, or sign up if chosen before).
+  const shown = (await page.locator('[data-testid="tab-login"]').getAttribute('aria-selected')) === 'true' ? 'login' : 'signup';
+  await expectFocus(page, `${shown}-username`, 'the login dialog puts the cursor in the username');
 }
 
 async function signUp(page, username) {
   await openAccounts(page);
   await page.click('[data-testid="tab-signup"]');
+  await expectFocus(page, 'signup-username', 'the sign-up tab puts the cursor in its username');
   await page.fill('[data-testid="signup-username"]', username);
   await page.fill('[data-testid="signup-password"]', PASSWORD);
   await page.click('[data-testid="signup-submit"]');

@@ -151,9 +151,16 @@ class App {
     }
   }
 
-  showLogin() {
+  async showLogin() {
     this.dialog.showModal();
-    this.checkDevLogin();
+    await this.checkDevLogin();
+    // The first field of the form that is offered (the dev login's name, or the
+    // account's username), not the pasted token's box, which few people use.
+    if (this.dialog.open) {
+      const dev = document.getElementById('dev-login');
+      if (dev.hidden) this.accountForms.focus();
+      else dev.querySelector('input').focus();
+    }
   }
 
   async checkDevLogin() {
