@@ -267,8 +267,8 @@ await run('client', async () => {
   log('the estimate: W+5.5 (dame shared), marked as an estimate');
 
   // Defects 2, 3 and 8: Eve's phone loses the server. A banner says so and counts down to
-  // the next attempt, her clocks stop and grey; Dana sees Eve go and a claim that counts
-  // down instead of a button the server would refuse.
+  // the next attempt, her clocks stop and grey; Dana sees Eve go, and a claim that
+  // counts down once Eve is to move (never on Dana's own move, which the server refuses).
   const eveClock = () => eve.locator('[data-testid="clock-black"] .clock-main').textContent();
   const banner = eve.locator('[data-testid="offline-banner"]');
   // The seconds to the next attempt the banner shows (0 once it is due).
@@ -289,15 +289,43 @@ await run('client', async () => {
   const firstRetry = await retryIn();
   assert(firstRetry >= 7 && firstRetry <= 13, `the banner says when the next attempt is: ${await banner.textContent()}`);
   const frozen = await eveClock();
-  await eve.waitForTimeout(1500);
+
+  // Dana's move: Eve is away, but a claim is never made on one's own move.
+  await dana.locator('[data-testid="online-white"]:not(.is-online)').waitFor();
+  await dana.waitForTimeout(1500);
+  assert((await dana.locator('[data-testid="claim-win"]').count()) === 0, 'no claim on dana\'s own move');
+  await point(dana, 'C7').click();
+  await expectAttr(dana, '[data-testid="game"]', 'data-moves', String(++moves));
+  // Eve to move and away: the claim counts down the wait this game's clock sets (a
+  // tenth of 1 × 60 s, at least 10 s), not the 2 minutes of `claim_after_ms`.
+  const claim = dana.locator('[data-testid="claim-win"]');
+  await claim.waitFor();
+  const shown = async () => Number(await claim.getAttribute('data-wait'));
+  assert(/^Claim win in 0:(0[0-9]|10)$/.test(await claim.textContent()) && (await shown()) >= 5, `the claim counts down this game's wait: ${await claim.textContent()}`);
+  // A page that saw Eve go later than the server did (one opened since) counts too long;
+  // asked early, the server's `retry_after_ms` is the count the page shows.
+  await dana.evaluate(() => {
+    window.tengen.app.view.s.away.white = Date.now();
+    window.tengen.conn.socket.addEventListener('message', (e) => {
+      const m = JSON.parse(e.data);
+      if (m.type === 'error' && 'retry_after_ms' in m) window.retryAfter = m.retry_after_ms;
+    });
+  });
+  await dana.waitForFunction(() => document.querySelector('[data-testid="claim-win"]')?.dataset.wait === '10');
+  await claim.click();
+  const retryAfter = await (await dana.waitForFunction(() => window.retryAfter)).jsonValue();
+  const serverSays = Math.ceil(retryAfter / 1000);
+  assert(serverSays <= 8, `the server counts from when eve left (${retryAfter} ms left), before this page's count`);
+  await dana.waitForFunction((n) => Number(document.querySelector('[data-testid="claim-win"]')?.dataset.wait) <= n, serverSays, { timeout: 2000 })
+    .catch(async () => { throw new Error(`the claim shows the server's count (${serverSays} s): ${await claim.textContent()}`); });
+  assert((await game(dana).getAttribute('data-phase')) === 'play', 'an early claim leaves the game going');
+
+  // Meanwhile Eve's page: the clock stood still, and the banner counted down.
   assert((await eveClock()) === frozen, `eve's clock stands still while offline (${frozen} then ${await eveClock()})`);
   assert(!(await eve.locator('[data-testid="clock-black"]').getAttribute('class')).includes('running'), 'an offline clock is not shown running');
   const dot = await eve.evaluate(() => getComputedStyle(document.querySelector('[data-testid="online-black"]')).backgroundColor);
   assert(dot !== 'rgb(92, 194, 122)', `offline, the page does not claim dana is online (${dot})`);
-  const claim = dana.locator('[data-testid="claim-win"]');
-  await claim.waitFor();
-  assert(await claim.isDisabled(), 'a claim is not offered before the wait is over');
-  assert(/Claim win in [0-9]:[0-5][0-9]/.test(await claim.textContent()), `the claim counts down: ${await claim.textContent()}`);
+  await eve.waitForTimeout(1100);
   const laterRetry = await retryIn();
   assert(laterRetry < firstRetry, `the banner counts down: ${firstRetry} s, then ${laterRetry} s`);
   await shot(eve, 'game-phone-offline.png');
@@ -312,12 +340,17 @@ await run('client', async () => {
   await claim.waitFor({ state: 'detached' });
   assert((await eve.inputValue('[data-testid="chat-input"]')) === 'one moment, my train', 'a chat draft survives a reconnect');
   assert((await eve.locator('[data-testid="chat-log"] li').count()) === 2, 'the chat log is not doubled by the new snapshot');
+  await eve.locator('[data-stone="C7"][data-color="black"]').waitFor();
+  await point(eve, 'H1').tap();
+  await point(eve, 'H1').tap();
+  await played('H1', 'white');
+  log('offline: banner counting down, clocks stopped and greyed; the claim counted this game\'s wait, then the server\'s');
   const fresh = await openPage('fresh', { viewport: LAPTOP, path: `#/game/${gameId}` });
   await fresh.locator('[data-testid="clock-black"] .clock-main').waitFor();
   const [back, theirs] = [seconds(await eveClock()), seconds(await fresh.locator('[data-testid="clock-black"] .clock-main').textContent())];
   assert(Math.abs(back - theirs) <= 1, `back online, eve's clock (${back} s) is the server's, as a fresh page shows it (${theirs} s)`);
   await fresh.context().close();
-  log('offline: banner counting down, clocks stopped and greyed, claim counted down; back online, the server\'s clock');
+  log('back online, the server\'s clock');
 
   // Defect 2 as players meet it: the server restarts (down a few seconds) while Dana is
   // to move. Back, Eve's page shows the server's clock, as a page opened afterwards does,

@@ -62,3 +62,21 @@ function periodsText(periods, P) {
 function byoyomiText(periods, P) {
   return periods === 1 ? `last period of ${formatMs(P)}` : `byo-yomi · ${periods} × ${formatMs(P)}`;
 }
+
+/**
+ * How long an opponent must be away before a claim (client-protocol/competition.md,
+ * claim_win): `claim_after_ms` for an untimed game; for a timed one a tenth of a player's
+ * whole time (main time and all overtime), at least 10 s and at most `claim_after_ms`.
+ */
+export function claimWaitMs(settings) {
+  const c = settings.clock;
+  const whole = {
+    absolute: c.main_ms,
+    fischer: c.main_ms,
+    byoyomi: c.main_ms + c.periods * c.period_ms,
+    canadian: c.main_ms + c.block_ms,
+    simple: c.per_move_ms,
+  }[c.system];
+  if (whole === undefined) return settings.claim_after_ms;
+  return Math.min(settings.claim_after_ms, Math.max(10000, Math.floor(whole / 10)));
+}

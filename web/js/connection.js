@@ -12,6 +12,8 @@ export class ServerError extends Error {
     this.code = frame.code;
     this.reason = frame.reason;
     this.gameId = frame.game_id;
+    /** When waiting lifts the refusal (a `claim_win` too early): the ms left to wait. */
+    this.retryAfterMs = frame.retry_after_ms;
   }
 }
 
