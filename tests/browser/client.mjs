@@ -507,9 +507,24 @@ await run('client', async () => {
   await shot(eve, 'review-phone.png', { fullPage: true });
   log('the archive found both games, filtered them, and opened one in review');
 
-  // The spoken count: Fay, on a page with a fake clock, hears her last ten byo-yomi
-  // seconds counted, one a second, as each begins: in Chinese, then in English, then,
-  // with the speech API gone, as beeps (higher for the last three).
+  // The spoken count, as a referee makes it (2002 Chinese rules, 第12条第3项): counting
+  // UP within a period. First the calls of a one-minute period, in both languages.
+  const calls = await eve.evaluate(async () => {
+    const { callWords, countCalls } = await import('/js/sound.js');
+    const say = (length, language) => countCalls(length).map((c) => callWords(c, language)).join();
+    return {
+      zh: say(60000, 'zh'), en: say(60000, 'en'), short: say(20000, 'zh'), ten: say(10000, 'zh'),
+      at: countCalls(60000).map((c) => c.at / 1000).join(),
+    };
+  });
+  assert(calls.zh === '十秒,二十秒,三十秒,四十秒,五十秒,一,二,三,四,五,六,七,八,九,十', `the calls of a minute in Chinese: ${calls.zh}`);
+  assert(calls.en === '10 seconds,20 seconds,30 seconds,40 seconds,50 seconds,1,2,3,4,5,6,7,8,9,10', `the calls of a minute in English: ${calls.en}`);
+  assert(calls.at === '50,40,30,20,10,9,8,7,6,5,4,3,2,1,0', `each call's moment (seconds left): ${calls.at}`);
+  assert(calls.short === '十秒,一,二,三,四,五,六,七,八,九,十' && calls.ten === '一,二,三,四,五,六,七,八,九,十', `20 s and 10 s periods: ${calls.short} / ${calls.ten}`);
+
+  // Then Fay, on a page with a fake clock, hears her 20 s periods counted, each call as
+  // its moment passes: in Chinese, then in English, then, with the speech API gone, as
+  // beeps (higher from 7 on); and "10" as a period runs out and the next one begins.
   const fay = await openPage('fay', {
     viewport: LAPTOP,
     before: async (context) => {
@@ -519,14 +534,11 @@ await run('client', async () => {
       await context.addInitScript(() => {
         window.spoken = [];
         const at = () => (Date.now() - window.spokenFrom) / 1000;
-        Object.defineProperty(window, 'speechSynthesis', {
-          configurable: true,
-          writable: true,
-          value: {
-            speak: (u) => window.spoken.push(`${u.lang}:${u.text}@${at()}`),
-            cancel: () => {},
-          },
-        });
+        window.speech = {
+          speak: (u) => window.spoken.push(`${u.lang}:${u.text}@${at()}`),
+          cancel: () => {},
+        };
+        Object.defineProperty(window, 'speechSynthesis', { configurable: true, writable: true, value: window.speech });
         const make = AudioContext.prototype.createOscillator;
         AudioContext.prototype.createOscillator = function createOscillator() {
           const osc = make.call(this);
@@ -557,26 +569,38 @@ await run('client', async () => {
   assert(left > 10000 && left <= 20000, `fay is in her period: ${left} ms left`);
   const toTen = Math.ceil(left - 10000) - 50;
   await fay.clock.runFor(toTen);
-  assert((await fay.evaluate(() => window.spoken)).length === 0, `nothing said above ten seconds: ${await fay.evaluate(() => window.spoken)}`);
+  assert((await fay.evaluate(() => window.spoken)).length === 0, `nothing said in the first ten seconds: ${await fay.evaluate(() => window.spoken)}`);
+  const said = async (from) => (await fay.evaluate(() => window.spoken)).slice(from);
+  const words = (lines) => lines.map((line) => line.split('@')[0]).join();
   await fay.clock.runFor(3000);
-  const said = await fay.evaluate(() => window.spoken);
-  assert(said.length === 3 && said.map((s) => s.split('@')[0]).join() === 'zh-CN:十,zh-CN:九,zh-CN:八', `ten, nine, eight in Chinese: ${said}`);
+  const chinese = await said(0);
+  assert(words(chinese) === 'zh-CN:十秒,zh-CN:一,zh-CN:二', `ten seconds passed, then one, two, in Chinese: ${chinese}`);
   const oneASecond = (lines) => {
     const at = lines.map((line) => Number(line.split('@')[1]));
     return at.every((t, i) => i === 0 || Math.abs(t - at[i - 1] - 1) < 0.01);
   };
-  assert(oneASecond(said), `one a second: ${said}`);
+  assert(oneASecond(chinese), `one a second: ${chinese}`);
   // In English from the next second on, still one a second.
   await fay.selectOption('[data-testid="pref-count"]', 'en');
   await fay.clock.runFor(3000);
-  const english = (await fay.evaluate(() => window.spoken)).slice(3);
-  assert(english.map((s) => s.split('@')[0]).join() === 'en-US:7,en-US:6,en-US:5', `seven, six, five in English: ${english}`);
-  assert(oneASecond([said[2], ...english]), `the English count keeps the beat: ${said[2]} ${english}`);
-  // Without speech synthesis: a beep for each second, higher for 3, 2 and 1.
+  const english = await said(3);
+  assert(words(english) === 'en-US:3,en-US:4,en-US:5', `three, four, five in English: ${english}`);
+  assert(oneASecond([chinese[2], ...english]), `the English count keeps the beat: ${chinese[2]} ${english}`);
+  // Without speech synthesis: a beep for each second, higher from 7 on.
   await fay.evaluate(() => { window.speechSynthesis = undefined; });
   await fay.clock.runFor(3000);
-  const beeps = (await fay.evaluate(() => window.spoken)).slice(6);
-  assert(beeps.map((s) => s.split('@')[0]).join() === 'beep:880,beep:1320,beep:1320', `beeps for four, three, two: ${beeps}`);
+  const beeps = await said(6);
+  assert(words(beeps) === 'beep:880,beep:1320,beep:1320', `beeps for six, seven, eight: ${beeps}`);
   assert(oneASecond([english[2], ...beeps]), `the beeps keep the beat: ${english[2]} ${beeps}`);
-  log(`the spoken count: ${[...said, ...english, ...beeps].join(' ')}`);
+  // Speech back: nine, then "10" as the period is used and the next begins; ten seconds
+  // into that one, its first call.
+  await fay.evaluate(() => { window.speechSynthesis = window.speech; });
+  await fay.clock.runFor(2000);
+  const used = await said(9);
+  assert(words(used) === 'en-US:9,en-US:10', `nine, then ten as the period runs out: ${used}`);
+  assert(oneASecond([beeps[2], ...used]), `"10" comes on the beat: ${beeps[2]} ${used}`);
+  await fay.clock.runFor(10000);
+  const next = await said(11);
+  assert(words(next) === 'en-US:10 seconds', `the next period's first ten seconds: ${next}`);
+  log(`the spoken count: ${[...chinese, ...english, ...beeps, ...used, ...next].join(' ')}`);
 });
