@@ -4,7 +4,7 @@
 // profiles (and the leaderboard) show the new ratings. Then a guest plays in one click
 // and renews its access token on a fake clock, and Anna logs out for good.
 
-import { artifacts, assert, base, expectAttr, log, openPage, PHONE, problems, run, shot } from './lib.mjs';
+import { artifacts, assert, base, expectAttr, expectFocus, log, openPage, PHONE, problems, run, shot } from './lib.mjs';
 
 const PASSWORD = 'tsumego every day';
 
@@ -19,11 +19,15 @@ async function openAccounts(page) {
   await page.click('[data-testid="login-open"]');
   await page.waitForSelector('[data-testid="account-forms"]:not([hidden])');
   assert(await page.locator('#dev-login').isHidden(), 'no dev login when the server has it off');
+  // The cursor is in the username of the form shown (log in, or sign up if chosen before).
+  const shown = (await page.locator('[data-testid="tab-login"]').getAttribute('aria-selected')) === 'true' ? 'login' : 'signup';
+  await expectFocus(page, `${shown}-username`, 'the login dialog puts the cursor in the username');
 }
 
 async function signUp(page, username) {
   await openAccounts(page);
   await page.click('[data-testid="tab-signup"]');
+  await expectFocus(page, 'signup-username', 'the sign-up tab puts the cursor in its username');
   await page.fill('[data-testid="signup-username"]', username);
   await page.fill('[data-testid="signup-password"]', PASSWORD);
   await page.click('[data-testid="signup-submit"]');
@@ -151,14 +155,23 @@ await run('accounts', async () => {
   assert(rankOf(annaAfter).endsWith('?') && rankOf(annaAfter) !== rankOf(benAfter), `ranks: ${rankOf(annaAfter)} ${rankOf(benAfter)}`);
   for (const p of [anna, ben]) await p.goto(new URL('#/', base).href);
   await anna.waitForSelector('[data-testid="create-form"]');
+  // A rated seek says so in the lobby, and its game says so on its page.
+  assert(!(await anna.locator('[data-testid="seek-rated"]').isChecked()), 'a seek is unrated unless asked');
+  await anna.check('[data-testid="seek-rated"]');
   await anna.click('[data-testid="seek-submit"]');
   for (const p of [anna, ben]) {
     await expectAttr(p, '[data-testid="seek-row"][data-from="anna"] [data-testid="rank"]', 'data-rank', rankOf(annaAfter));
     const who = await p.locator('[data-testid="seek-row"][data-from="anna"] [data-testid="seek-who"]').textContent();
     assert(who === `anna [${rankOf(annaAfter)}]`, `the rank beside the name: ${who}`);
+    const settings = await p.locator('[data-testid="seek-row"][data-from="anna"] [data-testid="seek-settings"]').textContent();
+    assert(settings.split(' · ').includes('rated'), `the seek says it is rated: ${settings}`);
   }
   await ben.click('[data-testid="seek-row"][data-from="anna"] [data-testid="accept"]');
   for (const p of [anna, ben]) await p.waitForSelector('[data-testid="game"]');
+  for (const p of [anna, ben]) {
+    const settings = await p.locator('[data-testid="game-settings"]').textContent();
+    assert(settings.split(' · ').includes('rated'), `the game page says the game is rated: ${settings}`);
+  }
   const rankedGame = new URL(anna.url()).hash.replace('#/game/', '');
   const watcher = await openPage('watcher');
   const row = `[data-testid="game-row"][data-game-id="${rankedGame}"]`;
@@ -204,6 +217,23 @@ await run('accounts', async () => {
   await guest.click('[data-testid="automatch-cancel"]');
   await guest.waitForSelector('[data-testid="automatch-start"]');
   log('the guest played in one click and renewed its token');
+
+  // A guest is not offered a rated seek, and is told why; nor can it post one.
+  assert(await guest.locator('[data-testid="seek-rated"]').isDisabled(), 'a guest\'s new game cannot be rated');
+  await anna.goto(new URL('#/', base).href);
+  await anna.check('[data-testid="seek-rated"]');
+  await anna.click('[data-testid="seek-submit"]');
+  const rated = guest.locator('[data-testid="seek-row"][data-from="anna"]');
+  await rated.waitFor();
+  assert((await rated.locator('[data-testid="seek-settings"]').textContent()).split(' · ').includes('rated'), 'the guest sees the seek is rated');
+  const accept = rated.locator('[data-testid="accept"]');
+  assert(await accept.isDisabled(), 'a guest cannot accept a rated seek');
+  assert(/guests play unrated games only/i.test(await accept.getAttribute('title')), `the refused Accept says why: ${await accept.getAttribute('title')}`);
+  assert(await rated.locator('[data-testid="accept-barred"]').isVisible(), 'the row says why without a hover (a phone has none)');
+  assert(!(await anna.locator('[data-testid="seek-rated"]').isDisabled()), 'an account may post rated games');
+  await anna.click('[data-testid="seek-row"][data-from="anna"] [data-testid="cancel"]');
+  await rated.waitFor({ state: 'detached' });
+  log('a rated seek is shown as such, and a guest is told it is not for guests');
 
   // Logging out ends the session for good: a reload stays logged out.
   await anna.click('[data-testid="logout"]');

@@ -19,6 +19,9 @@ import {
   restartServer, run, shot,
 } from './lib.mjs';
 
+/** The smallest phone screen the client is made for. */
+const SMALL_PHONE = { width: 320, height: 640 };
+
 /** Elements wider than the screen or sticking out of it, as `tag.class (right)`. */
 async function overflowing(page) {
   return page.evaluate(() => {
@@ -38,8 +41,9 @@ async function onScreen(page, locator) {
 
 const seconds = (text) => text.split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
 
-async function postSeek(page, { size = '9', colour = 'black', time = 'byoyomi', main = '0', periods = '1', period = '60', perMove = null, opponent = '' }) {
+async function postSeek(page, { size = '9', colour = 'black', time = 'byoyomi', main = '0', periods = '1', period = '60', perMove = null, opponent = '', rated = false }) {
   await page.selectOption('[data-testid="seek-size"]', size);
+  await page.setChecked('[data-testid="seek-rated"]', rated);
   await page.selectOption('[data-testid="seek-color"]', colour);
   await page.selectOption('[data-testid="seek-time"]', time);
   if (time === 'byoyomi') {
@@ -73,6 +77,52 @@ await run('client', async () => {
   const [mainLabel, periodsLabel] = await dana.evaluate(() => ['seek-main', 'seek-periods'].map((t) =>
     getComputedStyle(document.querySelector(`[data-testid="${t}"]`).closest('label')).fontSize));
   assert(mainLabel === periodsLabel, `the main-time label is sized like the others (${mainLabel} vs ${periodsLabel})`);
+
+  // The server's refusal is shown as it wrote it: it may begin with a user id, which is
+  // case-sensitive, so the page must not capitalise it.
+  await dana.fill('[data-testid="seek-opponent"]', 'nobody');
+  await dana.click('[data-testid="seek-submit"]');
+  const refusal = dana.locator('[data-testid="toast-error"] > span').first();
+  await refusal.waitFor();
+  assert((await refusal.textContent()) === 'user `nobody` is not online', `the server's words, unaltered: ${await refusal.textContent()}`);
+  await dana.fill('[data-testid="seek-opponent"]', '');
+  await dana.evaluate(() => document.getElementById('toasts').replaceChildren());
+
+  // An untimed seek says "untimed" once (its speed is no second word).
+  await postSeek(dana, { size: '19', time: 'none' });
+  const untimed = eve.locator('[data-testid="seek-row"][data-from="dana"]');
+  await untimed.waitFor();
+  assert((await untimed.locator('[data-testid="seek-time"]').textContent()) === 'untimed', `untimed, once: ${await untimed.locator('[data-testid="seek-time"]').textContent()}`);
+  assert(!(await untimed.locator('[data-testid="seek-settings"]').textContent()).includes('rated'), 'an unrated seek does not say rated');
+  await dana.click('[data-testid="seek-row"][data-from="dana"] [data-testid="cancel"]');
+  await untimed.waitFor({ state: 'detached' });
+
+  // The header fits the smallest phone for a logged-in user with a long name: the name
+  // gives way (an ellipsis), the links and Log out stay whole and on the screen.
+  const small = await openPage('small', { viewport: SMALL_PHONE, touch: true });
+  const longName = 'a_player_with_a_really_long_name34';
+  await devLogin(small, longName);
+  for (const [p, screen] of [[small, SMALL_PHONE], [eve, PHONE]]) {
+    const fit = await p.evaluate(() => {
+      const inside = (t) => {
+        const r = document.querySelector(`[data-testid="${t}"]`).getBoundingClientRect();
+        return r.width > 0 && r.left >= 0 && r.right <= innerWidth;
+      };
+      const name = document.querySelector('[data-testid="whoami"]');
+      return {
+        scroll: document.documentElement.scrollWidth, width: innerWidth,
+        logout: inside('logout'), links: inside('nav-leaderboard') && inside('nav-profile'),
+        cut: name.scrollWidth > name.clientWidth,
+      };
+    });
+    // A phone shows a page wider than its screen zoomed out (innerWidth grows with it).
+    assert(fit.scroll <= screen.width && fit.width === screen.width, `the page is no wider than the screen (${screen.width} px): ${JSON.stringify(fit)}`);
+    assert(fit.logout && fit.links, `Log out and the links are on the screen: ${JSON.stringify(fit)}`);
+    if (p === small) assert(fit.cut, `the long name is cut with an ellipsis: ${JSON.stringify(fit)}`);
+  }
+  await shot(small, 'header-small-phone.png');
+  await small.context().close();
+  log('refusals shown unaltered; an untimed seek says so once; the header fits 320 px');
 
   // The lobby: a seek shows its time control and age; filters by size and speed.
   await postSeek(dana, { size: '13', time: 'byoyomi', main: '10', periods: '5', period: '30' });
@@ -216,45 +266,91 @@ await run('client', async () => {
   assert((await estimate.textContent()).includes('Not a result'), 'the estimate says it is one');
   log('the estimate: W+5.5 (dame shared), marked as an estimate');
 
-  // Defects 2, 3 and 8: Eve's phone loses the server. A banner says so, her clocks stop
-  // and grey; Dana sees Eve go and a claim that counts down instead of a button the
-  // server would refuse.
+  // Defects 2, 3 and 8: Eve's phone loses the server. A banner says so and counts down to
+  // the next attempt, her clocks stop and grey; Dana sees Eve go, and a claim that
+  // counts down once Eve is to move (never on Dana's own move, which the server refuses).
   const eveClock = () => eve.locator('[data-testid="clock-black"] .clock-main').textContent();
+  const banner = eve.locator('[data-testid="offline-banner"]');
+  // The seconds to the next attempt the banner shows (0 once it is due).
+  const retryIn = async () => {
+    const text = await banner.textContent();
+    return text.includes('retrying now') ? 0 : Number(/retrying in (\d+)s/.exec(text)?.[1]);
+  };
   await eve.fill('[data-testid="chat-input"]', 'one moment, my train');
   await eve.evaluate(() => {
     const conn = window.tengen.conn;
     conn.connect = () => {};
+    // A later attempt, so the next try is seconds away (7.5 to 12.5 s).
+    conn.attempt = 5;
     conn.socket.close();
   });
-  await eve.locator('[data-testid="offline-banner"]').waitFor();
+  await banner.waitFor();
   await eve.locator('[data-testid="game"].offline').waitFor();
+  const firstRetry = await retryIn();
+  assert(firstRetry >= 7 && firstRetry <= 13, `the banner says when the next attempt is: ${await banner.textContent()}`);
   const frozen = await eveClock();
-  await eve.waitForTimeout(1500);
+
+  // Dana's move: Eve is away, but a claim is never made on one's own move.
+  await dana.locator('[data-testid="online-white"]:not(.is-online)').waitFor();
+  await dana.waitForTimeout(1500);
+  assert((await dana.locator('[data-testid="claim-win"]').count()) === 0, 'no claim on dana\'s own move');
+  await point(dana, 'C7').click();
+  await expectAttr(dana, '[data-testid="game"]', 'data-moves', String(++moves));
+  // Eve to move and away: the claim counts down the wait this game's clock sets (a
+  // tenth of 1 × 60 s, at least 10 s), not the 2 minutes of `claim_after_ms`.
+  const claim = dana.locator('[data-testid="claim-win"]');
+  await claim.waitFor();
+  const shown = async () => Number(await claim.getAttribute('data-wait'));
+  assert(/^Claim win in 0:(0[0-9]|10)$/.test(await claim.textContent()) && (await shown()) >= 5, `the claim counts down this game's wait: ${await claim.textContent()}`);
+  // A page that saw Eve go later than the server did (one opened since) counts too long;
+  // asked early, the server's `retry_after_ms` is the count the page shows.
+  await dana.evaluate(() => {
+    window.tengen.app.view.s.away.white = Date.now();
+    window.tengen.conn.socket.addEventListener('message', (e) => {
+      const m = JSON.parse(e.data);
+      if (m.type === 'error' && 'retry_after_ms' in m) window.retryAfter = m.retry_after_ms;
+    });
+  });
+  await dana.waitForFunction(() => document.querySelector('[data-testid="claim-win"]')?.dataset.wait === '10');
+  await claim.click();
+  const retryAfter = await (await dana.waitForFunction(() => window.retryAfter)).jsonValue();
+  const serverSays = Math.ceil(retryAfter / 1000);
+  assert(serverSays <= 8, `the server counts from when eve left (${retryAfter} ms left), before this page's count`);
+  await dana.waitForFunction((n) => Number(document.querySelector('[data-testid="claim-win"]')?.dataset.wait) <= n, serverSays, { timeout: 2000 })
+    .catch(async () => { throw new Error(`the claim shows the server's count (${serverSays} s): ${await claim.textContent()}`); });
+  assert((await game(dana).getAttribute('data-phase')) === 'play', 'an early claim leaves the game going');
+
+  // Meanwhile Eve's page: the clock stood still, and the banner counted down.
   assert((await eveClock()) === frozen, `eve's clock stands still while offline (${frozen} then ${await eveClock()})`);
   assert(!(await eve.locator('[data-testid="clock-black"]').getAttribute('class')).includes('running'), 'an offline clock is not shown running');
   const dot = await eve.evaluate(() => getComputedStyle(document.querySelector('[data-testid="online-black"]')).backgroundColor);
   assert(dot !== 'rgb(92, 194, 122)', `offline, the page does not claim dana is online (${dot})`);
-  const claim = dana.locator('[data-testid="claim-win"]');
-  await claim.waitFor();
-  assert(await claim.isDisabled(), 'a claim is not offered before the wait is over');
-  assert(/Claim win in [0-9]:[0-5][0-9]/.test(await claim.textContent()), `the claim counts down: ${await claim.textContent()}`);
+  await eve.waitForTimeout(1100);
+  const laterRetry = await retryIn();
+  assert(laterRetry < firstRetry, `the banner counts down: ${firstRetry} s, then ${laterRetry} s`);
   await shot(eve, 'game-phone-offline.png');
   await eve.evaluate(() => {
     const conn = window.tengen.conn;
+    clearTimeout(conn.retryTimer);
     delete conn.connect;
     conn.connect();
   });
-  await eve.locator('[data-testid="offline-banner"]').waitFor({ state: 'hidden' });
+  await banner.waitFor({ state: 'hidden' });
   await eve.locator('[data-testid="game"]:not(.offline)').waitFor();
   await claim.waitFor({ state: 'detached' });
   assert((await eve.inputValue('[data-testid="chat-input"]')) === 'one moment, my train', 'a chat draft survives a reconnect');
   assert((await eve.locator('[data-testid="chat-log"] li').count()) === 2, 'the chat log is not doubled by the new snapshot');
+  await eve.locator('[data-stone="C7"][data-color="black"]').waitFor();
+  await point(eve, 'H1').tap();
+  await point(eve, 'H1').tap();
+  await played('H1', 'white');
+  log('offline: banner counting down, clocks stopped and greyed; the claim counted this game\'s wait, then the server\'s');
   const fresh = await openPage('fresh', { viewport: LAPTOP, path: `#/game/${gameId}` });
   await fresh.locator('[data-testid="clock-black"] .clock-main').waitFor();
   const [back, theirs] = [seconds(await eveClock()), seconds(await fresh.locator('[data-testid="clock-black"] .clock-main').textContent())];
   assert(Math.abs(back - theirs) <= 1, `back online, eve's clock (${back} s) is the server's, as a fresh page shows it (${theirs} s)`);
   await fresh.context().close();
-  log('offline: banner, clocks stopped and greyed, claim counted down; back online, the server\'s clock');
+  log('back online, the server\'s clock');
 
   // Defect 2 as players meet it: the server restarts (down a few seconds) while Dana is
   // to move. Back, Eve's page shows the server's clock, as a page opened afterwards does,
@@ -293,6 +389,21 @@ await run('client', async () => {
     assert(!(await p.title()).includes('Your move'), `a finished game is nobody's move: ${await p.title()}`);
   }
   log('dana resigned: W+R, no clock red');
+
+  // A new address starts at the top of its page: on a phone, the lobby opened from the
+  // foot of a game's page shows its top, and a game opened from far down the lobby shows
+  // its board, not the middle of its side panel.
+  await eve.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  assert((await eve.evaluate(() => window.scrollY)) > 400, 'the phone\'s game page is scrolled down');
+  await eve.locator('[data-testid="game"] .links a[href="#/"]').tap();
+  await eve.locator('[data-testid="create-form"]').waitFor();
+  assert((await eve.evaluate(() => window.scrollY)) === 0, `the lobby opens at the top: scrolled ${await eve.evaluate(() => window.scrollY)} px`);
+  await eve.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  assert((await eve.evaluate(() => window.scrollY)) > 400, 'the phone\'s lobby is scrolled down');
+  await eve.evaluate((id) => { location.hash = `#/game/${id}`; }, gameId);
+  await expectAttr(eve, '[data-testid="game"]', 'data-phase', 'ended');
+  assert((await eve.evaluate(() => window.scrollY)) === 0, `the game opens at the top: scrolled ${await eve.evaluate(() => window.scrollY)} px`);
+  assert(await onScreen(eve, eve.locator('[data-testid="goban"]')), 'the board is on the screen');
 
   // Defect 5: a game lost on time shows the loser's clock at zero.
   await dana.goto(new URL('#/', dana.url()).href);
@@ -396,9 +507,24 @@ await run('client', async () => {
   await shot(eve, 'review-phone.png', { fullPage: true });
   log('the archive found both games, filtered them, and opened one in review');
 
-  // The spoken count: Fay, on a page with a fake clock, hears her last ten byo-yomi
-  // seconds counted, one a second, as each begins: in Chinese, then in English, then,
-  // with the speech API gone, as beeps (higher for the last three).
+  // The spoken count, as a referee makes it (2002 Chinese rules, 第12条第3项): counting
+  // UP within a period. First the calls of a one-minute period, in both languages.
+  const calls = await eve.evaluate(async () => {
+    const { callWords, countCalls } = await import('/js/sound.js');
+    const say = (length, language) => countCalls(length).map((c) => callWords(c, language)).join();
+    return {
+      zh: say(60000, 'zh'), en: say(60000, 'en'), short: say(20000, 'zh'), ten: say(10000, 'zh'),
+      at: countCalls(60000).map((c) => c.at / 1000).join(),
+    };
+  });
+  assert(calls.zh === '十秒,二十秒,三十秒,四十秒,五十秒,一,二,三,四,五,六,七,八,九,十', `the calls of a minute in Chinese: ${calls.zh}`);
+  assert(calls.en === '10 seconds,20 seconds,30 seconds,40 seconds,50 seconds,1,2,3,4,5,6,7,8,9,10', `the calls of a minute in English: ${calls.en}`);
+  assert(calls.at === '50,40,30,20,10,9,8,7,6,5,4,3,2,1,0', `each call's moment (seconds left): ${calls.at}`);
+  assert(calls.short === '十秒,一,二,三,四,五,六,七,八,九,十' && calls.ten === '一,二,三,四,五,六,七,八,九,十', `20 s and 10 s periods: ${calls.short} / ${calls.ten}`);
+
+  // Then Fay, on a page with a fake clock, hears her 20 s periods counted, each call as
+  // its moment passes: in Chinese, then in English, then, with the speech API gone, as
+  // beeps (higher from 7 on); and "10" as a period runs out and the next one begins.
   const fay = await openPage('fay', {
     viewport: LAPTOP,
     before: async (context) => {
@@ -408,14 +534,11 @@ await run('client', async () => {
       await context.addInitScript(() => {
         window.spoken = [];
         const at = () => (Date.now() - window.spokenFrom) / 1000;
-        Object.defineProperty(window, 'speechSynthesis', {
-          configurable: true,
-          writable: true,
-          value: {
-            speak: (u) => window.spoken.push(`${u.lang}:${u.text}@${at()}`),
-            cancel: () => {},
-          },
-        });
+        window.speech = {
+          speak: (u) => window.spoken.push(`${u.lang}:${u.text}@${at()}`),
+          cancel: () => {},
+        };
+        Object.defineProperty(window, 'speechSynthesis', { configurable: true, writable: true, value: window.speech });
         const make = AudioContext.prototype.createOscillator;
         AudioContext.prototype.createOscillator = function createOscillator() {
           const osc = make.call(this);
@@ -446,26 +569,38 @@ await run('client', async () => {
   assert(left > 10000 && left <= 20000, `fay is in her period: ${left} ms left`);
   const toTen = Math.ceil(left - 10000) - 50;
   await fay.clock.runFor(toTen);
-  assert((await fay.evaluate(() => window.spoken)).length === 0, `nothing said above ten seconds: ${await fay.evaluate(() => window.spoken)}`);
+  assert((await fay.evaluate(() => window.spoken)).length === 0, `nothing said in the first ten seconds: ${await fay.evaluate(() => window.spoken)}`);
+  const said = async (from) => (await fay.evaluate(() => window.spoken)).slice(from);
+  const words = (lines) => lines.map((line) => line.split('@')[0]).join();
   await fay.clock.runFor(3000);
-  const said = await fay.evaluate(() => window.spoken);
-  assert(said.length === 3 && said.map((s) => s.split('@')[0]).join() === 'zh-CN:十,zh-CN:九,zh-CN:八', `ten, nine, eight in Chinese: ${said}`);
+  const chinese = await said(0);
+  assert(words(chinese) === 'zh-CN:十秒,zh-CN:一,zh-CN:二', `ten seconds passed, then one, two, in Chinese: ${chinese}`);
   const oneASecond = (lines) => {
     const at = lines.map((line) => Number(line.split('@')[1]));
     return at.every((t, i) => i === 0 || Math.abs(t - at[i - 1] - 1) < 0.01);
   };
-  assert(oneASecond(said), `one a second: ${said}`);
+  assert(oneASecond(chinese), `one a second: ${chinese}`);
   // In English from the next second on, still one a second.
   await fay.selectOption('[data-testid="pref-count"]', 'en');
   await fay.clock.runFor(3000);
-  const english = (await fay.evaluate(() => window.spoken)).slice(3);
-  assert(english.map((s) => s.split('@')[0]).join() === 'en-US:7,en-US:6,en-US:5', `seven, six, five in English: ${english}`);
-  assert(oneASecond([said[2], ...english]), `the English count keeps the beat: ${said[2]} ${english}`);
-  // Without speech synthesis: a beep for each second, higher for 3, 2 and 1.
+  const english = await said(3);
+  assert(words(english) === 'en-US:3,en-US:4,en-US:5', `three, four, five in English: ${english}`);
+  assert(oneASecond([chinese[2], ...english]), `the English count keeps the beat: ${chinese[2]} ${english}`);
+  // Without speech synthesis: a beep for each second, higher from 7 on.
   await fay.evaluate(() => { window.speechSynthesis = undefined; });
   await fay.clock.runFor(3000);
-  const beeps = (await fay.evaluate(() => window.spoken)).slice(6);
-  assert(beeps.map((s) => s.split('@')[0]).join() === 'beep:880,beep:1320,beep:1320', `beeps for four, three, two: ${beeps}`);
+  const beeps = await said(6);
+  assert(words(beeps) === 'beep:880,beep:1320,beep:1320', `beeps for six, seven, eight: ${beeps}`);
   assert(oneASecond([english[2], ...beeps]), `the beeps keep the beat: ${english[2]} ${beeps}`);
-  log(`the spoken count: ${[...said, ...english, ...beeps].join(' ')}`);
+  // Speech back: nine, then "10" as the period is used and the next begins; ten seconds
+  // into that one, its first call.
+  await fay.evaluate(() => { window.speechSynthesis = window.speech; });
+  await fay.clock.runFor(2000);
+  const used = await said(9);
+  assert(words(used) === 'en-US:9,en-US:10', `nine, then ten as the period runs out: ${used}`);
+  assert(oneASecond([beeps[2], ...used]), `"10" comes on the beat: ${beeps[2]} ${used}`);
+  await fay.clock.runFor(10000);
+  const next = await said(11);
+  assert(words(next) === 'en-US:10 seconds', `the next period's first ten seconds: ${next}`);
+  log(`the spoken count: ${[...chinese, ...english, ...beeps, ...used, ...next].join(' ')}`);
 });

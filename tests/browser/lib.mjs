@@ -99,9 +99,25 @@ export async function restartServer(online) {
   restarting = false;
 }
 
+/** What has the keyboard focus, as its `data-testid` (or tag name). */
+export function focused(page) {
+  return page.evaluate(() => document.activeElement?.dataset.testid || document.activeElement?.tagName.toLowerCase());
+}
+
+/** Waits until the element `testid` has the focus; fails saying what has it instead. */
+export async function expectFocus(page, testid, why) {
+  try {
+    await page.waitForFunction((t) => document.activeElement?.dataset.testid === t, testid, { timeout: 5000 });
+  } catch {
+    throw new Error(`${why}: the focus is on ${await focused(page)}, not ${testid}`);
+  }
+}
+
+/** Logs in with the dev login, typing the name where the dialog put the cursor. */
 export async function devLogin(page, name) {
   await page.click('[data-testid="login-open"]');
-  await page.fill('[data-testid="dev-name"]', name);
+  await expectFocus(page, 'dev-name', 'the login dialog puts the cursor in the dev login\'s name');
+  await page.keyboard.type(name);
   await page.click('[data-testid="dev-submit"]');
   await page.waitForSelector(`[data-testid="whoami"]:text-is("${name}")`);
 }

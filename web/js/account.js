@@ -178,7 +178,7 @@ export class AccountForms {
       el('p', { class: 'muted small' }, 'At least 8 characters, not a common password.'),
       el('label', {}, 'Invite code (if this server asks for one)', input('signup', 'invite', { required: false, maxlength: 64, autocomplete: 'off' })),
       el('button', { type: 'submit', class: 'primary', 'data-testid': 'signup-submit' }, 'Sign up'));
-    const tab = (which, label) => el('button', { type: 'button', role: 'tab', class: 'tab', 'data-testid': `tab-${which}`, onclick: () => this.show(which) }, label);
+    const tab = (which, label) => el('button', { type: 'button', role: 'tab', class: 'tab', 'data-testid': `tab-${which}`, onclick: () => this.show(which, { focus: true }) }, label);
     this.tabs = { login: tab('login', 'Log in'), signup: tab('signup', 'Sign up') };
     this.element = el('section', { class: 'account-forms', 'data-testid': 'account-forms', hidden: true },
       el('div', { class: 'tabs', role: 'tablist' }, this.tabs.login, this.tabs.signup),
@@ -189,11 +189,18 @@ export class AccountForms {
     this.show('login');
   }
 
-  show(which) {
+  show(which, { focus = false } = {}) {
     this.loginForm.hidden = which !== 'login';
     this.signupForm.hidden = which !== 'signup';
     for (const [name, t] of Object.entries(this.tabs)) t.setAttribute('aria-selected', String(name === which));
     this.error.hidden = true;
+    if (focus) this.focus();
+  }
+
+  /** Puts the cursor in the first field of the form shown (its username). */
+  focus() {
+    const form = this.loginForm.hidden ? this.signupForm : this.loginForm;
+    form.querySelector('input')?.focus();
   }
 
   async submit(e, which) {

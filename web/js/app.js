@@ -52,6 +52,10 @@ class App {
 
   route() {
     if (this.view) this.view.unmount();
+    // A new address starts at the top of its page (on a phone, a game opened from far
+    // down the lobby would show no board); the same view drawn again for a new user stays.
+    if (location.hash !== this.routed) window.scrollTo(0, 0);
+    this.routed = location.hash;
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
     const user = /^#\/user\/([^/]+)$/.exec(location.hash);
     if (m) this.view = new GameView(this.conn, m[1]);
@@ -83,31 +87,51 @@ class App {
     } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id) {
       // Tapping the notice brings the challenge into view, wherever it is.
       toast(`${msg.challenge.from.name} challenges you: tap to see it`, 'info', '', () => {
-        if (location.hash !== '#/' && location.hash !== '') location.hash = '#/';
-        requestAnimationFrame(() => document.getElementById('seeks')?.scrollIntoView({ block: 'start' }));
+        const reveal = () => requestAnimationFrame(() => document.getElementById('seeks')?.scrollIntoView({ block: 'start' }));
+        if (location.hash !== '#/' && location.hash !== '') {
+          // After the lobby is drawn (and the page put back at its top).
+          window.addEventListener('hashchange', reveal, { once: true });
+          location.hash = '#/';
+        } else {
+          reveal();
+        }
       });
     } else if (msg.type === 'closing') {
       toast('The server is restarting; reconnecting…', 'info');
     }
   }
 
-  showStatus({ status, seconds }) {
-    const text = {
+  /** The connection's state in the header, and in a banner while offline. */
+  showStatus({ status }) {
+    clearInterval(this.statusTimer);
+    this.statusTimer = null;
+    this.status.dataset.status = status;
+    // Offline is said in a banner too: the header's status is too small on a phone.
+    this.retryIn = el('span', { 'data-testid': 'retry-in', 'aria-live': 'off' });
+    if (status === 'online') this.banner.hidden = true;
+    else if (status === 'closing') {
+      fill(this.banner, 'The server is restarting: clocks are stopped on this page until it is back.');
+      this.banner.hidden = false;
+    } else if (status === 'offline') {
+      fill(this.banner, 'Offline: clocks are stopped on this page until the server is back (', this.retryIn, ').');
+      this.banner.hidden = false;
+      // The time to the next attempt counts down each second (in place: the banner is
+      // an alert, announced once, not every second).
+      this.statusTimer = setInterval(() => this.drawStatus(status), 1000);
+    }
+    this.drawStatus(status);
+  }
+
+  drawStatus(status) {
+    const left = Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000));
+    const retrying = left > 0 ? `retrying in ${left}s` : 'retrying now';
+    this.retryIn.textContent = retrying;
+    this.status.textContent = {
       online: 'online',
       connecting: 'connecting…',
-      offline: `offline · retrying in ${seconds}s`,
+      offline: `offline · ${retrying}`,
       closing: 'server restarting…',
     }[status] || status;
-    this.status.dataset.status = status;
-    this.status.textContent = text;
-    // Offline is said in a banner too: the header's status is too small on a phone.
-    if (status === 'online') this.banner.hidden = true;
-    else if (status === 'offline' || status === 'closing') {
-      this.banner.textContent = status === 'closing'
-        ? 'The server is restarting: clocks are stopped on this page until it is back.'
-        : `Offline: clocks are stopped on this page until the server is back (retrying in ${seconds}s).`;
-      this.banner.hidden = false;
-    }
   }
 
   drawAccount() {
@@ -127,9 +151,16 @@ class App {
     }
   }
 
-  showLogin() {
+  async showLogin() {
     this.dialog.showModal();
-    this.checkDevLogin();
+    await this.checkDevLogin();
+    // The first field of the form that is offered (the dev login's name, or the
+    // account's username), not the pasted token's box, which few people use.
+    if (this.dialog.open) {
+      const dev = document.getElementById('dev-login');
+      if (dev.hidden) this.accountForms.focus();
+      else dev.querySelector('input').focus();
+    }
   }
 
   async checkDevLogin() {

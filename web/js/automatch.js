@@ -4,7 +4,7 @@
 // sends it again after a reconnect; the state belongs to the app, not to the lobby view,
 // because leaving the lobby does not withdraw it.
 
-import { el, fill, showError } from './ui.js';
+import { el, fill, mayRate, showError } from './ui.js';
 
 const SIZES = [9, 13, 19];
 const SPEEDS = [['blitz', 'blitz (3 min + 3×10 s)'], ['live', 'live (10 min + 5×30 s)'], ['long', 'long (60 min + 5×60 s)']];
@@ -32,13 +32,8 @@ export class Automatch {
     conn.addEventListener('ready', () => this.rejoin());
   }
 
-  /** Whether this user may ask for rated games (guests may not). */
-  mayRate() {
-    return this.conn.user !== null && this.conn.user.role !== 'guest';
-  }
-
   async start() {
-    const request = { type: 'automatch', ...this.choice, rated: this.choice.rated && this.mayRate() };
+    const request = { type: 'automatch', ...this.choice, rated: this.choice.rated && mayRate(this.conn.user) };
     const before = this.started;
     try {
       await this.conn.request(request);
@@ -119,7 +114,7 @@ export class Automatch {
       this.choice[list] = next;
       this.drawPanel(box);
     };
-    const rated = this.mayRate();
+    const rated = mayRate(this.conn.user);
     const empty = !this.choice.sizes.length || !this.choice.speeds.length;
     fill(box,
       el('div', { class: 'automatch-choice' },

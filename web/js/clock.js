@@ -8,8 +8,10 @@ import { formatMs } from './ui.js';
  * What one side's clock shows `elapsed` ms after `view` (that side's part of a clock
  * view), under the time control `tc` (the game's `settings.clock`).
  * Returns `{main, extra, low, period}`: the big time, a line about periods or blocks,
- * whether time is short, and the ms left in a running byo-yomi period or per-move time
- * (null otherwise; the spoken count follows it).
+ * whether time is short, and the byo-yomi period or per-move time being spent (null in
+ * main time and other systems; the spoken count follows it): `{left, length,
+ * periodsLeft}`, the ms left in it, its full length, and the periods left counting it
+ * (0, with nothing left, once the last has run out).
  */
 export function showClock(tc, view, elapsed) {
   const e = Math.max(0, elapsed);
@@ -29,13 +31,15 @@ export function showClock(tc, view, elapsed) {
       const over = e - view.main_ms;
       if (over < view.period_ms) {
         const left = view.period_ms - over;
-        return { main: formatMs(left), extra: byoyomiText(view.periods_left, P), low: view.periods_left <= 1 || left < 10000, period: left };
+        const period = { left, length: P, periodsLeft: view.periods_left };
+        return { main: formatMs(left), extra: byoyomiText(view.periods_left, P), low: view.periods_left <= 1 || left < 10000, period };
       }
       const past = over - view.period_ms;
       const used = 1 + Math.floor(past / P);
-      if (used >= view.periods_left) return { main: formatMs(0), extra: 'no periods left', low: true, period: null };
+      if (used >= view.periods_left) return { main: formatMs(0), extra: 'no periods left', low: true, period: { left: 0, length: P, periodsLeft: 0 } };
       const left = P - (past % P);
-      return { main: formatMs(left), extra: byoyomiText(view.periods_left - used, P), low: view.periods_left - used <= 1 || left < 10000, period: left };
+      const period = { left, length: P, periodsLeft: view.periods_left - used };
+      return { main: formatMs(left), extra: byoyomiText(view.periods_left - used, P), low: view.periods_left - used <= 1 || left < 10000, period };
     }
     case 'canadian': {
       if (e < view.main_ms) {
@@ -48,7 +52,8 @@ export function showClock(tc, view, elapsed) {
     }
     case 'simple': {
       const left = view.period_ms - e;
-      return { main: formatMs(left), extra: 'per move', low: left < 10000, period: Math.max(0, left) };
+      const period = { left: Math.max(0, left), length: tc.per_move_ms, periodsLeft: left > 0 ? 1 : 0 };
+      return { main: formatMs(left), extra: 'per move', low: left < 10000, period };
     }
     default:
       return null;
@@ -61,4 +66,22 @@ function periodsText(periods, P) {
 
 function byoyomiText(periods, P) {
   return periods === 1 ? `last period of ${formatMs(P)}` : `byo-yomi · ${periods} × ${formatMs(P)}`;
+}
+
+/**
+ * How long an opponent must be away before a claim (client-protocol/competition.md,
+ * claim_win): `claim_after_ms` for an untimed game; for a timed one a tenth of a player's
+ * whole time (main time and all overtime), at least 10 s and at most `claim_after_ms`.
+ */
+export function claimWaitMs(settings) {
+  const c = settings.clock;
+  const whole = {
+    absolute: c.main_ms,
+    fischer: c.main_ms,
+    byoyomi: c.main_ms + c.periods * c.period_ms,
+    canadian: c.main_ms + c.block_ms,
+    simple: c.per_move_ms,
+  }[c.system];
+  if (whole === undefined) return settings.claim_after_ms;
+  return Math.min(settings.claim_after_ms, Math.max(10000, Math.floor(whole / 10)));
 }

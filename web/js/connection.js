@@ -12,6 +12,8 @@ export class ServerError extends Error {
     this.code = frame.code;
     this.reason = frame.reason;
     this.gameId = frame.game_id;
+    /** When waiting lifts the refusal (a `claim_win` too early): the ms left to wait. */
+    this.retryAfterMs = frame.retry_after_ms;
   }
 }
 
@@ -26,6 +28,8 @@ export class Connection extends EventTarget {
     this.pending = new Map();
     this.attempt = 0;
     this.retryTimer = null;
+    /** When the next attempt to reconnect is due (Date.now() scale), while offline. */
+    this.retryAt = 0;
     /** How many times the server has welcomed us (reconnections show here). */
     this.welcomes = 0;
     /** Server time minus local time, in ms. */
@@ -69,7 +73,8 @@ export class Connection extends EventTarget {
   retry() {
     const delay = Math.min(10000, 500 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
     this.attempt += 1;
-    this.setStatus('offline', Math.round(delay / 1000));
+    this.retryAt = Date.now() + delay;
+    this.setStatus('offline');
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
@@ -80,9 +85,9 @@ export class Connection extends EventTarget {
     this.pending.clear();
   }
 
-  setStatus(status, seconds) {
+  setStatus(status) {
     this.status = status;
-    this.dispatch('status', { status, seconds });
+    this.dispatch('status', { status });
   }
 
   dispatch(name, detail) {

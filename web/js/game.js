@@ -8,7 +8,7 @@
 import { analysisLink } from './analysis.js';
 import { chainAt, parseVertex, vertexName } from './coords.js';
 import { countScore } from './count.js';
-import { showClock } from './clock.js';
+import { claimWaitMs, showClock } from './clock.js';
 import { Goban } from './goban.js';
 import { prefs } from './prefs.js';
 import { REFEREE_EVENTS, RefereeBox } from './referee.js';
@@ -40,6 +40,13 @@ export class GameView {
     this.frozenAt = null;
     this.estimate = null;
     this.count = new ByoyomiCount();
+    /**
+     * A claim's moment as the server gave it (`retry_after_ms` of a refused claim, local
+     * ms), which outranks this page's own count; and a refusal without one (a message),
+     * which stands until the opponent comes or goes. Both are forgotten when either does.
+     */
+    this.claimAt = null;
+    this.claimRefused = null;
     this.onMessage = (e) => this.frame(e.detail);
     this.onReady = () => this.join();
     this.onStatus = (e) => this.connection(e.detail.status);
@@ -147,7 +154,8 @@ export class GameView {
       nigiri: snap.nigiri || null,
       you: snap.you || null,
       last: null,
-      // Since when each player is away, as far as this page knows (for `claim_win`).
+      // Since when each player is away, as far as this page knows (for `claim_win`):
+      // from when it saw them go, or from its first snapshot.
       away: {
         black: snap.black.online ? null : (old?.away.black ?? Date.now()),
         white: snap.white.online ? null : (old?.away.white ?? Date.now()),
@@ -159,6 +167,7 @@ export class GameView {
     this.replay = new Replay(size, s.handicap);
     if (this.cursor !== null && this.cursor >= s.moves.length) this.cursor = null;
     this.frozenAt = null;
+    this.forgetClaim();
     this.root.classList.remove('offline');
     this.setDead(snap.score ? snap.score.dead : snap.dead);
     if (!this.goban || this.goban.size !== size) {
@@ -260,6 +269,7 @@ export class GameView {
       case 'game_began':
         s.phase = s.settings.handicap >= 2 && s.settings.handicap_placement === 'free' ? 'handicap' : 'play';
         this.clockFrom(ev.clock);
+        this.playGoesOn();
         break;
       case 'pause_requested':
         s.pauseBy = ev.by;
@@ -278,6 +288,7 @@ export class GameView {
         s.paused = false;
         s.resumeBy = null;
         this.clockFrom(ev.clock);
+        this.playGoesOn();
         break;
       case 'move_sealed':
         s.sealedBy = ev.by;
@@ -308,6 +319,7 @@ export class GameView {
         s.disputes += 1;
         s.marksSeq = null;
         if (ev.clock) this.clockFrom(ev.clock);
+        this.playGoesOn();
         toast(ev.by ? `${this.nameOf(ev.by)} rejected the marks: play goes on`
                     : 'Time for marking ran out without agreement: play goes on', 'info');
         break;
@@ -334,6 +346,7 @@ export class GameView {
       case 'referee_resumed':
         s.refereePaused = false;
         this.clockFrom(ev.clock);
+        this.playGoesOn();
         break;
       case 'result_changed':
         s.result = ev.result;
@@ -343,6 +356,7 @@ export class GameView {
       case 'presence':
         s[ev.color].online = ev.online;
         s.away[ev.color] = ev.online ? null : Date.now();
+        this.forgetClaim();
         // A clock that waits for its player (the game's first, or after a restart) starts
         // when that player arrives (client-protocol/clocks.md#when-clocks-run); the
         // event carries no clock, so it starts from now.
@@ -356,6 +370,22 @@ export class GameView {
         // An event this client does not know yet still counts for `seq`.
         break;
     }
+  }
+
+  /**
+   * Play goes on (after a pause, a referee's pause, an adjournment, a dispute, or at the
+   * scheduled start): stepping away before was allowed, so the server counts absence
+   * from now, and so does this page.
+   */
+  playGoesOn() {
+    const { away } = this.s;
+    for (const colour of ['black', 'white']) if (away[colour] !== null) away[colour] = Date.now();
+    this.forgetClaim();
+  }
+
+  forgetClaim() {
+    this.claimAt = null;
+    this.claimRefused = null;
   }
 
   clockFrom(view, at) {
@@ -594,7 +624,6 @@ export class GameView {
         const label = s.pauseBy && s.pauseBy !== me ? 'Agree to pause' : s.pauseBy === me ? 'Pause requested' : 'Pause';
         buttons.push(b(label, 'pause', () => this.send({ type: 'pause' }), { disabled: s.pauseBy === me }));
       }
-      if (!s[other(me)].online) buttons.push(b('Claim win', 'claim-win', () => this.send({ type: 'claim_win' }), { disabled: true }));
     }
     if (s.phase === 'handicap' && me === 'black') {
       const n = s.settings.handicap;
@@ -603,6 +632,7 @@ export class GameView {
         this.send({ type: 'place_handicap', vertices });
       }, { disabled: this.selected.size !== n, class: 'primary' }));
     }
+    if (this.claimable()) buttons.push(b('Claim win', 'claim-win', () => this.claim()));
     if (s.phase === 'scoring') {
       const mine = s.accepted.has(me);
       buttons.push(b(mine ? 'Accepted ✓' : 'Accept count', 'accept-score', () => {
@@ -626,15 +656,65 @@ export class GameView {
     return el('div', { class: 'actions' }, buttons);
   }
 
+  /**
+   * Whether the server could let this player claim the game (client-protocol/
+   * competition.md#claim_win): the opponent is away and to move while play runs, or is
+   * Black, away, in free handicap placement. Never on one's own turn.
+   */
+  claimable() {
+    const s = this.s;
+    if (!s.you) return false;
+    const them = other(s.you);
+    if (s[them].online) return false;
+    if (s.phase === 'handicap') return them === 'black';
+    return s.phase === 'play' && s.toMove === them && !s.paused && !s.refereePaused && !s.sealedBy;
+  }
+
+  /**
+   * The ms until a claim is allowed: the server's word once it has given it, else the
+   * claim wait counted from when this page saw the opponent go (or from its load). The
+   * server may have counted from earlier, so this may be longer than its wait: asking
+   * early (the button stays clickable) has the server say how long is left.
+   */
+  claimLeft() {
+    if (this.claimAt !== null) return Math.max(0, this.claimAt - Date.now());
+    const since = this.s.away[other(this.s.you)] ?? Date.now();
+    return Math.max(0, claimWaitMs(this.s.settings) - (Date.now() - since));
+  }
+
+  /** Claims the game; asked early, the server says how long is left, and the page shows it. */
+  async claim() {
+    try {
+      await this.conn.request({ type: 'claim_win', game_id: this.id });
+    } catch (err) {
+      if (err.code === 'forbidden' && typeof err.retryAfterMs === 'number') {
+        this.claimAt = Date.now() + err.retryAfterMs;
+        toast(`Not yet: the server allows the claim in ${Math.ceil(err.retryAfterMs / 1000)} s.`, 'info');
+      } else {
+        if (err.code === 'forbidden') this.claimRefused = err.message;
+        showError(err);
+      }
+      this.tickClaim();
+    }
+  }
+
   /** The claim button counts down to the moment the server will allow a claim. */
   tickClaim() {
     const button = this.slots.actions.querySelector('[data-testid="claim-win"]');
     if (!button) return;
-    const since = this.s.away[other(this.s.you)];
-    const wait = since === null ? 0 : this.s.settings.claim_after_ms - (Date.now() - since);
-    button.disabled = wait > 0;
-    button.textContent = wait > 0 ? `Claim win in ${formatMs(Math.ceil(wait / 1000) * 1000)}` : 'Claim win';
-    button.title = wait > 0 ? 'Your opponent is away; you may claim the game once they have been away long enough.' : 'Your opponent is away: claim the game.';
+    if (this.claimRefused) {
+      button.disabled = true;
+      button.textContent = 'Claim win';
+      button.title = `The server refuses a claim: ${this.claimRefused}`;
+      return;
+    }
+    const wait = this.claimLeft();
+    const seconds = Math.ceil(wait / 1000);
+    button.dataset.wait = String(seconds);
+    button.textContent = wait > 0 ? `Claim win in ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}` : 'Claim win';
+    button.title = wait > 0
+      ? 'Your opponent is away on their move. The count runs from when this page saw them go; ask now and the server tells you exactly how long is left.'
+      : 'Your opponent is away on their move: claim the game.';
   }
 
   /** Back and forward under the board. */
@@ -762,7 +842,7 @@ export class GameView {
   meta() {
     const s = this.s;
     return el('div', { class: 'meta small' },
-      el('div', {}, describeSettings(s.settings, { colour: false })),
+      el('div', { 'data-testid': 'game-settings' }, describeSettings(s.settings, { colour: false })),
       s.nigiri ? el('div', { 'data-testid': 'nigiri' }, this.nigiriText || 'Colours drawn by nigiri.') : null,
       el('div', { class: 'links' },
         el('a', { href: `/api/games/${encodeURIComponent(this.id)}/sgf`, download: `${this.id}.sgf`, 'data-testid': 'sgf' }, 'Download SGF'),
@@ -793,7 +873,7 @@ export class GameView {
   tick() {
     const s = this.s;
     if (!s || !this.panel) return;
-    if (s.you && s.phase === 'play') this.tickClaim();
+    if (s.you) this.tickClaim();
     if (!s.clock) return;
     const now = s.clockStopped ?? this.frozenAt ?? Date.now();
     const ended = s.phase === 'ended';

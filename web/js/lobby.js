@@ -4,7 +4,7 @@
 // size and speed, and the bots. Kept current by
 // `watch_lobby` and a periodic `list_games`.
 
-import { describeClock, describeSettings, el, fill, icon, randomSeed, resultText, showError, toast } from './ui.js';
+import { describeClock, describeSettings, el, fill, icon, mayRate, randomSeed, resultText, showError, toast } from './ui.js';
 
 const REFRESH_MS = 5000;
 
@@ -50,6 +50,8 @@ export function rankTag(rank) {
 
 const SIZES = [['', 'all sizes'], ['9', '9×9'], ['13', '13×13'], ['19', '19×19'], ['other', 'other sizes']];
 const SPEEDS = [['', 'all speeds'], ['blitz', 'blitz'], ['rapid', 'rapid'], ['slow', 'slow'], ['untimed', 'untimed']];
+
+const GUESTS_UNRATED = 'Guests play unrated games only: sign up (or log in) to play a rated game.';
 
 function sizeMatches(filter, size) {
   return !filter || (filter === 'other' ? ![9, 13, 19].includes(size) : Number(filter) === size);
@@ -171,7 +173,13 @@ export class LobbyView {
       const actions = [];
       if (mine) actions.push(el('button', { type: 'button', 'data-testid': 'cancel', onclick: () => this.act({ type: 'cancel', challenge_id: c.challenge_id }) }, 'Cancel'));
       else if (me && (!c.to || forMe)) {
-        actions.push(el('button', { type: 'button', class: 'primary', 'data-testid': 'accept', onclick: () => this.accept(c) }, 'Accept'));
+        // A guest may not play a rated game: the server would refuse; say why instead.
+        const barred = c.settings.rated && !mayRate(me);
+        actions.push(el('button', {
+          type: 'button', class: 'primary', 'data-testid': 'accept', onclick: () => this.accept(c),
+          disabled: barred, title: barred ? GUESTS_UNRATED : null,
+        }, 'Accept'));
+        if (barred) actions.push(el('span', { class: 'muted small', 'data-testid': 'accept-barred' }, ' rated: accounts only'));
         if (forMe) actions.push(el('button', { type: 'button', 'data-testid': 'decline', onclick: () => this.act({ type: 'decline', challenge_id: c.challenge_id }) }, 'Decline'));
       }
       const who = c.to
@@ -180,8 +188,9 @@ export class LobbyView {
       const { clock } = c.settings;
       return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, 'data-speed': speed(clock), class: forMe ? 'highlight' : null },
         el('td', { 'data-testid': 'seek-who' }, who),
-        el('td', {}, describeSettings(c.settings, { clock: false })),
-        el('td', { 'data-testid': 'seek-time' }, describeClock(clock), el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
+        el('td', { 'data-testid': 'seek-settings' }, describeSettings(c.settings, { clock: false })),
+        // An untimed game's speed is "untimed" too: said once.
+        el('td', { 'data-testid': 'seek-time' }, describeClock(clock), speed(clock) === 'untimed' ? null : el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
         el('td', { class: 'muted', 'data-testid': 'seek-age', title: 'posted' }, age(c.created_at, now)),
         el('td', { class: 'row-actions' }, actions));
     });
@@ -296,7 +305,10 @@ export class LobbyView {
         field('Moves per block', num('moves', 25, { min: 1 }), 'clock-canadian'),
         field('Block (min)', num('block', 10, { step: 'any', min: 0 }), 'clock-canadian'),
         field('Per move (s)', num('per_move', 30, { step: 'any', min: 1 }), 'clock-simple'),
-        field('Opponent', el('input', { type: 'text', name: 'opponent', placeholder: 'anyone (open seek) or a user id', 'data-testid': 'seek-opponent', oninput: () => this.updateSubmit(), autocomplete: 'off' }), 'wide')),
+        field('Opponent', el('input', { type: 'text', name: 'opponent', placeholder: 'anyone (open seek) or a user id', 'data-testid': 'seek-opponent', oninput: () => this.updateSubmit(), autocomplete: 'off' }), 'wide'),
+        el('label', { class: 'field check wide', title: mayRate(this.conn.user) ? 'The result changes both players’ ratings' : GUESTS_UNRATED },
+          el('input', { type: 'checkbox', name: 'rated', 'data-testid': 'seek-rated', disabled: !mayRate(this.conn.user) }), el('span', {}, 'Rated'),
+          mayRate(this.conn.user) ? null : el('span', { class: 'muted small' }, 'Guests play unrated games only.'))),
       el('button', { type: 'submit', class: 'primary', 'data-testid': 'seek-submit' }, 'Post seek'));
     this.showClockFields();
     return this.form;
@@ -329,6 +341,7 @@ export class LobbyView {
     const sec = (name) => Math.round(n(name) * 1000);
     const settings = { board_size: n('board_size'), ruleset: f.ruleset.value, color: f.color.value };
     if (f.ko_rule.value) settings.ko_rule = f.ko_rule.value;
+    if (f.rated.checked && !f.rated.disabled) settings.rated = true;
     if (f.komi.value !== '') settings.komi = n('komi');
     if (n('handicap') >= 2) {
       settings.handicap = n('handicap');

@@ -53,15 +53,13 @@ export function toast(message, kind = 'info', detail = '', onTap = null) {
 /** Shows a refused request or a lost connection to the person, in words. */
 export function showError(err) {
   if (err && err.code) {
-    const what = err.message ? capitalise(err.message) : 'The server refused the request.';
+    // The server's sentence as it wrote it: it may begin with a user id, which is
+    // case-sensitive.
+    const what = err.message || 'The server refused the request.';
     toast(what, 'error', err.code.replace(/_/g, ' '));
   } else {
     toast(String(err && err.message ? err.message : err), 'error');
   }
-}
-
-export function capitalise(s) {
-  return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
 /** 754000 → "12:34", 3723000 → "1:02:03", under 10 s → "9.3". */
@@ -94,9 +92,11 @@ export function describeClock(c) {
   }
 }
 
-/** Settings in one line: "9×9 · chinese · komi 7.5 · nigiri · untimed". */
+/** Settings in one line: "9×9 · rated · chinese · komi 7.5 · nigiri · untimed". */
 export function describeSettings(s, { colour = true, clock = true } = {}) {
-  const parts = [`${s.board_size}×${s.board_size}`, s.ruleset];
+  const parts = [`${s.board_size}×${s.board_size}`];
+  if (s.rated) parts.push('rated');
+  parts.push(s.ruleset);
   if (s.handicap >= 2) parts.push(`${s.handicap} stones${s.handicap_placement === 'free' ? ' (free)' : ''}`);
   if (s.komi !== undefined && s.komi !== null) parts.push(`komi ${s.komi}`);
   if (colour) parts.push(s.color === 'nigiri' ? 'nigiri' : `challenger ${s.color}`);
@@ -188,6 +188,11 @@ export function randomSeed() {
   const bytes = new Uint8Array(12);
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Whether `user` may play rated games: every account but a guest's. */
+export function mayRate(user) {
+  return !!user && user.role !== 'guest';
 }
 
 export function colourName(c) {
