@@ -370,7 +370,7 @@ pub fn escaper(row: &GameRecord, events: &[EventRecord]) -> Option<Color> {
             continue;
         };
         match frame.event {
-            GameEvent::Presence { color, online } if color == loser => {
+            GameEvent::Presence { color, online, .. } if color == loser => {
                 came |= online;
                 here = online;
             }
@@ -410,7 +410,14 @@ mod tests {
     }
 
     fn presence(seq: u64, color: Color, online: bool) -> EventRecord {
-        record(seq, GameEvent::Presence { color, online })
+        record(
+            seq,
+            GameEvent::Presence {
+                color,
+                online,
+                clock: None,
+            },
+        )
     }
 
     fn ended(seq: u64) -> EventRecord {

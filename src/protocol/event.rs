@@ -156,10 +156,14 @@ pub enum GameEvent {
         text: String,
         at: i64,
     },
-    /// A player's connection came or went.
+    /// A player's connection came or went, with both clocks as they stood (timed games),
+    /// so that a game rebuilt after the server stopped charges the time used up to then.
+    /// Older logs lack the clock.
     Presence {
         color: Color,
         online: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockView>,
     },
     /// A referee warned a player; `warnings` is their count in this game so far.
     Warned {

@@ -340,11 +340,7 @@ impl Room {
 
     async fn run_game(mut self: Box<Self>, mut rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
         for color in gone {
-            let offline = GameEvent::Presence {
-                color,
-                online: false,
-            };
-            let step = self.live.step(vec![offline], self.moment(0));
+            let step = self.live.presence(color, false, self.moment(0));
             let _ = self.commit(step).await;
         }
         loop {
@@ -627,9 +623,7 @@ impl Room {
     async fn presence(&mut self, color: Color) {
         let online = self.crowd.has_player(color);
         if self.live.is_online(color) != online && self.live.phase() != Phase::Ended {
-            let step = self
-                .live
-                .step(vec![GameEvent::Presence { color, online }], self.moment(0));
+            let step = self.live.presence(color, online, self.moment(0));
             let _ = self.commit(step).await;
         }
     }

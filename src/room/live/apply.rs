@@ -347,7 +347,14 @@ impl LiveGame {
                 .into();
                 ended.score = score.clone();
             }
-            GameEvent::Presence { color, online } => {
+            GameEvent::Presence {
+                color,
+                online,
+                clock,
+            } => {
+                if clock.is_some() {
+                    self.set_clock(*clock, now)?;
+                }
                 let i = color.index();
                 self.online[i] = *online;
                 if *online {

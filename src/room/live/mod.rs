@@ -338,6 +338,22 @@ impl LiveGame {
         Ok(draft.finish())
     }
 
+    /// A player's connection coming or going, with the clocks as they stand at `at` (left
+    /// out when the running side has run out: the timer records that loss).
+    pub fn presence(&self, color: Color, online: bool, at: Moment) -> Step {
+        let clock = self
+            .clock_view(at.now)
+            .filter(|_| self.clock.check_flag(at.now).is_none());
+        self.step(
+            vec![GameEvent::Presence {
+                color,
+                online,
+                clock,
+            }],
+            at,
+        )
+    }
+
     /// Applies complete events the room records itself (presence) to a copy of the game.
     /// An event that does not apply is logged and left out.
     pub fn step(&self, events: Vec<GameEvent>, at: Moment) -> Step {

@@ -483,13 +483,7 @@ fn a_claim_waits_for_the_absent_players_turn_and_says_how_long_is_left() {
         ..timed()
     });
     t.play(Color::Black, stone(2, 2), 1_000);
-    let away = t.game.step(
-        vec![GameEvent::Presence {
-            color: Color::Black,
-            online: false,
-        }],
-        at(1_000),
-    );
+    let away = t.game.presence(Color::Black, false, at(1_000));
     t.take(away, at(1_000));
     // White to move: Black's absence does not count on White's own turn.
     let claim = |t: &Table, now| t.game.decide(Color::White, &Action::ClaimWin, at(now));
@@ -588,13 +582,7 @@ fn a_present_player_who_stalls_an_untimed_game_can_be_claimed_against() {
 
 /// Black's connection closes at `now`.
 fn black_leaves(t: &mut Table, now: Millis) {
-    let away = t.game.step(
-        vec![GameEvent::Presence {
-            color: Color::Black,
-            online: false,
-        }],
-        at(now),
-    );
+    let away = t.game.presence(Color::Black, false, at(now));
     t.take(away, at(now));
 }
 
@@ -635,13 +623,7 @@ fn an_agreed_resumption_starts_no_clock_for_an_absent_player_to_move() {
     t.act(Color::White, Action::Pause, at(3_000));
     // White, to move, asks to go on and leaves; Black agrees.
     t.act(Color::White, Action::Resume, at(4_000));
-    let away = t.game.step(
-        vec![GameEvent::Presence {
-            color: Color::White,
-            online: false,
-        }],
-        at(5_000),
-    );
+    let away = t.game.presence(Color::White, false, at(5_000));
     t.take(away, at(5_000));
     assert_eq!(t.act(Color::Black, Action::Resume, at(6_000)), ["resumed"]);
     let view = t.game.clock_view(60_000).unwrap();
@@ -716,4 +698,19 @@ fn a_finished_game_rebuilt_from_its_log_shows_the_time_used_on_its_last_move() {
     let white = |g: &LiveGame| g.clock_view(99_000).unwrap().white.main_ms;
     assert_eq!(white(&t.game), 570_000);
     assert_eq!(white(&t.restarted(99_000)), 570_000);
+}
+
+#[test]
+fn a_restart_charges_the_time_used_until_the_players_connections_closed() {
+    let mut t = running(timed());
+    t.play(Color::Black, stone(2, 2), 1_000);
+    // White thinks 30 s; then the server stops, closing both connections.
+    for color in [Color::White, Color::Black] {
+        let step = t.game.presence(color, false, at(31_000));
+        t.take(step, at(31_000));
+    }
+    let view = t.restarted(99_000).clock_view(99_000).unwrap();
+    assert_eq!(view.running, None, "no clock runs until White is back");
+    assert_eq!(view.white.main_ms, 570_000);
+    assert_eq!(view.black.main_ms, 599_000);
 }

@@ -83,13 +83,7 @@ impl Table {
     }
 
     pub(super) fn presence(&mut self, color: Color, now: Millis) {
-        let step = self.game.step(
-            vec![GameEvent::Presence {
-                color,
-                online: true,
-            }],
-            at(now),
-        );
+        let step = self.game.presence(color, true, at(now));
         self.take(step, at(now));
     }
 
