@@ -301,3 +301,44 @@ async fn the_documented_settings_refusals_are_the_server_s_own() {
     }
     server.stop().await;
 }
+
+/// The first frame of a WebSocket upgraded with `Authorization: <authorization>`.
+async fn welcome_with_header(server: &TestServer, authorization: &str) -> Value {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = server.url.as_str().into_client_request().expect("request");
+    request
+        .headers_mut()
+        .insert("authorization", authorization.parse().expect("header"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .expect("upgrade");
+    loop {
+        let msg = tokio::time::timeout(common::WAIT, ws.next())
+            .await
+            .expect("a frame within the wait")
+            .expect("open")
+            .expect("a frame");
+        if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+            return serde_json::from_str(t.as_str()).expect("JSON");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_bearer_scheme_is_read_in_any_case() {
+    let server = TestServer::start().await;
+    let alice = token(&server, "alice", None);
+    for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
+        let welcome = welcome_with_header(&server, &format!("{scheme} {alice}")).await;
+        assert_eq!(welcome["type"], "welcome", "{scheme}: {welcome}");
+        assert_eq!(welcome["user"]["id"], "alice", "{scheme}: {welcome}");
+    }
+    // Another scheme is not a token: the connection is anonymous, as without the header.
+    let welcome = welcome_with_header(&server, &format!("Basic {alice}")).await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    assert!(welcome.get("user").is_none_or(Value::is_null), "{welcome}");
+    // A lower-case scheme with a bad token is refused, not ignored.
+    let refused = welcome_with_header(&server, "bearer not-a-token").await;
+    assert_eq!(refused["code"], "unauthorized", "{refused}");
+}
