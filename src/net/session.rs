@@ -191,16 +191,25 @@ impl Session {
                     };
                     last_heard = Instant::now();
                     match msg {
-                        Message::Text(text) => {
+                        // Every data frame counts against the rate, a binary one too: it
+                        // is answered as a text one is, so it costs as much.
+                        msg @ (Message::Text(_) | Message::Binary(_)) => {
                             if !rate.allow() {
                                 crate::metrics::rate_limited();
-                                let id = request_id(text.as_str());
+                                let id = match &msg {
+                                    Message::Text(text) => request_id(text.as_str()),
+                                    _ => None,
+                                };
                                 self.refuse(id, None, Refusal::new(ErrorCode::RateLimited, "too many messages; slow down"));
                                 if rate.refused_in_row >= flood_close_after {
                                     break Some((FLOODING, "too many messages"));
                                 }
                                 continue;
                             }
+                            let Message::Text(text) = msg else {
+                                self.refuse(None, None, Refusal::new(ErrorCode::BadRequest, "send JSON text frames, not binary"));
+                                continue;
+                            };
                             if text.len() > max_message_bytes {
                                 let id = request_id(text.as_str());
                                 self.refuse(id, None, Refusal::new(ErrorCode::TooLarge, format!("messages are limited to {max_message_bytes} bytes")));
@@ -211,7 +220,6 @@ impl Session {
                             // future; inline, it would sit in every idle connection's task.
                             Box::pin(self.request(text.as_str())).await;
                         }
-                        Message::Binary(_) => self.refuse(None, None, Refusal::new(ErrorCode::BadRequest, "send JSON text frames, not binary")),
                         Message::Pong(payload) => {
                             if let Ok(bytes) = <[u8; 8]>::try_from(payload.as_ref()) {
                                 let sent = u64::from_be_bytes(bytes);
