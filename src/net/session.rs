@@ -160,7 +160,9 @@ impl Session {
         });
         let epoch = Instant::now();
         let close = loop {
-            tokio::select! {
+            // What an arm wrote, if anything: every write to the socket (a batch of
+            // frames, a heartbeat ping) goes through `in_time` and is judged here.
+            let written = tokio::select! {
                 biased;
                 _ = &mut stopping => {
                     self.send(&ServerMsg::Closing { reason: "the server is shutting down".into() });
@@ -172,16 +174,7 @@ impl Session {
                         Next::TooSlow => break Some((SLOW_CONSUMER, "too slow: reconnect and join with since_seq")),
                         Next::Ended => break None,
                     };
-                    // A peer that stops reading cannot hold this task (and its buffers)
-                    // forever: a write that cannot finish in time ends the connection.
-                    match tokio::time::timeout(WRITE_TIMEOUT, write_batch(socket, first, inbox)).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(_)) => break None,
-                        Err(_) => {
-                            crate::metrics::slow_consumer();
-                            return Some((SLOW_CONSUMER, "too slow"));
-                        }
-                    }
+                    in_time(write_batch(socket, first, inbox)).await
                 }
                 msg = socket.next() => {
                     let msg = match msg {
@@ -237,15 +230,24 @@ impl Session {
                             break None;
                         }
                     }
+                    continue;
                 }
                 _ = heartbeat.tick() => {
                     if last_heard.elapsed() > idle_timeout {
                         break Some((1000, "idle timeout"));
                     }
                     let stamp = (epoch.elapsed().as_millis() as u64).to_be_bytes();
-                    if socket.send(Message::Ping(stamp.to_vec().into())).await.is_err() {
-                        break None;
-                    }
+                    in_time(socket.send(Message::Ping(stamp.to_vec().into()))).await
+                }
+            };
+            match written {
+                Written::Sent => {}
+                Written::Failed => break None,
+                // A peer that stops reading cannot hold this task (and its buffers)
+                // forever. Its socket is stuck, so no close frame is tried either.
+                Written::Stalled => {
+                    crate::metrics::slow_consumer();
+                    return Some((SLOW_CONSUMER, "too slow"));
                 }
             }
         };
@@ -690,6 +692,24 @@ impl Session {
             // node. Asked again where the game is now, it is decided there.
             Err(Gone) => act(self.hub.room(game_id).await?, user, action).await?,
         }
+    }
+}
+
+/// How a write to the socket ended.
+enum Written {
+    Sent,
+    /// The socket failed: the peer is gone.
+    Failed,
+    /// Not done within [`WRITE_TIMEOUT`]: the peer stopped reading.
+    Stalled,
+}
+
+/// Runs one write to the socket, allowed [`WRITE_TIMEOUT`].
+async fn in_time(write: impl Future<Output = Result<(), axum::Error>>) -> Written {
+    match tokio::time::timeout(WRITE_TIMEOUT, write).await {
+        Ok(Ok(())) => Written::Sent,
+        Ok(Err(_)) => Written::Failed,
+        Err(_) => Written::Stalled,
     }
 }
 
