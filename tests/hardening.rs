@@ -342,3 +342,20 @@ async fn the_bearer_scheme_is_read_in_any_case() {
     let refused = welcome_with_header(&server, "bearer not-a-token").await;
     assert_eq!(refused["code"], "unauthorized", "{refused}");
 }
+
+#[tokio::test]
+async fn a_message_with_a_key_twice_is_refused_not_read_as_its_last() {
+    let server = TestServer::start().await;
+    let mut client = server.anonymous().await;
+    client
+        .send_text(r#"{"type":"ping","id":8,"type":"list_games"}"#.to_string())
+        .await;
+    let reply = client.recv().await;
+    assert_eq!(reply["type"], "error", "{reply}");
+    assert_eq!(reply["code"], "bad_request");
+    assert_eq!(reply["id"], 8);
+    assert_eq!(reply["message"], "bad message: duplicate field `type`");
+    // Nothing was done, and the connection goes on.
+    client.ok(json!({"type": "ping"})).await;
+    assert!(client.pending().is_empty(), "{:?}", client.pending());
+}
