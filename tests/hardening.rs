@@ -359,3 +359,71 @@ async fn a_message_with_a_key_twice_is_refused_not_read_as_its_last() {
     client.ok(json!({"type": "ping"})).await;
     assert!(client.pending().is_empty(), "{:?}", client.pending());
 }
+
+/// A token for `sub` with a display name and a role.
+fn token_as(server: &TestServer, sub: &str, name: &str, role: Role) -> String {
+    let secret = load_or_create_secret(&AuthConfig::default(), server.dir.path()).expect("secret");
+    sign(&secret, &claims_for(sub, Some(name), role, 3600)).expect("sign")
+}
+
+/// The move numbers of the `move_played` events `c` has received so far.
+async fn moves_seen(c: &mut Client) -> Vec<u64> {
+    c.ok(json!({"type": "ping"})).await;
+    c.pending()
+        .iter()
+        .filter(|v| v["type"] == "move_played")
+        .filter_map(|v| v["move_number"].as_u64())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_fresh_token_of_the_same_user_brings_its_new_name_and_role_to_the_connection() {
+    let server = TestServer::start().await;
+    let mut black = server.login("black").await;
+    let mut white = server.login("white").await;
+    let settings = json!({"board_size": 9, "color": "black", "fair_play": "tournament", "spectator_delay_moves": 2});
+    let id = common::start_game(&mut black, &mut white, settings).await;
+
+    // An admin watches the tournament game live.
+    let admin = token_as(&server, "li", "Li", Role::Admin);
+    let mut li = Client::connect(&format!("{}?token={admin}", server.url)).await;
+    li.ok(json!({"type": "list_referee_calls"})).await;
+    li.ok(json!({"type": "join", "game_id": id})).await;
+    li.recv_type("snapshot").await;
+
+    // Demoted: the reply names the new role, and the connection acts as it from now on.
+    let player = token_as(&server, "li", "Li Wei", Role::Player);
+    let reply = li.ok(json!({"type": "auth", "token": player})).await;
+    assert_eq!(
+        reply["user"],
+        json!({"id": "li", "name": "Li Wei", "role": "player"})
+    );
+    li.refused(json!({"type": "list_referee_calls"}), "forbidden")
+        .await;
+    let seek = li
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    assert_eq!(seek["challenge"]["from"]["name"], "Li Wei", "{seek}");
+    // In the game it is a spectator now, and sees the moves two behind.
+    li.clear();
+    for (n, v) in [(1, "E5"), (2, "C3"), (3, "G7")] {
+        let mover = if n % 2 == 1 { &mut black } else { &mut white };
+        common::play(mover, &id, n, v).await;
+    }
+    assert_eq!(moves_seen(&mut li).await, [1]);
+
+    // Promoted again: admin rights, and the game live, from a snapshot of now.
+    li.clear();
+    li.ok(json!({"type": "auth", "token": admin})).await;
+    let snapshot = li
+        .pending()
+        .iter()
+        .find(|v| v["type"] == "snapshot")
+        .cloned();
+    let snapshot = snapshot.expect("the game is seen anew as an admin sees it");
+    assert_eq!(snapshot["game_id"], id.as_str());
+    li.ok(json!({"type": "list_referee_calls"})).await;
+    li.clear();
+    common::play(&mut white, &id, 4, "C7").await;
+    assert_eq!(moves_seen(&mut li).await, [4]);
+}

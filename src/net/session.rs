@@ -121,6 +121,49 @@ impl Session {
         self.user = Some(user);
     }
 
+    /// The logged-in user's fresh token names them anew (another name or role): the
+    /// connection is that user from now on, since every request reads the user from here.
+    /// The lobby knows a connection by user id alone. A role also counts in the metrics,
+    /// in a bot's standing offer, and in each joined game, where it decides what the
+    /// connection sees (a referee sees a tournament game live, a spectator late): those
+    /// games are joined again as the new role.
+    async fn renew(&mut self, user: UserInfo) {
+        let Some(old) = self.user.replace(user.clone()) else {
+            return;
+        };
+        if old.role == user.role {
+            return;
+        }
+        crate::metrics::connected(Some(old.role), -1);
+        crate::metrics::connected(Some(user.role), 1);
+        if old.role == Role::Bot {
+            self.hub.lobby.withdraw_offer(&user.id);
+        }
+        let games: Vec<String> = self.joined.keys().cloned().collect();
+        for game_id in games {
+            let joined = self
+                .hub
+                .join(&game_id, self.outbox.clone(), Some(user.clone()), None)
+                .await;
+            match joined {
+                Ok(room) => {
+                    self.joined.insert(game_id, room);
+                }
+                // Not followed as the old role: the game is left, and the client told.
+                Err(r) => {
+                    if let Some(room) = self.joined.remove(&game_id) {
+                        self.leave(&game_id, room).await;
+                    }
+                    let message = format!(
+                        "left this game: it could not be joined again as your new role: {}",
+                        r.message
+                    );
+                    self.refuse(None, Some(&game_id), Refusal::new(r.code, message));
+                }
+            }
+        }
+    }
+
     fn send(&self, msg: &ServerMsg) {
         self.outbox.push(encode(msg));
     }
@@ -333,17 +376,20 @@ impl Session {
         match msg {
             LobbyMsg::Auth { token } => {
                 let user = crate::accounts::admit(hub.store(), &hub.verifier, &token).await?;
-                if let Some(current) = &self.user {
-                    if current.id != user.id {
+                match &self.user {
+                    Some(current) if current.id != user.id => {
                         return Err(Refusal::new(
                             ErrorCode::Forbidden,
                             "this connection is already logged in as someone else",
                         ));
                     }
-                } else {
-                    let max = hub.config.limits.max_connections_per_user;
-                    let slot = self.per_user.enter(&user.id, max)?;
-                    self.log_in(user.clone(), slot);
+                    Some(current) if *current != user => self.renew(user.clone()).await,
+                    Some(_) => {}
+                    None => {
+                        let max = hub.config.limits.max_connections_per_user;
+                        let slot = self.per_user.enter(&user.id, max)?;
+                        self.log_in(user.clone(), slot);
+                    }
                 }
                 self.send(&ServerMsg::Authenticated { id, user });
             }
