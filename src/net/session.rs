@@ -642,6 +642,14 @@ impl Session {
                 "this server lets only logged-in users watch",
             ));
         }
+        // Joining a game again takes no more room than it had.
+        let max = self.hub.config.limits.max_joined_games;
+        if self.joined.len() >= max && !self.joined.contains_key(&game_id) {
+            return Err(Refusal::new(
+                ErrorCode::LimitReached,
+                format!("this connection has joined {max} games, the most it may; leave one first"),
+            ));
+        }
         let (outbox, user) = (self.outbox.clone(), self.user.clone());
         let room = self.hub.join(&game_id, outbox, user, since_seq).await?;
         self.joined.insert(game_id.clone(), room);
