@@ -160,6 +160,9 @@ pub struct Limits {
     pub max_connections: usize,
     /// Open WebSocket connections of one user at most, so one user cannot take them all.
     pub max_connections_per_user: usize,
+    /// Games one connection may have joined at once: each is a room kept in memory (a
+    /// finished one rebuilt from the store) for as long as it stays joined.
+    pub max_joined_games: usize,
 }
 
 impl Default for Limits {
@@ -178,6 +181,7 @@ impl Default for Limits {
             idle_timeout_secs: 60,
             max_connections: 19_000,
             max_connections_per_user: 20,
+            max_joined_games: 100,
         }
     }
 }
@@ -662,6 +666,7 @@ impl Config {
                 "limits.max_connections_per_user",
                 l.max_connections_per_user as u64,
             ),
+            ("limits.max_joined_games", l.max_joined_games as u64),
         ];
         for (key, value) in at_least_one {
             if value == 0 {

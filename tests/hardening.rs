@@ -301,3 +301,129 @@ async fn the_documented_settings_refusals_are_the_server_s_own() {
     }
     server.stop().await;
 }
+
+/// The first frame of a WebSocket upgraded with `Authorization: <authorization>`.
+async fn welcome_with_header(server: &TestServer, authorization: &str) -> Value {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = server.url.as_str().into_client_request().expect("request");
+    request
+        .headers_mut()
+        .insert("authorization", authorization.parse().expect("header"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .expect("upgrade");
+    loop {
+        let msg = tokio::time::timeout(common::WAIT, ws.next())
+            .await
+            .expect("a frame within the wait")
+            .expect("open")
+            .expect("a frame");
+        if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+            return serde_json::from_str(t.as_str()).expect("JSON");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_bearer_scheme_is_read_in_any_case() {
+    let server = TestServer::start().await;
+    let alice = token(&server, "alice", None);
+    for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
+        let welcome = welcome_with_header(&server, &format!("{scheme} {alice}")).await;
+        assert_eq!(welcome["type"], "welcome", "{scheme}: {welcome}");
+        assert_eq!(welcome["user"]["id"], "alice", "{scheme}: {welcome}");
+    }
+    // Another scheme is not a token: the connection is anonymous, as without the header.
+    let welcome = welcome_with_header(&server, &format!("Basic {alice}")).await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    assert!(welcome.get("user").is_none_or(Value::is_null), "{welcome}");
+    // A lower-case scheme with a bad token is refused, not ignored.
+    let refused = welcome_with_header(&server, "bearer not-a-token").await;
+    assert_eq!(refused["code"], "unauthorized", "{refused}");
+}
+
+#[tokio::test]
+async fn a_message_with_a_key_twice_is_refused_not_read_as_its_last() {
+    let server = TestServer::start().await;
+    let mut client = server.anonymous().await;
+    client
+        .send_text(r#"{"type":"ping","id":8,"type":"list_games"}"#.to_string())
+        .await;
+    let reply = client.recv().await;
+    assert_eq!(reply["type"], "error", "{reply}");
+    assert_eq!(reply["code"], "bad_request");
+    assert_eq!(reply["id"], 8);
+    assert_eq!(reply["message"], "bad message: duplicate field `type`");
+    // Nothing was done, and the connection goes on.
+    client.ok(json!({"type": "ping"})).await;
+    assert!(client.pending().is_empty(), "{:?}", client.pending());
+}
+
+/// A token for `sub` with a display name and a role.
+fn token_as(server: &TestServer, sub: &str, name: &str, role: Role) -> String {
+    let secret = load_or_create_secret(&AuthConfig::default(), server.dir.path()).expect("secret");
+    sign(&secret, &claims_for(sub, Some(name), role, 3600)).expect("sign")
+}
+
+/// The move numbers of the `move_played` events `c` has received so far.
+async fn moves_seen(c: &mut Client) -> Vec<u64> {
+    c.ok(json!({"type": "ping"})).await;
+    c.pending()
+        .iter()
+        .filter(|v| v["type"] == "move_played")
+        .filter_map(|v| v["move_number"].as_u64())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_fresh_token_of_the_same_user_brings_its_new_name_and_role_to_the_connection() {
+    let server = TestServer::start().await;
+    let mut black = server.login("black").await;
+    let mut white = server.login("white").await;
+    let settings = json!({"board_size": 9, "color": "black", "fair_play": "tournament", "spectator_delay_moves": 2});
+    let id = common::start_game(&mut black, &mut white, settings).await;
+
+    // An admin watches the tournament game live.
+    let admin = token_as(&server, "li", "Li", Role::Admin);
+    let mut li = Client::connect(&format!("{}?token={admin}", server.url)).await;
+    li.ok(json!({"type": "list_referee_calls"})).await;
+    li.ok(json!({"type": "join", "game_id": id})).await;
+    li.recv_type("snapshot").await;
+
+    // Demoted: the reply names the new role, and the connection acts as it from now on.
+    let player = token_as(&server, "li", "Li Wei", Role::Player);
+    let reply = li.ok(json!({"type": "auth", "token": player})).await;
+    assert_eq!(
+        reply["user"],
+        json!({"id": "li", "name": "Li Wei", "role": "player"})
+    );
+    li.refused(json!({"type": "list_referee_calls"}), "forbidden")
+        .await;
+    let seek = li
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    assert_eq!(seek["challenge"]["from"]["name"], "Li Wei", "{seek}");
+    // In the game it is a spectator now, and sees the moves two behind.
+    li.clear();
+    for (n, v) in [(1, "E5"), (2, "C3"), (3, "G7")] {
+        let mover = if n % 2 == 1 { &mut black } else { &mut white };
+        common::play(mover, &id, n, v).await;
+    }
+    assert_eq!(moves_seen(&mut li).await, [1]);
+
+    // Promoted again: admin rights, and the game live, from a snapshot of now.
+    li.clear();
+    li.ok(json!({"type": "auth", "token": admin})).await;
+    let snapshot = li
+        .pending()
+        .iter()
+        .find(|v| v["type"] == "snapshot")
+        .cloned();
+    let snapshot = snapshot.expect("the game is seen anew as an admin sees it");
+    assert_eq!(snapshot["game_id"], id.as_str());
+    li.ok(json!({"type": "list_referee_calls"})).await;
+    li.clear();
+    common::play(&mut white, &id, 4, "C7").await;
+    assert_eq!(moves_seen(&mut li).await, [4]);
+}

@@ -12,6 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 const TEXT: u8 = 0x1;
+const BINARY: u8 = 0x2;
 const CLOSE: u8 = 0x8;
 const PING: u8 = 0x9;
 const FIN: u8 = 0x80;
@@ -209,4 +210,41 @@ async fn good_frames_still_work_over_the_raw_socket() {
             break;
         }
     }
+}
+
+#[tokio::test]
+async fn binary_frames_count_against_the_rate_and_a_flood_of_them_is_closed() {
+    let server = TestServer::start_with(|c| {
+        c.limits.messages_per_second = 1;
+        c.limits.burst = 2;
+        c.limits.flood_close_after = 5;
+    })
+    .await;
+    let mut raw = Raw::connect(&server).await;
+    raw.frame().await.expect("welcome");
+    let flood = frame(FIN | BINARY, b"\x01\x02", true).repeat(50);
+    raw.send(&flood).await;
+    let (mut bad_requests, mut rate_limited) = (0, 0);
+    let close = loop {
+        let (opcode, payload) = raw.frame().await.expect("answers, then a close");
+        match opcode {
+            TEXT => {
+                let text = String::from_utf8(payload).expect("UTF-8");
+                if text.contains(r#""code":"rate_limited""#) {
+                    rate_limited += 1;
+                } else {
+                    assert!(text.contains(r#""code":"bad_request""#), "{text}");
+                    bad_requests += 1;
+                }
+            }
+            CLOSE => break u16::from_be_bytes([payload[0], payload[1]]),
+            _ => {}
+        }
+    };
+    assert_eq!(close, 4029, "a binary flood is closed as a text one is");
+    assert!(rate_limited >= 5, "{rate_limited} rate_limited");
+    assert!(
+        bad_requests < 50,
+        "not every binary frame was answered on its own: {bad_requests}"
+    );
 }

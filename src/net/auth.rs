@@ -219,15 +219,6 @@ fn refresh_cookie(headers: &HeaderMap) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")
-        .map(str::trim)
-}
-
 type Peer = ConnectInfo<SocketAddr>;
 
 async fn register(
@@ -289,7 +280,7 @@ async fn password(
     let result = match body(bytes) {
         Ok(req) => {
             desk.accounts
-                .change_password(&desk.hub.verifier, bearer(&headers), req, from)
+                .change_password(&desk.hub.verifier, super::http::bearer(&headers), req, from)
                 .await
         }
         Err(p) => Err(p),

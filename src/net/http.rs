@@ -49,9 +49,12 @@ struct WsQuery {
     token: Option<String>,
 }
 
-pub(super) fn bearer(headers: &HeaderMap) -> Option<String> {
+/// The token of an `Authorization: Bearer <token>` header. The scheme's name is
+/// case-insensitive (RFC 7235 §2.1): `bearer` and `BEARER` name it too.
+pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    value.strip_prefix("Bearer ").map(|t| t.trim().to_string())
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
 async fn websocket(
@@ -77,7 +80,7 @@ async fn websocket(
         )
         .max_message_size(limits.max_frame_bytes)
         .max_frame_size(limits.max_frame_bytes);
-    let login = match query.token.or_else(|| bearer(&headers)) {
+    let login = match query.token.or_else(|| bearer(&headers).map(str::to_string)) {
         None => None,
         Some(token) => {
             let user = match crate::accounts::admit(hub.store(), &hub.verifier, &token).await {

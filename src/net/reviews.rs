@@ -73,7 +73,7 @@ pub async fn create(
         );
     };
     // As at WebSocket connect: a disabled account's unexpired token saves nothing.
-    let user = match crate::accounts::admit(hub.store(), &hub.verifier, &token).await {
+    let user = match crate::accounts::admit(hub.store(), &hub.verifier, token).await {
         Ok(user) => user,
         Err(refusal) if refusal.code == ErrorCode::Unavailable => {
             return problem(StatusCode::SERVICE_UNAVAILABLE, refusal.message);

@@ -121,6 +121,49 @@ impl Session {
         self.user = Some(user);
     }
 
+    /// The logged-in user's fresh token names them anew (another name or role): the
+    /// connection is that user from now on, since every request reads the user from here.
+    /// The lobby knows a connection by user id alone. A role also counts in the metrics,
+    /// in a bot's standing offer, and in each joined game, where it decides what the
+    /// connection sees (a referee sees a tournament game live, a spectator late): those
+    /// games are joined again as the new role.
+    async fn renew(&mut self, user: UserInfo) {
+        let Some(old) = self.user.replace(user.clone()) else {
+            return;
+        };
+        if old.role == user.role {
+            return;
+        }
+        crate::metrics::connected(Some(old.role), -1);
+        crate::metrics::connected(Some(user.role), 1);
+        if old.role == Role::Bot {
+            self.hub.lobby.withdraw_offer(&user.id);
+        }
+        let games: Vec<String> = self.joined.keys().cloned().collect();
+        for game_id in games {
+            let joined = self
+                .hub
+                .join(&game_id, self.outbox.clone(), Some(user.clone()), None)
+                .await;
+            match joined {
+                Ok(room) => {
+                    self.joined.insert(game_id, room);
+                }
+                // Not followed as the old role: the game is left, and the client told.
+                Err(r) => {
+                    if let Some(room) = self.joined.remove(&game_id) {
+                        self.leave(&game_id, room).await;
+                    }
+                    let message = format!(
+                        "left this game: it could not be joined again as your new role: {}",
+                        r.message
+                    );
+                    self.refuse(None, Some(&game_id), Refusal::new(r.code, message));
+                }
+            }
+        }
+    }
+
     fn send(&self, msg: &ServerMsg) {
         self.outbox.push(encode(msg));
     }
@@ -160,7 +203,9 @@ impl Session {
         });
         let epoch = Instant::now();
         let close = loop {
-            tokio::select! {
+            // What an arm wrote, if anything: every write to the socket (a batch of
+            // frames, a heartbeat ping) goes through `in_time` and is judged here.
+            let written = tokio::select! {
                 biased;
                 _ = &mut stopping => {
                     self.send(&ServerMsg::Closing { reason: "the server is shutting down".into() });
@@ -172,16 +217,7 @@ impl Session {
                         Next::TooSlow => break Some((SLOW_CONSUMER, "too slow: reconnect and join with since_seq")),
                         Next::Ended => break None,
                     };
-                    // A peer that stops reading cannot hold this task (and its buffers)
-                    // forever: a write that cannot finish in time ends the connection.
-                    match tokio::time::timeout(WRITE_TIMEOUT, write_batch(socket, first, inbox)).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(_)) => break None,
-                        Err(_) => {
-                            crate::metrics::slow_consumer();
-                            return Some((SLOW_CONSUMER, "too slow"));
-                        }
-                    }
+                    in_time(write_batch(socket, first, inbox)).await
                 }
                 msg = socket.next() => {
                     let msg = match msg {
@@ -191,16 +227,25 @@ impl Session {
                     };
                     last_heard = Instant::now();
                     match msg {
-                        Message::Text(text) => {
+                        // Every data frame counts against the rate, a binary one too: it
+                        // is answered as a text one is, so it costs as much.
+                        msg @ (Message::Text(_) | Message::Binary(_)) => {
                             if !rate.allow() {
                                 crate::metrics::rate_limited();
-                                let id = request_id(text.as_str());
+                                let id = match &msg {
+                                    Message::Text(text) => request_id(text.as_str()),
+                                    _ => None,
+                                };
                                 self.refuse(id, None, Refusal::new(ErrorCode::RateLimited, "too many messages; slow down"));
                                 if rate.refused_in_row >= flood_close_after {
                                     break Some((FLOODING, "too many messages"));
                                 }
                                 continue;
                             }
+                            let Message::Text(text) = msg else {
+                                self.refuse(None, None, Refusal::new(ErrorCode::BadRequest, "send JSON text frames, not binary"));
+                                continue;
+                            };
                             if text.len() > max_message_bytes {
                                 let id = request_id(text.as_str());
                                 self.refuse(id, None, Refusal::new(ErrorCode::TooLarge, format!("messages are limited to {max_message_bytes} bytes")));
@@ -211,7 +256,6 @@ impl Session {
                             // future; inline, it would sit in every idle connection's task.
                             Box::pin(self.request(text.as_str())).await;
                         }
-                        Message::Binary(_) => self.refuse(None, None, Refusal::new(ErrorCode::BadRequest, "send JSON text frames, not binary")),
                         Message::Pong(payload) => {
                             if let Ok(bytes) = <[u8; 8]>::try_from(payload.as_ref()) {
                                 let sent = u64::from_be_bytes(bytes);
@@ -229,15 +273,24 @@ impl Session {
                             break None;
                         }
                     }
+                    continue;
                 }
                 _ = heartbeat.tick() => {
                     if last_heard.elapsed() > idle_timeout {
                         break Some((1000, "idle timeout"));
                     }
                     let stamp = (epoch.elapsed().as_millis() as u64).to_be_bytes();
-                    if socket.send(Message::Ping(stamp.to_vec().into())).await.is_err() {
-                        break None;
-                    }
+                    in_time(socket.send(Message::Ping(stamp.to_vec().into()))).await
+                }
+            };
+            match written {
+                Written::Sent => {}
+                Written::Failed => break None,
+                // A peer that stops reading cannot hold this task (and its buffers)
+                // forever. Its socket is stuck, so no close frame is tried either.
+                Written::Stalled => {
+                    crate::metrics::slow_consumer();
+                    return Some((SLOW_CONSUMER, "too slow"));
                 }
             }
         };
@@ -323,17 +376,20 @@ impl Session {
         match msg {
             LobbyMsg::Auth { token } => {
                 let user = crate::accounts::admit(hub.store(), &hub.verifier, &token).await?;
-                if let Some(current) = &self.user {
-                    if current.id != user.id {
+                match &self.user {
+                    Some(current) if current.id != user.id => {
                         return Err(Refusal::new(
                             ErrorCode::Forbidden,
                             "this connection is already logged in as someone else",
                         ));
                     }
-                } else {
-                    let max = hub.config.limits.max_connections_per_user;
-                    let slot = self.per_user.enter(&user.id, max)?;
-                    self.log_in(user.clone(), slot);
+                    Some(current) if *current != user => self.renew(user.clone()).await,
+                    Some(_) => {}
+                    None => {
+                        let max = hub.config.limits.max_connections_per_user;
+                        let slot = self.per_user.enter(&user.id, max)?;
+                        self.log_in(user.clone(), slot);
+                    }
                 }
                 self.send(&ServerMsg::Authenticated { id, user });
             }
@@ -586,6 +642,14 @@ impl Session {
                 "this server lets only logged-in users watch",
             ));
         }
+        // Joining a game again takes no more room than it had.
+        let max = self.hub.config.limits.max_joined_games;
+        if self.joined.len() >= max && !self.joined.contains_key(&game_id) {
+            return Err(Refusal::new(
+                ErrorCode::LimitReached,
+                format!("this connection has joined {max} games, the most it may; leave one first"),
+            ));
+        }
         let (outbox, user) = (self.outbox.clone(), self.user.clone());
         let room = self.hub.join(&game_id, outbox, user, since_seq).await?;
         self.joined.insert(game_id.clone(), room);
@@ -682,6 +746,24 @@ impl Session {
             // node. Asked again where the game is now, it is decided there.
             Err(Gone) => act(self.hub.room(game_id).await?, user, action).await?,
         }
+    }
+}
+
+/// How a write to the socket ended.
+enum Written {
+    Sent,
+    /// The socket failed: the peer is gone.
+    Failed,
+    /// Not done within [`WRITE_TIMEOUT`]: the peer stopped reading.
+    Stalled,
+}
+
+/// Runs one write to the socket, allowed [`WRITE_TIMEOUT`].
+async fn in_time(write: impl Future<Output = Result<(), axum::Error>>) -> Written {
+    match tokio::time::timeout(WRITE_TIMEOUT, write).await {
+        Ok(Ok(())) => Written::Sent,
+        Ok(Err(_)) => Written::Failed,
+        Err(_) => Written::Stalled,
     }
 }
 

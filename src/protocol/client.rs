@@ -1,8 +1,11 @@
 //! Client → server messages. One JSON text frame each, `{"type": ..., "id": ...}` plus
 //! fields; unknown fields are refused so that a typo is an error, not a silent no-op.
 
-use serde::de::Error as _;
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use serde::de::{Error as _, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, Refusal};
 use super::names;
@@ -309,25 +312,64 @@ pub fn request_id(text: &str) -> Option<RequestId> {
     serde_json::from_str::<IdOnly>(text).ok()?.id
 }
 
+/// A message's top-level object, read once. serde_json's own map keeps the last of two
+/// equal keys, so `{"type":"ping","type":"list_games"}` would be read as `list_games`;
+/// here the first key that comes again is noted (the value first seen is kept), and the
+/// message is refused.
+struct TopLevel {
+    fields: Map<String, Value>,
+    repeated: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for TopLevel {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<TopLevel, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = TopLevel;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<TopLevel, A::Error> {
+                let mut fields = Map::new();
+                let mut repeated = None;
+                while let Some(key) = access.next_key::<String>()? {
+                    let value: Value = access.next_value()?;
+                    if fields.contains_key(&key) {
+                        repeated.get_or_insert(key);
+                    } else {
+                        fields.insert(key, value);
+                    }
+                }
+                Ok(TopLevel { fields, repeated })
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
 /// Reads one text frame: the envelope (`id`, `type`, and `game_id` for game actions)
 /// first, so that the id is echoed even when the rest is wrong, then the body into the
 /// enum its `type` belongs to.
 pub fn decode(text: &str) -> Result<Request, DecodeError> {
-    use serde_json::Value;
-    let value: Value = serde_json::from_str(text).map_err(|e| DecodeError {
-        id: None,
-        refusal: Refusal::new(
-            ErrorCode::BadRequest,
-            format!("the frame is not valid JSON: {e}"),
-        ),
-    })?;
-    let Value::Object(mut map) = value else {
-        return Err(DecodeError {
+    let TopLevel {
+        fields: mut map,
+        repeated,
+    } = serde_json::from_str(text).map_err(|e| {
+        let message = match e.is_data() {
+            // The one type error the top level has: it is not an object.
+            true => "a message must be a JSON object".to_string(),
+            false => format!("the frame is not valid JSON: {e}"),
+        };
+        DecodeError {
             id: None,
-            refusal: Refusal::new(ErrorCode::BadRequest, "a message must be a JSON object"),
-        });
-    };
+            refusal: Refusal::new(ErrorCode::BadRequest, message),
+        }
+    })?;
     let id = match map.remove("id") {
+        // An `id` given twice is not echoed: neither is more the request's than the other.
+        _ if repeated.as_deref() == Some("id") => None,
         None | Some(Value::Null) => None,
         Some(raw) => Some(
             serde_json::from_value::<RequestId>(raw).map_err(|_| DecodeError {
@@ -343,6 +385,12 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
         id: id.clone(),
         refusal: Refusal::new(code, message),
     };
+    if let Some(key) = repeated {
+        return Err(fail(
+            ErrorCode::BadRequest,
+            format!("bad message: duplicate field `{key}`"),
+        ));
+    }
     let bad = |e: serde_json::Error| fail(ErrorCode::BadRequest, format!("bad message: {e}"));
     let kind = match map.get("type") {
         Some(Value::String(kind)) => kind.as_str(),
@@ -541,6 +589,22 @@ mod tests {
             decode("[1]").unwrap_err().refusal.code,
             ErrorCode::BadRequest
         );
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_not_read_as_the_last() {
+        let e = decode(r#"{"type":"ping","id":8,"type":"list_games"}"#).unwrap_err();
+        assert_eq!(e.refusal.code, ErrorCode::BadRequest);
+        assert_eq!(e.refusal.message, "bad message: duplicate field `type`");
+        assert_eq!(e.id, Some(RequestId::Number(8)), "the id is still echoed");
+        let e =
+            decode(r#"{"type":"play","game_id":"g","move_number":1,"vertex":"D4","vertex":"Q16"}"#)
+                .unwrap_err();
+        assert_eq!(e.refusal.message, "bad message: duplicate field `vertex`");
+        // Two ids: neither is echoed.
+        let e = decode(r#"{"type":"ping","id":1,"id":2}"#).unwrap_err();
+        assert_eq!(e.refusal.message, "bad message: duplicate field `id`");
+        assert_eq!(e.id, None);
     }
 
     #[test]
