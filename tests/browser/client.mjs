@@ -302,20 +302,22 @@ await run('client', async () => {
   await claim.waitFor();
   const shown = async () => Number(await claim.getAttribute('data-wait'));
   assert(/^Claim win in 0:(0[0-9]|10)$/.test(await claim.textContent()) && (await shown()) >= 5, `the claim counts down this game's wait: ${await claim.textContent()}`);
-  // A page that saw Eve go later than the server did (one opened since) counts too long;
-  // asked early, the server's `retry_after_ms` is the count the page shows.
+  // A page that saw Eve go later than the server did (one opened since) counts too long
+  // (here a minute too long); asked early, the server's `retry_after_ms` is the count the
+  // page shows.
   await dana.evaluate(() => {
-    window.tengen.app.view.s.away.white = Date.now();
+    window.tengen.app.view.s.away.white = Date.now() + 60000;
     window.tengen.conn.socket.addEventListener('message', (e) => {
       const m = JSON.parse(e.data);
       if (m.type === 'error' && 'retry_after_ms' in m) window.retryAfter = m.retry_after_ms;
     });
   });
-  await dana.waitForFunction(() => document.querySelector('[data-testid="claim-win"]')?.dataset.wait === '10');
+  await dana.waitForFunction(() => Number(document.querySelector('[data-testid="claim-win"]')?.dataset.wait) > 60);
   await claim.click();
   const retryAfter = await (await dana.waitForFunction(() => window.retryAfter)).jsonValue();
   const serverSays = Math.ceil(retryAfter / 1000);
-  assert(serverSays <= 8, `the server counts from when eve left (${retryAfter} ms left), before this page's count`);
+  // Eve left at least the 1.5 s Dana waited before her move ago, of a 10 s wait.
+  assert(serverSays <= 9, `the server counts from when eve left (${retryAfter} ms left), before this page's count`);
   await dana.waitForFunction((n) => Number(document.querySelector('[data-testid="claim-win"]')?.dataset.wait) <= n, serverSays, { timeout: 2000 })
     .catch(async () => { throw new Error(`the claim shows the server's count (${serverSays} s): ${await claim.textContent()}`); });
   assert((await game(dana).getAttribute('data-phase')) === 'play', 'an early claim leaves the game going');
