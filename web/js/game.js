@@ -328,6 +328,8 @@ export class GameView {
         s.result = ev.result;
         s.score = ev.score || null;
         if (ev.score) this.setDead(ev.score.dead);
+        // The clocks as the end stopped them (timed games).
+        if (ev.clock) this.clockFrom(ev.clock);
         this.stopClock();
         break;
       case 'chat':
@@ -357,9 +359,11 @@ export class GameView {
         s[ev.color].online = ev.online;
         s.away[ev.color] = ev.online ? null : Date.now();
         this.forgetClaim();
+        // Both clocks as they stood (timed games).
+        if (ev.clock) this.clockFrom(ev.clock);
         // A clock that waits for its player (the game's first, or after a restart) starts
-        // when that player arrives (client-protocol/clocks.md#when-clocks-run); the
-        // event carries no clock, so it starts from now.
+        // when that player arrives (client-protocol/clocks.md#when-clocks-run), from now:
+        // the event's clock shows it still waiting.
         if (ev.online && s.clock && s.clock.running === null && !s.clock.paused && !s.paused && !s.sealedBy
             && ['play', 'handicap'].includes(s.phase) && s.toMove === ev.color) {
           s.clock = { ...s.clock, running: ev.color };
