@@ -1003,3 +1003,20 @@ async fn wrong_old_passwords_count_as_failed_logins() {
         held.body
     );
 }
+
+#[tokio::test]
+async fn a_method_a_path_does_not_take_is_refused_with_a_json_405() {
+    let server = TestServer::start().await;
+    for path in ["/api/games", "/api/ratings", "/healthz"] {
+        let reply = post(&server, path, json!({})).await;
+        assert_eq!(reply.status, 405, "{path}");
+        assert!(
+            reply.body["error"].as_str().is_some(),
+            "{path}: {}",
+            reply.body
+        );
+    }
+    let (status, body) = common::get_json(&server, "/api/auth/login").await;
+    assert_eq!(status, 405);
+    assert!(body["error"].as_str().is_some(), "{body}");
+}

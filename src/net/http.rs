@@ -40,6 +40,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .merge(super::ratings::routes())
         .merge(super::web::routes(&hub))
         .merge(super::auth::routes(&hub))
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(Extension(Arc::new(PerUser::default())))
         .with_state(hub)
 }
@@ -122,6 +123,15 @@ async fn refuse(mut socket: WebSocket, r: Refusal, (code, reason): (u16, &'stati
         socket.send(close).await
     };
     let _ = tokio::time::timeout(REFUSE_WAIT, refusal).await;
+}
+
+/// A known path asked with a method it does not take: a JSON error like every other
+/// refusal of the API, not an empty body.
+async fn method_not_allowed() -> Response {
+    super::api::problem(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this path does not take that method",
+    )
 }
 
 async fn healthz(State(hub): State<Arc<Hub>>) -> Response {
