@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Client, TestServer};
+use common::{Client, TestServer, moves_seen};
 use serde_json::{Value, json};
 use tengen::auth::{claims_for, load_or_create_secret, sign};
 use tengen::config::AuthConfig;
@@ -364,16 +364,6 @@ async fn a_message_with_a_key_twice_is_refused_not_read_as_its_last() {
 fn token_as(server: &TestServer, sub: &str, name: &str, role: Role) -> String {
     let secret = load_or_create_secret(&AuthConfig::default(), server.dir.path()).expect("secret");
     sign(&secret, &claims_for(sub, Some(name), role, 3600)).expect("sign")
-}
-
-/// The move numbers of the `move_played` events `c` has received so far.
-async fn moves_seen(c: &mut Client) -> Vec<u64> {
-    c.ok(json!({"type": "ping"})).await;
-    c.pending()
-        .iter()
-        .filter(|v| v["type"] == "move_played")
-        .filter_map(|v| v["move_number"].as_u64())
-        .collect()
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, TestServer, get, play, start_game, tengen};
+use common::{Client, TestServer, get, moves_seen, play, start_game, tengen};
 use serde_json::{Value, json};
 use tengen::protocol::Role;
 
@@ -632,16 +632,6 @@ async fn reports_cite_a_game_and_its_events_and_referees_list_and_close_them() {
     .await;
     let list = li.ok(json!({"type": "list_reports"})).await;
     assert_eq!(list["reports"], json!([]));
-}
-
-/// The move numbers of the `move_played` events `c` has received so far.
-async fn moves_seen(c: &mut Client) -> Vec<u64> {
-    c.ok(json!({"type": "ping"})).await;
-    c.pending()
-        .iter()
-        .filter(|v| v["type"] == "move_played")
-        .filter_map(|v| v["move_number"].as_u64())
-        .collect()
 }
 
 #[tokio::test]

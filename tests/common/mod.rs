@@ -343,6 +343,17 @@ pub async fn event(c: &mut Client, seq: u64) -> Value {
     }
 }
 
+/// The move numbers of the `move_played` events `c` has received so far (a ping's answer
+/// first, so every event sent before it is in).
+pub async fn moves_seen(c: &mut Client) -> Vec<u64> {
+    c.ok(json!({"type": "ping"})).await;
+    c.pending()
+        .iter()
+        .filter(|v| v["type"] == "move_played")
+        .filter_map(|v| v["move_number"].as_u64())
+        .collect()
+}
+
 /// A plain HTTP/1.1 GET: status and body.
 pub async fn get(server: &TestServer, path: &str) -> (u16, String) {
     let (status, _, body) = get_with_head(server, path).await;

@@ -49,24 +49,23 @@ impl LiveGame {
         {
             self.stage = LiveGame::opening(&self.settings);
         }
-        if matches!(
-            event,
-            GameEvent::MovePlayed { .. }
-                | GameEvent::HandicapPlaced { .. }
-                | GameEvent::GameBegan { .. }
-                | GameEvent::Resumed { .. }
-                | GameEvent::RefereeResumed { .. }
-                | GameEvent::PlayResumed { .. }
-        ) {
-            self.turn_since = now;
-        }
-        if matches!(
+        // Play begins, or goes on after it stood still.
+        let goes_on = matches!(
             event,
             GameEvent::GameBegan { .. }
                 | GameEvent::Resumed { .. }
                 | GameEvent::RefereeResumed { .. }
                 | GameEvent::PlayResumed { .. }
-        ) {
+        );
+        if goes_on
+            || matches!(
+                event,
+                GameEvent::MovePlayed { .. } | GameEvent::HandicapPlaced { .. }
+            )
+        {
+            self.turn_since = now;
+        }
+        if goes_on {
             // Stepping away before the start or while play stood still is allowed, so
             // absence, for claims, counts from when play went on.
             for since in self.absent_since.iter_mut().flatten() {
