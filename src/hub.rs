@@ -578,17 +578,22 @@ impl Hub {
                 self.lobby
                     .announce(&encode(&ServerMsg::GameListed { game }));
             }
-            RoomNews::Closed { game_id, room } => {
+            RoomNews::Closed {
+                game_id,
+                room,
+                fence,
+            } => {
                 self.forget(&game_id, room);
-                self.disown(&game_id);
+                self.disown(&game_id, fence);
             }
             RoomNews::Moved {
                 game_id,
                 room,
+                fence,
                 members,
             } => {
                 self.forget(&game_id, room);
-                self.disown(&game_id);
+                self.disown(&game_id, fence);
                 self.rejoin(&game_id, members);
             }
             RoomNews::ResultChanged {
@@ -623,11 +628,12 @@ impl Hub {
         self.rooms.remove_if(game_id, |_, h| h.instance() == room);
     }
 
-    /// In a cluster, gives up the lease of a game whose room stopped here.
-    fn disown(&self, game_id: &str) {
-        if let Some(node) = self.cluster.clone() {
+    /// In a cluster, gives up the lease of a game whose room (under `fence`) stopped
+    /// here.
+    fn disown(&self, game_id: &str, fence: Option<u64>) {
+        if let (Some(node), Some(fence)) = (self.cluster.clone(), fence) {
             let game = game_id.to_owned();
-            tokio::spawn(async move { node.disown(&game).await });
+            tokio::spawn(async move { node.disown(&game, fence).await });
         }
     }
 
@@ -789,7 +795,7 @@ impl Hub {
         let prepared = match self.rebuild(game_id).await {
             Ok(prepared) => prepared.fenced(fence),
             Err(refusal) => {
-                node.disown(game_id).await;
+                node.disown(game_id, fence).await;
                 return Err(refusal);
             }
         };

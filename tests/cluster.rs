@@ -270,10 +270,25 @@ fn leases_give_a_game_to_one_node_and_fence_out_the_one_before() {
     store
         .append(&[fence(second), event(2)])
         .expect("the new owner writes");
-    // n1 releasing a game it lost changes nothing; n2 releasing makes it free at once.
-    store.release("n1", &["g1".into()]).expect("release");
+    // n1 releasing a game it lost changes nothing.
+    store
+        .release("n1", &[("g1".into(), first)])
+        .expect("release");
     assert!(store.orphans(10).expect("orphans").is_empty());
-    store.release("n2", &["g1".into()]).expect("release");
+    // n2 claims the game again (a newer room of it there): the older room's release,
+    // under the number before, leaves the newer one's lease alone.
+    let Claim::Ours(third) = store.claim("g1", "n2", 60_000).expect("claim") else {
+        panic!("a node takes its own game again");
+    };
+    assert!(third > second);
+    store
+        .release("n2", &[("g1".into(), second)])
+        .expect("release");
+    assert!(store.orphans(10).expect("orphans").is_empty());
+    // Released under the number it is held by, the game is free at once.
+    store
+        .release("n2", &[("g1".into(), third)])
+        .expect("release");
     assert_eq!(store.orphans(10).expect("orphans"), ["g1"]);
 }
 
@@ -300,14 +315,40 @@ fn a_node_whose_runtime_is_blocked_keeps_its_leases() {
             .await
             .expect("joined");
         let mut lost = node.keep_leases().expect("a renewal thread");
-        assert!(matches!(node.claim("g1").await, Ok(Claim::Ours(_))));
+        let Ok(Claim::Ours(fence)) = node.claim("g1").await else {
+            panic!("the game is free");
+        };
         // Nothing else runs on this runtime meanwhile: a renewal task would not either.
         std::thread::sleep(Duration::from_millis(2_500));
-        assert!(node.relay().holds("g1"), "the tenure went stale");
+        assert!(node.relay().holds("g1", fence), "the tenure went stale");
         assert_eq!(
             store.claim("g1", "n2", 1_000).expect("claim"),
             Claim::Held { node: "n1".into() },
             "the lease lapsed in the store"
+        );
+        // Claimed here again, for a newer room: the older room, still running until it
+        // is told to stop, answers for nothing, and its closing lets nothing go.
+        let Ok(Claim::Ours(newer)) = node.claim("g1").await else {
+            panic!("a node takes its own game again");
+        };
+        assert!(
+            !node.relay().holds("g1", fence),
+            "the older room still answers"
+        );
+        node.disown("g1", fence).await;
+        assert!(
+            node.relay().holds("g1", newer),
+            "the newer room's claim was let go"
+        );
+        assert_eq!(
+            store.claim("g1", "n2", 1_000).expect("claim"),
+            Claim::Held { node: "n1".into() },
+            "the older room's closing released the newer one's lease"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(
+            node.relay().holds("g1", newer),
+            "a renewal let the newer claim go"
         );
         assert!(lost.try_recv().is_err(), "no game was lost");
         node.release_all().await;

@@ -51,9 +51,22 @@ impl Tenure {
         }
     }
 
-    /// Whether this node owns `game` by a lease known to run still.
-    pub fn holds(&self, game: &str) -> bool {
-        self.fresh() && self.owned.contains_key(game)
+    /// Whether this node owns `game` under `fence` by a lease known to run still. The
+    /// number matters: a room that has not yet stopped after this node claimed its game
+    /// again (a newer room, rebuilt from the store) holds an older number, and its state
+    /// may be behind the game's.
+    pub fn holds(&self, game: &str, fence: u64) -> bool {
+        self.fresh() && self.owned.get(game).is_some_and(|f| *f == fence)
+    }
+
+    /// Forgets `game` if this node still owns it under `fence` (and not under a newer
+    /// claim); whether it did.
+    fn forget(&self, game: &str, fence: u64) -> bool {
+        let forgotten = self.owned.remove_if(game, |_, f| *f == fence).is_some();
+        if forgotten {
+            crate::metrics::owned_games(-1);
+        }
+        forgotten
     }
 
     fn mark(&self, started: Instant) {
@@ -172,16 +185,16 @@ impl Node {
         self.tenure.owned.contains_key(game)
     }
 
-    /// Lets `game` go (its room stopped here).
-    pub async fn disown(&self, game: &str) {
-        if self.tenure.owned.remove(game).is_none() {
+    /// Lets `game` go: its room under `fence` stopped here. A newer claim of the game
+    /// here (a room that replaced it) keeps its lease.
+    pub async fn disown(&self, game: &str, fence: u64) {
+        if !self.tenure.forget(game, fence) {
             return;
         }
-        crate::metrics::owned_games(-1);
         let (leases, node, games) = (
             self.leases.clone(),
             self.id().to_owned(),
-            vec![game.to_owned()],
+            vec![(game.to_owned(), fence)],
         );
         let released = tokio::task::spawn_blocking(move || leases.release(&node, &games)).await;
         if let Ok(Err(e)) = released {
@@ -230,11 +243,11 @@ impl Node {
                 .unwrap_or_else(PoisonError::into_inner)
                 .take(),
         );
-        let games: Vec<String> = self
+        let games: Vec<(String, u64)> = self
             .tenure
             .owned
             .iter()
-            .map(|e| e.key().to_string())
+            .map(|e| (e.key().to_string(), *e.value()))
             .collect();
         let n = games.len();
         self.tenure.owned.clear();

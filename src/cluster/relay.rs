@@ -75,8 +75,8 @@ impl Relay for BusRelay {
         );
     }
 
-    fn holds(&self, game: &str) -> bool {
-        self.tenure.holds(game)
+    fn holds(&self, game: &str, fence: u64) -> bool {
+        self.tenure.holds(game, fence)
     }
 
     fn closed(&self, game: &str) {

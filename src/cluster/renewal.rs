@@ -93,13 +93,15 @@ impl Renewer {
         crate::metrics::cluster_renewal();
         match renewed {
             Ok(lost) => {
-                // The lost games go first: nothing may answer for them as fresh.
-                for game in &lost {
-                    if self.tenure.owned.remove(game.as_str()).is_some() {
-                        crate::metrics::owned_games(-1);
-                        crate::metrics::cluster_lease_lost();
-                    }
-                }
+                // The lost games go first: nothing may answer for them as fresh. A game
+                // claimed here again meanwhile, under a newer number, is not lost.
+                let lost: Vec<String> = games
+                    .into_iter()
+                    .filter(|(game, fence)| lost.contains(game) && self.tenure.forget(game, *fence))
+                    .map(|(game, _)| game)
+                    .collect();
+                lost.iter()
+                    .for_each(|_| crate::metrics::cluster_lease_lost());
                 self.tenure.mark(started);
                 lost
             }

@@ -390,12 +390,14 @@ impl Room {
             RoomNews::Moved {
                 game_id: self.id.clone(),
                 room: self.instance,
+                fence: self.fence,
                 members: members.collect(),
             }
         } else {
             RoomNews::Closed {
                 game_id: self.id.clone(),
                 room: self.instance,
+                fence: self.fence,
             }
         };
         (self.ctx.news)(news);
@@ -423,7 +425,13 @@ impl Room {
     }
 
     async fn handle(&mut self, cmd: RoomCmd) {
-        if self.fence.is_some() && !self.ctx.relay.as_ref().is_some_and(|r| r.holds(&self.id)) {
+        if let Some(fence) = self.fence
+            && !self
+                .ctx
+                .relay
+                .as_ref()
+                .is_some_and(|r| r.holds(&self.id, fence))
+        {
             return self.step_aside(cmd);
         }
         match cmd {

@@ -17,8 +17,13 @@ pub enum RoomNews {
     /// The game ended (committed): the players' slots are free, the lobby hears of it.
     Ended(GameSummary),
     /// The room stopped taking commands: the registry forgets this room (and only this
-    /// one: a later room of the same game may have taken its place).
-    Closed { game_id: Arc<str>, room: u64 },
+    /// one: a later room of the same game may have taken its place), and in a cluster
+    /// its lease under `fence` is given up.
+    Closed {
+        game_id: Arc<str>,
+        room: u64,
+        fence: Option<u64>,
+    },
     /// A referee changed a finished game's result (committed).
     ResultChanged {
         game_id: Arc<str>,
@@ -31,6 +36,7 @@ pub enum RoomNews {
     Moved {
         game_id: Arc<str>,
         room: u64,
+        fence: Option<u64>,
         members: Vec<Rejoin>,
     },
 }
@@ -60,10 +66,11 @@ pub enum Audience {
 pub trait Relay: Send + Sync {
     /// A frame for `audience`; `seq` is its event's number (0 for chat, which has none).
     fn frame(&self, game: &str, seq: u64, audience: Audience, frame: &Frame);
-    /// Whether this node owns `game` by a lease known to run still: if not (it was
-    /// paused, cut off from the store, or the lease was found lost), another node may
-    /// own the game now, and the room must not answer for it from an old state.
-    fn holds(&self, game: &str) -> bool;
+    /// Whether this node owns `game` under `fence` by a lease known to run still: if
+    /// not (it was paused, cut off from the store, the lease was found lost, or the game
+    /// was claimed again for a newer room), the game's state may have moved on without
+    /// this room, which must not answer for it from an old state.
+    fn holds(&self, game: &str, fence: u64) -> bool;
     /// The room stopped on this node: its relays elsewhere must find the game anew.
     fn closed(&self, game: &str);
 }

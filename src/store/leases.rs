@@ -36,7 +36,9 @@ pub trait Leases: Send + Sync + 'static {
     /// `limit`: what a node takes over after another one died.
     fn orphans(&self, limit: u32) -> Result<Vec<String>, StoreError>;
 
-    /// Gives up `node`'s leases on `games` at once (a room that closed, a node that
-    /// stops), so another node may take them without waiting for them to lapse.
-    fn release(&self, node: &str, games: &[String]) -> Result<(), StoreError>;
+    /// Gives up `node`'s leases on `games` (each with the fencing number it holds them
+    /// by) at once (a room that closed, a node that stops), so another node may take
+    /// them without waiting for them to lapse. A lease `node` has claimed again since,
+    /// under a higher number, is kept: it belongs to a newer room than the one closing.
+    fn release(&self, node: &str, games: &[(String, u64)]) -> Result<(), StoreError>;
 }

@@ -1,13 +1,20 @@
 //! The real `tengen` binary as a child process, for tests that kill or pause it.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+/// How many of a child's last log lines are kept, to show when its test fails.
+const KEPT_LINES: usize = 300;
 
 /// A `tengen serve` child and the WebSocket URL it announced.
 pub struct Running {
     pub child: Child,
     pub url: String,
+    /// Its last log lines (info and above).
+    log: Arc<Mutex<VecDeque<String>>>,
 }
 
 impl Running {
@@ -35,8 +42,15 @@ impl Running {
 }
 
 impl Drop for Running {
+    /// Kills the child; if its test is failing, shows the child's last log lines, so a
+    /// failure seen once (on CI, say) can be read from the servers' side too.
     fn drop(&mut self) {
         self.kill();
+        if std::thread::panicking() {
+            let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+            eprintln!("--- the last {} log lines of {} ---", log.len(), self.url);
+            log.iter().for_each(|line| eprintln!("{line}"));
+        }
     }
 }
 
@@ -87,8 +101,17 @@ pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
         .expect("tengen starts");
     let stderr = child.stderr.take().expect("stderr");
     let (tx, rx) = std::sync::mpsc::channel();
+    let log = Arc::new(Mutex::new(VecDeque::with_capacity(KEPT_LINES)));
+    let kept = log.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            {
+                let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+                if kept.len() == KEPT_LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line.clone());
+            }
             if let Some(i) = line.find("ws://") {
                 let url: String = line[i..]
                     .chars()
@@ -101,5 +124,5 @@ pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
     let url = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("the server announces its address");
-    Running { child, url }
+    Running { child, url, log }
 }

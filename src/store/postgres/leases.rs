@@ -87,12 +87,20 @@ async fn orphans(c: &mut Client, limit: i64) -> Result<Vec<String>, StoreError> 
     .collect()
 }
 
-async fn release(c: &mut Client, node: String, games: Vec<String>) -> Result<(), StoreError> {
+async fn release(
+    c: &mut Client,
+    node: String,
+    games: Vec<(String, u64)>,
+) -> Result<(), StoreError> {
+    let (ids, fences): (Vec<String>, Vec<i64>) =
+        games.iter().map(|(id, f)| (id.clone(), bigint(*f))).unzip();
     let tx = c.transaction().await.map_err(pg_error)?;
-    lock_in_order(&tx, &games).await?;
+    lock_in_order(&tx, &ids).await?;
     tx.execute(
-        "UPDATE games SET owner = NULL, lease_until = NULL WHERE owner = $1 AND id = ANY($2)",
-        &[&node, &games],
+        "UPDATE games AS g SET owner = NULL, lease_until = NULL
+         FROM unnest($2::text[], $3::bigint[]) AS held(id, fence)
+         WHERE g.id = held.id AND g.owner = $1 AND g.fence = held.fence",
+        &[&node, &ids, &fences],
     )
     .await
     .map_err(pg_error)?;
@@ -122,7 +130,7 @@ impl Leases for PgStore {
         self.connections.run(move |c| Box::pin(orphans(c, limit)))
     }
 
-    fn release(&self, node: &str, games: &[String]) -> Result<(), StoreError> {
+    fn release(&self, node: &str, games: &[(String, u64)]) -> Result<(), StoreError> {
         if games.is_empty() {
             return Ok(());
         }
