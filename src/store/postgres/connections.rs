@@ -23,6 +23,13 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long one call may take in all (waiting for a connection, the queries, the commit)
 /// before it fails and its connection is dropped, so a hung server never hangs a room.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the server lets a transaction of ours sit between statements before it ends
+/// the session, rolling the transaction back. A node paused, or cut off with its host
+/// gone, in the middle of a transaction (a batch of appends, a lease renewal) would
+/// otherwise keep its games' rows locked until it woke or TCP gave up, hours later, and
+/// no other node could take those games over; a node that is alive goes from one
+/// statement to the next in milliseconds.
+const IDLE_IN_TRANSACTION: &str = "SET idle_in_transaction_session_timeout = 2000";
 
 /// The work of one call: borrows a connection for as long as it runs.
 pub(super) type Work<'c, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'c>>;
@@ -141,6 +148,10 @@ impl Pool {
                 tracing::warn!(error = %e, "a PostgreSQL connection was lost");
             }
         });
+        client
+            .batch_execute(IDLE_IN_TRANSACTION)
+            .await
+            .map_err(pg_error)?;
         Ok(client)
     }
 }
