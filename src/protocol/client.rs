@@ -1,9 +1,10 @@
 //! Client → server messages. One JSON text frame each, `{"type": ..., "id": ...}` plus
 //! fields; unknown fields are refused so that a typo is an error, not a silent no-op.
 
+use std::cell::RefCell;
 use std::fmt;
 
-use serde::de::{Error as _, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
@@ -312,40 +313,96 @@ pub fn request_id(text: &str) -> Option<RequestId> {
     serde_json::from_str::<IdOnly>(text).ok()?.id
 }
 
-/// A message's top-level object, read once. serde_json's own map keeps the last of two
-/// equal keys, so `{"type":"ping","type":"list_games"}` would be read as `list_games`;
-/// here the first key that comes again is noted (the value first seen is kept), and the
-/// message is refused.
-struct TopLevel {
-    fields: Map<String, Value>,
-    repeated: Option<String>,
+/// A JSON value read with the keys of every object in it checked. serde_json's own map
+/// keeps the last of two equal keys, so `{"type":"ping","type":"list_games"}` would be read
+/// as `list_games`, and a `settings` with `board_size` twice as the second size; here the
+/// first key that comes again, at any depth, is noted in `repeated` (the value first seen
+/// is kept), and the message is refused.
+#[derive(Clone, Copy)]
+struct Checked<'a> {
+    repeated: &'a RefCell<Option<String>>,
 }
 
-impl<'de> Deserialize<'de> for TopLevel {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<TopLevel, D::Error> {
-        struct Fields;
-        impl<'de> Visitor<'de> for Fields {
-            type Value = TopLevel;
+impl<'de> DeserializeSeed<'de> for Checked<'_> {
+    type Value = Value;
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
 
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<TopLevel, A::Error> {
-                let mut fields = Map::new();
-                let mut repeated = None;
-                while let Some(key) = access.next_key::<String>()? {
-                    let value: Value = access.next_value()?;
-                    if fields.contains_key(&key) {
-                        repeated.get_or_insert(key);
-                    } else {
-                        fields.insert(key, value);
-                    }
-                }
-                Ok(TopLevel { fields, repeated })
+impl<'de> Visitor<'de> for Checked<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // JSON text has no NaN or infinity: a finite number always comes here.
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = access.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut fields = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            let value = access.next_value_seed(self)?;
+            if fields.contains_key(&key) {
+                self.repeated.borrow_mut().get_or_insert(key);
+            } else {
+                fields.insert(key, value);
             }
         }
-        deserializer.deserialize_map(Fields)
+        Ok(Value::Object(fields))
+    }
+}
+
+/// A frame's top-level object, every key in it checked ([`Checked`]), and the first key
+/// given twice in it, if any.
+fn top_level(text: &str) -> Result<(Map<String, Value>, Option<String>), String> {
+    let repeated = RefCell::new(None);
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let value = Checked {
+        repeated: &repeated,
+    }
+    .deserialize(&mut reader)
+    .and_then(|value| reader.end().map(|()| value))
+    .map_err(|e| format!("the frame is not valid JSON: {e}"))?;
+    match value {
+        Value::Object(fields) => Ok((fields, repeated.into_inner())),
+        _ => Err("a message must be a JSON object".to_string()),
     }
 }
 
@@ -353,19 +410,9 @@ impl<'de> Deserialize<'de> for TopLevel {
 /// first, so that the id is echoed even when the rest is wrong, then the body into the
 /// enum its `type` belongs to.
 pub fn decode(text: &str) -> Result<Request, DecodeError> {
-    let TopLevel {
-        fields: mut map,
-        repeated,
-    } = serde_json::from_str(text).map_err(|e| {
-        let message = match e.is_data() {
-            // The one type error the top level has: it is not an object.
-            true => "a message must be a JSON object".to_string(),
-            false => format!("the frame is not valid JSON: {e}"),
-        };
-        DecodeError {
-            id: None,
-            refusal: Refusal::new(ErrorCode::BadRequest, message),
-        }
+    let (mut map, repeated) = top_level(text).map_err(|message| DecodeError {
+        id: None,
+        refusal: Refusal::new(ErrorCode::BadRequest, message),
     })?;
     let id = match map.remove("id") {
         // An `id` given twice is not echoed: neither is more the request's than the other.
@@ -605,6 +652,22 @@ mod tests {
         let e = decode(r#"{"type":"ping","id":1,"id":2}"#).unwrap_err();
         assert_eq!(e.refusal.message, "bad message: duplicate field `id`");
         assert_eq!(e.id, None);
+        // Deeper down too: a size given twice is neither size.
+        let e = decode(
+            r#"{"type":"seek","id":3,"settings":{"board_size":9,"clock":{"system":"absolute","main_ms":1,"main_ms":2},"board_size":19}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.refusal.code, ErrorCode::BadRequest);
+        assert_eq!(e.refusal.message, "bad message: duplicate field `main_ms`");
+        assert_eq!(e.id, Some(RequestId::Number(3)));
+        let e =
+            decode(r#"{"type":"mark_dead","game_id":"g","id":4,"x":[{"a":1,"a":1}]}"#).unwrap_err();
+        assert_eq!(e.refusal.message, "bad message: duplicate field `a`");
+        // Equal keys in two different objects are not a repeat.
+        let ok = decode(
+            r#"{"type":"seek","settings":{"board_size":9,"clock":{"system":"absolute","main_ms":60000}}}"#,
+        );
+        assert!(ok.is_ok(), "{ok:?}");
     }
 
     #[test]
