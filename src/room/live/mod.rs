@@ -338,12 +338,27 @@ impl LiveGame {
         Ok(draft.finish())
     }
 
-    /// A player's connection coming or going, with the clocks as they stand at `at` (left
-    /// out when the running side has run out: the timer records that loss).
+    /// A player's connection coming or going, with the clocks as they stand after it at
+    /// `at` (left out when the running side has run out: the timer records that loss).
+    /// The player to move arriving to a clock that stands still (after a restart, or
+    /// away when play began or went on) starts theirs: the event records it running, as
+    /// the room then has it, so that clients and a replay of the log see the same.
     pub fn presence(&self, color: Color, online: bool, at: Moment) -> Step {
+        let mut clock = self.clock.clone();
+        if online
+            && color == self.game.to_move()
+            && self.stage.clock_runs()
+            && clock.running().is_none()
+        {
+            // No clock runs, so nothing is charged and nothing can flag.
+            let _ = clock.start(color, at.now);
+        }
         let clock = self
-            .clock_view(at.now)
-            .filter(|_| self.clock.check_flag(at.now).is_none());
+            .settings
+            .clock
+            .is_timed()
+            .then(|| clock.view(at.now))
+            .filter(|_| clock.check_flag(at.now).is_none());
         self.step(
             vec![GameEvent::Presence {
                 color,

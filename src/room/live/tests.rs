@@ -830,3 +830,37 @@ fn a_game_paused_by_agreement_is_still_paused_after_a_restart_and_resumes_as_bef
     assert_eq!(view.running, Some(Color::Black));
     assert_eq!(view.black.main_ms, 600_000 - 21_000 - 10_000);
 }
+
+#[test]
+fn the_player_to_move_arriving_to_a_stopped_clock_starts_it_with_their_presence() {
+    let mut t = Table::new(timed());
+    // White is not to move: Black's clock stays still while Black is away.
+    t.presence(Color::White, 0);
+    assert_eq!(t.game.clock_view(1_000).expect("timed").running, None);
+    t.presence(Color::Black, 5_000);
+    let (event, _) = t.log.last().expect("logged");
+    let GameEvent::Presence {
+        clock: Some(view), ..
+    } = event
+    else {
+        panic!("a presence with the clocks: {event:?}");
+    };
+    assert_eq!(view.running, Some(Color::Black), "the event says it runs");
+    let view = t.game.clock_view(8_000).expect("timed");
+    assert_eq!(view.running, Some(Color::Black));
+    assert_eq!(view.black.main_ms, 600_000 - 3_000);
+    // The log replayed charges Black from the arrival, as the room does.
+    let replayed = t.replayed().clock_view(8_000).expect("timed");
+    assert_eq!(replayed, view);
+    // After a restart too: the arrival starts the clock again (the time between the
+    // last event and the stop was recorded by no event, so it is not charged).
+    let mut t = Table {
+        game: t.restarted(20_000),
+        log: t.log,
+    };
+    assert_eq!(t.game.clock_view(20_000).expect("timed").running, None);
+    t.presence(Color::Black, 30_000);
+    let view = t.game.clock_view(31_000).expect("timed");
+    assert_eq!(view.running, Some(Color::Black));
+    assert_eq!(view.black.main_ms, 600_000 - 1_000);
+}
