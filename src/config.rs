@@ -236,21 +236,52 @@ impl Default for StoreConfig {
 /// The longest `store.group_wait_us`: a move waits up to this much longer under load.
 pub const MAX_GROUP_WAIT_US: u64 = 100_000;
 
-/// A database or NATS URL with its password replaced by [`REDACTED`], fit for a log
-/// line or an error message.
+/// A database or NATS URL with every secret in it replaced by [`REDACTED`], fit for a
+/// log line or an error message: the password of the user info, a NATS token in the
+/// user info's place, and the value of a query parameter that names a password, token
+/// or key (`?password=`, `?token=`, `?sslpassword=` …). Anything that is not a URL (a
+/// `host=… password=…` connection string, say) is not shown at all.
 pub fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
+        return REDACTED.to_owned();
     };
-    // The user info ends at the last `@` before the path (a password may contain `@`).
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else {
-        return url.to_owned();
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    // The user info ends at the last `@` (a password may contain `@`).
+    let authority = match authority.rfind('@') {
+        None => authority.to_owned(),
+        Some(at) => {
+            let (info, host) = (&authority[..at], &authority[at + 1..]);
+            match info.split_once(':') {
+                Some((user, _)) => format!("{user}:{REDACTED}@{host}"),
+                // A lone name is PostgreSQL's user, but NATS's token.
+                None if scheme.starts_with("postgres") => format!("{info}@{host}"),
+                None => format!("{REDACTED}@{host}"),
+            }
+        }
     };
-    match rest[..at].split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:{REDACTED}@{}", &rest[at + 1..]),
-        None => url.to_owned(),
-    }
+    let tail = match tail.split_once('?') {
+        None => tail.to_owned(),
+        Some((path, query)) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|param| match param.split_once('=') {
+                    Some((key, _)) if is_secret_param(key) => format!("{key}={REDACTED}"),
+                    _ => param.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", params.join("&"))
+        }
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
+/// Whether a URL's query parameter `key` carries a secret.
+fn is_secret_param(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    ["password", "pass", "token", "secret", "key", "jwt", "creds"]
+        .iter()
+        .any(|word| key.contains(word))
 }
 
 /// Several nodes acting as one server (docs/ARCHITECTURE.md §8). Without `nats_url`

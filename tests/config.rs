@@ -777,6 +777,41 @@ fn the_store_backend_is_chosen_and_its_url_never_shown_with_the_password() {
         "postgres://u:<redacted>@h/db"
     );
     assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
+    // A password, token or key elsewhere in the URL is hidden too.
+    assert_eq!(
+        redact_url("postgres://u@h:5432/db?sslmode=disable&password=hunter2"),
+        "postgres://u@h:5432/db?sslmode=disable&password=<redacted>"
+    );
+    assert_eq!(
+        redact_url("postgresql://h/db?sslpassword=x&user=u"),
+        "postgresql://h/db?sslpassword=<redacted>&user=u"
+    );
+    assert_eq!(
+        redact_url("nats://s3cr3t@h:4222"),
+        "nats://<redacted>@h:4222"
+    );
+    assert_eq!(
+        redact_url("nats://u:p@h:4222"),
+        "nats://u:<redacted>@h:4222"
+    );
+    assert_eq!(
+        redact_url("nats://h:4222?token=s3cr3t"),
+        "nats://h:4222?token=<redacted>"
+    );
+    assert_eq!(redact_url("nats://h:4222"), "nats://h:4222");
+    // Not a URL: not shown at all.
+    assert_eq!(redact_url("host=h password=hunter2 user=u"), "<redacted>");
+    let text = refused(
+        Config::load(
+            None,
+            env(&[
+                ("TENGEN_STORE__BACKEND", "postgres"),
+                ("TENGEN_STORE__POSTGRES_URL", "host=h password=hunter2"),
+            ]),
+        ),
+        &["store.postgres_url", "must start with postgres://"],
+    );
+    assert!(!text.contains("hunter2"), "{text}");
 
     refused(
         Config::load(None, env(&[("TENGEN_STORE__BACKEND", "postgres")])),

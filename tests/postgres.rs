@@ -176,6 +176,67 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
     assert_eq!(record["result"], "W+R", "{record}");
 }
 
+/// `tengen user add alice` on the data directory (its SQLite store), or on PostgreSQL.
+fn add_alice(data: &std::path::Path, postgres: Option<&str>) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tengen"));
+    command.args(["user", "add", "alice", "--data"]).arg(data);
+    if let Some(url) = postgres {
+        command
+            .env("TENGEN_STORE__BACKEND", "postgres")
+            .env("TENGEN_STORE__POSTGRES_URL", url);
+    }
+    let added = command
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("tengen runs");
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+}
+
+#[test]
+fn store_migrate_refuses_another_account_of_the_same_name_and_a_target_that_is_no_url() {
+    let db = postgres_db();
+    let (sqlite, elsewhere) = (
+        tempfile::tempdir().expect("dir"),
+        tempfile::tempdir().expect("dir"),
+    );
+    add_alice(sqlite.path(), None);
+    add_alice(elsewhere.path(), Some(db.url()));
+    let store = PgStore::open(db.url()).expect("open");
+    let before = store.user("alice").expect("read");
+    let refused = tengen(&["store", "migrate", "--to", db.url()], sqlite.path());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{err}");
+    assert!(
+        err.contains("alice") && err.contains("two accounts"),
+        "{err}"
+    );
+    assert_eq!(
+        store.user("alice").expect("read"),
+        before,
+        "alice is unchanged"
+    );
+    // A connection string that is not a URL is refused, and not shown.
+    let refused = tengen(
+        &[
+            "store",
+            "migrate",
+            "--to",
+            "host=127.0.0.1 password=hunter2",
+        ],
+        sqlite.path(),
+    );
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        err.contains("postgres://") && !err.contains("hunter2"),
+        "{err}"
+    );
+}
+
 #[test]
 fn operators_commands_work_on_the_configured_postgres_store() {
     let db = postgres_db();

@@ -40,6 +40,13 @@ pub enum Command {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Migrate { to, config } => {
+            // As for store.postgres_url: a `host=… dbname=…` string would fall back to
+            // defaults for what it leaves out and copy into some other database.
+            if !(to.starts_with("postgres://") || to.starts_with("postgresql://")) {
+                anyhow::bail!(
+                    "--to must be a URL that starts with postgres:// or postgresql:// (postgres://user:password@host:port/database)"
+                );
+            }
             let config = config.load()?;
             let path = config.data_dir.join(DB_FILE);
             if !path.is_file() {

@@ -189,6 +189,9 @@ pub struct Tally {
     pub users: u64,
     /// Each game's last `seq` (0 for a game without events).
     pub last_seqs: BTreeMap<String, u64>,
+    /// Each account's creation time and password hash, which tell apart two accounts
+    /// that happen to share a name.
+    pub accounts: BTreeMap<String, String>,
 }
 
 /// What a copy did and found.
@@ -202,8 +205,10 @@ pub struct CopySummary {
 
 /// Copies every row of `from` that `to` lacks, then checks that every game of `from` is
 /// in `to` with the same last event, and that `to` has at least as many games, events and
-/// users. Refused with [`StoreError::Postgres`] naming the game, before anything is
-/// written, when a game in both ends at a different event.
+/// users. Refused with [`StoreError::Postgres`] naming the game or the account, before
+/// anything is written, when a game in both ends at a different event or an account in
+/// both is another one of the same name (a row already there is never overwritten, so
+/// the copy would have given this store's games to the other account).
 pub fn sqlite_to_postgres(from: &SqliteStore, to: &PgStore) -> Result<CopySummary, StoreError> {
     let source = from.tally()?;
     let before = to.tally()?;
@@ -214,6 +219,17 @@ pub fn sqlite_to_postgres(from: &SqliteStore, to: &PgStore) -> Result<CopySummar
             return Err(StoreError::Postgres {
                 detail: format!(
                     "game {game} is in both stores, but its last event is {seq} in SQLite and {theirs} in PostgreSQL; nothing was copied"
+                ),
+            });
+        }
+    }
+    for (user, ours) in &source.accounts {
+        if let Some(theirs) = before.accounts.get(user)
+            && theirs != ours
+        {
+            return Err(StoreError::Postgres {
+                detail: format!(
+                    "the account {user} is in both stores, but they are two accounts (created at different times or with different passwords); nothing was copied"
                 ),
             });
         }

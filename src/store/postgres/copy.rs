@@ -104,7 +104,19 @@ async fn tally(client: &mut Client) -> Result<Tally, StoreError> {
     for row in &rows {
         last_seqs.insert(col::<String>(row, 0)?, col::<i64>(row, 1)?.unsigned_abs());
     }
+    let rows = client
+        .query(
+            "SELECT id, created_at_ms || ':' || coalesce(password_hash, '') FROM users",
+            &[],
+        )
+        .await
+        .map_err(pg_error)?;
+    let mut accounts = std::collections::BTreeMap::new();
+    for row in &rows {
+        accounts.insert(col::<String>(row, 0)?, col::<String>(row, 1)?);
+    }
     Ok(Tally {
+        accounts,
         games: col::<i64>(&counts, 0)?.unsigned_abs(),
         events: col::<i64>(&counts, 1)?.unsigned_abs(),
         users: col::<i64>(&counts, 2)?.unsigned_abs(),

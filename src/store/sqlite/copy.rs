@@ -68,11 +68,22 @@ impl SqliteStore {
             .map_err(&db)?
             .collect::<Result<_, _>>()
             .map_err(&db)?;
+        let mut stmt = conn
+            .prepare("SELECT id, created_at_ms || ':' || coalesce(password_hash, '') FROM users")
+            .map_err(&db)?;
+        let accounts = stmt
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
+            .map_err(&db)?
+            .collect::<Result<_, _>>()
+            .map_err(&db)?;
         Ok(Tally {
             games,
             events,
             users,
             last_seqs,
+            accounts,
         })
     }
 }
