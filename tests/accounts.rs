@@ -817,8 +817,17 @@ async fn local_accounts_and_an_identity_services_users_connect_at_once() {
 async fn operators_manage_accounts_with_the_cli_beside_a_running_server() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().to_path_buf();
-    let (ok, out, _) = tengen(&path, &["user", "add", "Alice"], "");
+    // A data directory with no store yet (one given wrong, say) is not quietly made a
+    // new one: reading or changing accounts is refused, adding says it makes one.
+    let (ok, _, err) = tengen(&path, &["user", "list"], "");
+    assert!(!ok && err.contains("no game database"), "{err}");
+    assert!(
+        !path.join(tengen::server::DB_FILE).exists(),
+        "nothing was made"
+    );
+    let (ok, out, err) = tengen(&path, &["user", "add", "Alice"], "");
     assert!(ok);
+    assert!(err.contains("made now"), "{err}");
     let generated = out
         .trim()
         .strip_prefix("password: ")

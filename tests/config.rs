@@ -684,11 +684,13 @@ fn tengen_token_refuses_to_sign_what_the_server_would_refuse() {
         &[],
         dir.path(),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The first token of a data directory makes its secret, and says where.
+    assert!(stderr.contains("generated a new secret"), "{stderr}");
+    let out = tengen(&["token", "--sub", "ann"], &[], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.is_empty(), "{stderr}");
 }
 
 #[test]

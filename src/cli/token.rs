@@ -70,13 +70,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config.auth.algorithm
         );
     }
-    let secret = load_or_create_secret(&config.auth, &config.data_dir)?;
     let mut claims = claims_for(&args.sub, args.name.as_deref(), args.role, args.ttl);
     claims.iss = config.auth.issuer.clone();
     claims.aud = config.auth.audience.clone();
     // The server would refuse a token whose `sub` or `name` it does not accept.
     if let Err(why) = user_of(claims.clone()) {
         bail!("{why}");
+    }
+    // Only once the token can be signed: a refused one leaves nothing behind.
+    let secret_file = config.data_dir.join(tengen::auth::SECRET_FILE);
+    let new_secret = config.auth.secret.is_none() && !secret_file.is_file();
+    let secret = load_or_create_secret(&config.auth, &config.data_dir)?;
+    if new_secret {
+        // A data directory given wrong would sign with a secret no server has.
+        eprintln!(
+            "generated a new secret in {}: the token works on a server that runs with this data directory",
+            secret_file.display()
+        );
     }
     let token = sign(&secret, &claims).context("signing the token")?;
     println!("{token}");

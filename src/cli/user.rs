@@ -12,8 +12,9 @@ use tengen::accounts::digest;
 use tengen::accounts::password::{check_new, hash_now};
 use tengen::accounts::username::{GUEST_PREFIX, Username};
 use tengen::auth::display_name;
+use tengen::config::StoreBackend;
 use tengen::protocol::Role;
-use tengen::server::open_store;
+use tengen::server::{DB_FILE, open_store};
 use tengen::standings::view::{ESCAPE_SCAN, Escapes};
 use tengen::store::{NewInvite, Origin, Store, StoreError, UserChange, UserRecord};
 use tengen::time::wall_ms;
@@ -91,9 +92,25 @@ pub enum Args {
     },
 }
 
-/// The store the configuration names, as `tengen serve` opens it.
-fn open(config: &ConfigArgs) -> anyhow::Result<Arc<dyn Store>> {
+/// The store the configuration names, as `tengen serve` opens it. A SQLite store that is
+/// not there yet is made only to add an account (before a server's first start), and
+/// then said so: a data directory given wrong, or not given where the server's comes
+/// from its service's environment, would otherwise be a new store nobody serves.
+fn open(config: &ConfigArgs, to_add: bool) -> anyhow::Result<Arc<dyn Store>> {
     let config = config.load()?;
+    let path = config.data_dir.join(DB_FILE);
+    if config.store.backend == StoreBackend::Sqlite && !path.is_file() {
+        if !to_add {
+            bail!(
+                "there is no game database at {} (give the server's data directory: --data DIR)",
+                path.display()
+            );
+        }
+        eprintln!(
+            "there is no game database at {} yet: it is made now, and a server sees this account only if it runs with this data directory",
+            path.display()
+        );
+    }
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("creating the data directory {}", config.data_dir.display()))?;
     Ok(open_store(&config)?)
@@ -147,7 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let shown = display_name(shown.as_deref().unwrap_or(typed.trim()))
                 .map_err(|why| anyhow::anyhow!("the display name {why}"))?
                 .to_string();
-            let store = open(&config)?;
+            let store = open(&config, true)?;
             if store.user(&id)?.is_some() {
                 bail!("the username {id:?} is taken");
             }
@@ -172,7 +189,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config,
         } => {
             let id = username(&u)?;
-            change(&*open(&config)?, &id, UserChange::Disabled(true))?;
+            change(&*open(&config, false)?, &id, UserChange::Disabled(true))?;
             eprintln!("disabled {id}; its sessions are revoked");
         }
         Args::Enable {
@@ -180,7 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config,
         } => {
             let id = username(&u)?;
-            change(&*open(&config)?, &id, UserChange::Disabled(false))?;
+            change(&*open(&config, false)?, &id, UserChange::Disabled(false))?;
             eprintln!("enabled {id}");
         }
         Args::SetRole {
@@ -192,7 +209,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("guests are made by POST /api/auth/guest, not by a role change");
             }
             let id = username(&u)?;
-            change(&*open(&config)?, &id, UserChange::Role(role))?;
+            change(&*open(&config, false)?, &id, UserChange::Role(role))?;
             eprintln!(
                 "{id} is now {}; tokens issued before keep the old role until they expire",
                 serde_json::to_value(role)?
@@ -204,7 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config,
         } => {
             let id = username(&u)?;
-            let store = open(&config)?;
+            let store = open(&config, false)?;
             match store.user(&id)? {
                 Some(user) if user.origin == Origin::Local => {}
                 Some(_) => bail!("{id:?} is not an account registered here, so it has no password"),
@@ -214,9 +231,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             change(&*store, &id, UserChange::Password(hash_now(&password)?))?;
             eprintln!("reset the password of {id}; its sessions are revoked");
         }
-        Args::List { config } => list(&*open(&config)?)?,
+        Args::List { config } => list(&*open(&config, false)?)?,
         Args::Escapes { id, config } => {
-            let store = open(&config)?;
+            let store = open(&config, false)?;
             let escapes = Escapes::of(&id, &store.forfeit_losses(&id, ESCAPE_SCAN)?);
             println!("escapes\t{}", escapes.count);
             for e in &escapes.recent {
@@ -224,7 +241,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
         Args::Invite { expires, config } => {
-            let store = open(&config)?;
+            let store = open(&config, false)?;
             let code = hex::encode(rand::random::<[u8; 12]>());
             let now = wall_ms();
             let ttl_ms = i64::try_from(expires.saturating_mul(1000)).unwrap_or(i64::MAX);
