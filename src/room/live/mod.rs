@@ -344,7 +344,7 @@ impl LiveGame {
     /// away when play began or went on) starts theirs: the event records it running, as
     /// the room then has it, so that clients and a replay of the log see the same.
     pub fn presence(&self, color: Color, online: bool, at: Moment) -> Step {
-        let mut clock = self.clock.clone();
+        let mut clock = self.clock;
         if online
             && color == self.game.to_move()
             && self.stage.clock_runs()
