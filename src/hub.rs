@@ -799,6 +799,9 @@ impl Hub {
                 return Err(refusal);
             }
         };
+        tracing::info!(game = %game_id, fence, "took the game over");
+        // Before the room's first frame, which the relay publishes after this.
+        node.took_over(game_id);
         Ok(self.start_here(node, prepared))
     }
 
@@ -827,7 +830,6 @@ impl Hub {
             .await
             .map_err(|e| Refusal::new(ErrorCode::Unavailable, e.to_string()))?;
         if let Claim::Ours(fence) = claim {
-            tracing::info!(game = %game_id, fence, "took the game over");
             let (_, replaced) = self.run_here(&node, game_id, fence).await?;
             if let Some(mirror) = replaced {
                 mirror.tell(RoomCmd::Release).await;

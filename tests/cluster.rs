@@ -558,6 +558,50 @@ async fn an_owner_paused_past_its_lease_is_fenced_out_and_drops_the_game() {
     );
 }
 
+/// A node that dies says nothing to the mirrors of its rooms. When another node takes a
+/// game over, a player whose connection is on a third node and who sends nothing is
+/// still followed there: not counted absent (so not forfeitable), and able to move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quiet_player_on_a_third_node_follows_a_game_taken_over_after_a_crash() {
+    let cluster = Processes::new(Cluster::new(), 3, Vec::new());
+    let (mut n0, n1, n2) = (cluster.spawn(0), cluster.spawn(1), cluster.spawn(2));
+    let game = {
+        let mut alice = cluster.login(&n0, "alice").await;
+        let mut bob = cluster.login(&n0, "bob").await;
+        start_game(
+            &mut alice,
+            &mut bob,
+            json!({"board_size": 19, "color": "black"}),
+        )
+        .await
+    };
+    let mut alice = cluster.login(&n1, "alice").await;
+    alice.ok(json!({"type": "join", "game_id": game})).await;
+    let mut bob = cluster.login(&n2, "bob").await;
+    bob.ok(json!({"type": "join", "game_id": game})).await;
+    // The owner dies; Bob's node is paused meanwhile, so Alice's node takes the game.
+    n2.signal(libc::SIGSTOP);
+    n0.kill();
+    play_through(&mut alice, &game, 1, &vertex(1))
+        .await
+        .expect("Alice's node takes the game over");
+    n2.signal(libc::SIGCONT);
+    // The game rebuilt on Alice's node first counts everyone gone; Bob, who sends
+    // nothing, is back in it all the same.
+    let mut gone = false;
+    loop {
+        let presence = alice.recv_type("presence").await;
+        match (presence["color"].as_str(), presence["online"].as_bool()) {
+            (Some("white"), Some(false)) => gone = true,
+            (Some("white"), Some(true)) if gone => break,
+            _ => {}
+        }
+    }
+    play_through(&mut bob, &game, 2, &vertex(2))
+        .await
+        .expect("Bob's connection follows the game");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolling_restart_hands_every_game_over_and_finishes_them_all() {
     let cluster = Processes::new(Cluster::new(), 3, Vec::new());

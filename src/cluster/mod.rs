@@ -180,6 +180,14 @@ impl Node {
         Ok(claim)
     }
 
+    /// Tells every node that `game` runs here from now on: their mirrors of its previous
+    /// room stop and join their connections to it here, as when a room closes. A node
+    /// that died said nothing, and a connection that sends nothing would otherwise stay
+    /// with a mirror of a room that is gone, unseen here, and be counted absent.
+    pub fn took_over(&self, game: &str) {
+        self.relay.closed(game);
+    }
+
     /// Whether this node holds `game`'s lease.
     pub fn owns(&self, game: &str) -> bool {
         self.tenure.owned.contains_key(game)

@@ -124,7 +124,8 @@ impl From<WireRefusal> for Refusal {
 }
 
 /// One relayed message on a game's event subject: a frame for an audience, or the news
-/// that the room stopped on its node.
+/// that the room stopped on its node or that the game runs on another one now (see
+/// [`super::Node::took_over`]); either way, the mirrors find the game anew.
 #[derive(Debug, PartialEq)]
 pub enum Relayed {
     Frame {
