@@ -130,6 +130,7 @@ impl Hub {
         tokio::spawn(async move {
             let mut ticks = tokio::time::interval(every);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut heard = true;
             loop {
                 ticks.tick().await;
                 let Some(hub) = hub.upgrade() else { return };
@@ -139,6 +140,11 @@ impl Hub {
                 if *hub.shutdown.borrow() {
                     return;
                 }
+                let hears = node.bus.is_connected();
+                if hears && !heard {
+                    hub.rejoin_mirrors(&node).await;
+                }
+                heard = hears;
                 for game in node.orphans().await {
                     if let Err(e) = hub.take_over(&game).await {
                         tracing::warn!(%game, error = %e, "could not take over a game");
@@ -147,6 +153,25 @@ impl Hub {
             }
         });
         self
+    }
+
+    /// After this node was cut off from the others (NATS down or out of reach), the
+    /// owners of the games it mirrors may have counted its connections gone: each mirror
+    /// stops, and its connections join their games again where they run.
+    async fn rejoin_mirrors(&self, node: &Node) {
+        let mirrors: Vec<RoomHandle> = self
+            .rooms
+            .iter()
+            .filter(|r| !node.owns(r.key()))
+            .map(|r| r.clone())
+            .collect();
+        tracing::info!(
+            games = mirrors.len(),
+            "back in touch with the other nodes; joining their games again"
+        );
+        for mirror in mirrors {
+            mirror.tell(RoomCmd::Release).await;
+        }
     }
 
     /// Stops the room here of a game whose lease another node took, so its connections

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::cluster::{Cluster, LEASE_MS, Processes};
 use common::process::Running;
-use common::services::{nats_url, postgres_db, unique_prefix};
+use common::services::{PrivateNats, nats_url, postgres_db, unique_prefix};
 use common::{Client, play, start_game};
 use rand::{RngExt, SeedableRng};
 use serde_json::json;
@@ -558,6 +558,25 @@ async fn an_owner_paused_past_its_lease_is_fenced_out_and_drops_the_game() {
     );
 }
 
+/// Waits until `client` hears White (Bob) recorded gone and then back, after event
+/// `after` (earlier comings and goings, from before the test's turn of events, do not
+/// count).
+async fn white_gone_and_back(client: &mut Client, after: Option<u64>) {
+    let after = after.expect("the seq of a move");
+    let mut gone = false;
+    loop {
+        let presence = client.recv_type("presence").await;
+        if presence["seq"].as_u64().is_none_or(|seq| seq <= after) {
+            continue;
+        }
+        match (presence["color"].as_str(), presence["online"].as_bool()) {
+            (Some("white"), Some(false)) => gone = true,
+            (Some("white"), Some(true)) if gone => return,
+            _ => {}
+        }
+    }
+}
+
 /// A node that dies says nothing to the mirrors of its rooms. When another node takes a
 /// game over, a player whose connection is on a third node and who sends nothing is
 /// still followed there: not counted absent (so not forfeitable), and able to move.
@@ -575,10 +594,11 @@ async fn a_quiet_player_on_a_third_node_follows_a_game_taken_over_after_a_crash(
         )
         .await
     };
-    let mut alice = cluster.login(&n1, "alice").await;
-    alice.ok(json!({"type": "join", "game_id": game})).await;
     let mut bob = cluster.login(&n2, "bob").await;
     bob.ok(json!({"type": "join", "game_id": game})).await;
+    let mut alice = cluster.login(&n1, "alice").await;
+    alice.ok(json!({"type": "join", "game_id": game})).await;
+    let after = alice.recv_type("snapshot").await["seq"].as_u64();
     // The owner dies; Bob's node is paused meanwhile, so Alice's node takes the game.
     n2.signal(libc::SIGSTOP);
     n0.kill();
@@ -588,18 +608,58 @@ async fn a_quiet_player_on_a_third_node_follows_a_game_taken_over_after_a_crash(
     n2.signal(libc::SIGCONT);
     // The game rebuilt on Alice's node first counts everyone gone; Bob, who sends
     // nothing, is back in it all the same.
-    let mut gone = false;
-    loop {
-        let presence = alice.recv_type("presence").await;
-        match (presence["color"].as_str(), presence["online"].as_bool()) {
-            (Some("white"), Some(false)) => gone = true,
-            (Some("white"), Some(true)) if gone => break,
-            _ => {}
-        }
-    }
+    white_gone_and_back(&mut alice, after).await;
     play_through(&mut bob, &game, 2, &vertex(2))
         .await
         .expect("Bob's connection follows the game");
+}
+
+/// NATS goes down under a game whose players are on two nodes. The node cut off from
+/// the game's owner refuses a move at once and never plays it later; the owner, which
+/// cannot hear the other node, refuses a claim of absence; once NATS is back the player
+/// on the other node is counted present again, and plays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nats_outage_plays_no_refused_move_and_forfeits_nobody() {
+    let mut nats = PrivateNats::start();
+    let cluster = Processes::new(Cluster::on_nats(&nats.url()), 2, Vec::new());
+    let (n0, n1) = (cluster.spawn(0), cluster.spawn(1));
+    let mut alice = cluster.login(&n0, "alice").await;
+    let game = {
+        let mut bob = cluster.login(&n0, "bob").await;
+        let settings = json!({"board_size": 19, "color": "black", "claim_after_ms": 1000});
+        start_game(&mut alice, &mut bob, settings).await
+    };
+    let mut bob = cluster.login(&n1, "bob").await;
+    bob.ok(json!({"type": "join", "game_id": game})).await;
+    play_through(&mut alice, &game, 1, &vertex(1))
+        .await
+        .expect("in");
+    let after = alice.recv_type("move_played").await["seq"].as_u64();
+    nats.stop();
+    let second = json!({"type": "play", "game_id": game, "move_number": 2, "vertex": vertex(2)});
+    let refused = bob.request(second.clone()).await;
+    assert_eq!(refused["code"], "unavailable", "{refused}");
+    // Long enough for the owner to count Bob's node gone and the claim wait to pass.
+    for _ in 0..10 {
+        let claim = alice
+            .request(json!({"type": "claim_win", "game_id": game}))
+            .await;
+        assert_eq!(claim["code"], "unavailable", "{claim}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    nats.resume();
+    white_gone_and_back(&mut alice, after).await;
+    // The refused move was not played meanwhile: it is still Bob's move 2 to make.
+    let reply = loop {
+        let reply = bob.request(second.clone()).await;
+        if reply["code"] != "unavailable" {
+            break reply;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(reply["type"], "ack", "{reply}");
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    assert_eq!(stored_moves(&store, &game), [vertex(1), vertex(2)]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

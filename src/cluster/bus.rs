@@ -24,6 +24,8 @@ pub enum BusError {
     TimedOut { subject: String },
     #[error("a request on {subject} failed: {detail}")]
     Request { subject: String, detail: String },
+    #[error("not connected to NATS, so nothing was sent on {subject}")]
+    NotConnected { subject: String },
 }
 
 /// A node's connection to the others.
@@ -108,7 +110,9 @@ impl Bus {
             })
     }
 
-    /// Sends a request and waits for the one answer, at most `timeout`.
+    /// Sends a request and waits for the one answer, at most `timeout`. Refused at once
+    /// while the connection is down: the client would keep the request and send it once
+    /// reconnected, long after its sender was told nothing happened.
     pub async fn request(
         &self,
         subject: String,
@@ -116,6 +120,9 @@ impl Bus {
         timeout: std::time::Duration,
     ) -> Result<Bytes, BusError> {
         use async_nats::RequestErrorKind;
+        if !self.is_connected() {
+            return Err(BusError::NotConnected { subject });
+        }
         let request = async_nats::Request::new()
             .payload(payload)
             .timeout(Some(timeout));

@@ -135,6 +135,8 @@ impl Mirror {
         crate::metrics::cluster_forwarded(started.elapsed().as_micros() as u64);
         let answer = match asked {
             Ok(bytes) => serde_json::from_slice::<Answer>(&bytes).ok(),
+            // The owner may be well; this node is the one cut off.
+            Err(BusError::NotConnected { .. }) => return Err(cut_off()),
             Err(e) => {
                 tracing::info!(game = %self.game, error = %e, "the game's node does not answer");
                 None
@@ -345,6 +347,13 @@ impl Mirror {
             }
         }
     }
+}
+
+fn cut_off() -> Refusal {
+    Refusal::new(
+        ErrorCode::Unavailable,
+        "this server node cannot reach the game's node just now; nothing changed, send it again in a moment",
+    )
 }
 
 fn unexpected() -> Refusal {

@@ -82,4 +82,8 @@ impl Relay for BusRelay {
     fn closed(&self, game: &str) {
         self.send(game, Relayed::Closed);
     }
+
+    fn hears_others(&self) -> bool {
+        self.bus.is_connected()
+    }
 }

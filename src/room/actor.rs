@@ -643,6 +643,14 @@ impl Room {
         lag_ms: u64,
     ) -> Result<Option<u64>, Refusal> {
         let at = self.moment(lag_ms);
+        if matches!(action, Action::ClaimWin)
+            && self.ctx.relay.as_ref().is_some_and(|r| !r.hears_others())
+        {
+            return Err(Refusal::new(
+                ErrorCode::Unavailable,
+                "this server node is cut off from the others, so it cannot tell whether your opponent is connected through one of them; claim again once it is back",
+            ));
+        }
         let step = match &action {
             Action::Referee(act) => self.live.referee(user, act, at)?,
             _ => {

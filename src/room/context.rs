@@ -73,6 +73,9 @@ pub trait Relay: Send + Sync {
     fn holds(&self, game: &str, fence: u64) -> bool;
     /// The room stopped on this node: its relays elsewhere must find the game anew.
     fn closed(&self, game: &str);
+    /// Whether this node hears the others now: a player whose connection is on another
+    /// node looks absent here while it does not, through no fault of theirs.
+    fn hears_others(&self) -> bool;
 }
 
 /// A room's window on the server.

@@ -21,6 +21,8 @@ pub struct Cluster {
     pub secret: String,
     /// The nodes' `cluster.lease_ms`.
     pub lease_ms: u64,
+    /// The NATS server the nodes talk through.
+    pub nats: String,
 }
 
 impl Cluster {
@@ -34,6 +36,15 @@ impl Cluster {
             name: unique_prefix(),
             secret: format!("secret-{}", unique_prefix()),
             lease_ms,
+            nats: nats_url(),
+        }
+    }
+
+    /// A cluster whose nodes talk through the NATS server at `nats` (one a test stops).
+    pub fn on_nats(nats: &str) -> Cluster {
+        Cluster {
+            nats: nats.to_owned(),
+            ..Cluster::new()
         }
     }
 
@@ -41,7 +52,7 @@ impl Cluster {
     pub fn configure(&self, config: &mut Config, id: &str) {
         config.store.backend = StoreBackend::Postgres;
         config.store.postgres_url = Some(self.db.url().to_owned());
-        config.cluster.nats_url = Some(nats_url());
+        config.cluster.nats_url = Some(self.nats.clone());
         config.cluster.name = self.name.clone();
         config.cluster.node_id = Some(id.to_owned());
         config.cluster.lease_ms = self.lease_ms;
@@ -72,7 +83,7 @@ impl Cluster {
     ) -> Running {
         let mut env = cluster_env(
             self.db.url(),
-            &nats_url(),
+            &self.nats,
             &self.name,
             id,
             self.lease_ms,

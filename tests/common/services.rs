@@ -105,3 +105,72 @@ pub fn admin_sql(admin: &str, sql: String) -> Result<(), String> {
 pub fn postgres_admin_url() -> String {
     std::env::var("TENGEN_TEST_POSTGRES").unwrap_or_else(|_| DEFAULT_POSTGRES.to_owned())
 }
+
+/// A NATS server of one test's own, on a port of its own, that the test can stop and
+/// start again (on the same port) to cut its nodes off from each other.
+pub struct PrivateNats {
+    port: u16,
+    child: Option<std::process::Child>,
+}
+
+impl PrivateNats {
+    pub fn start() -> PrivateNats {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut nats = PrivateNats { port, child: None };
+        nats.resume();
+        nats
+    }
+
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Stops the server: every node loses its connection.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on its port, and waits until it listens.
+    pub fn resume(&mut self) {
+        let bin = [
+            "nats-server",
+            "/usr/sbin/nats-server",
+            "/usr/bin/nats-server",
+        ]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok()
+        })
+        .expect("nats-server is installed (tests/run installs it)");
+        let child = std::process::Command::new(bin)
+            .args(["-a", "127.0.0.1", "-p", &self.port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nats-server starts");
+        self.child = Some(child);
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
+        for _ in 0..100 {
+            if std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("nats-server does not listen on {addr}");
+    }
+}
+
+impl Drop for PrivateNats {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
