@@ -17,6 +17,8 @@ use crate::store::{Leases, PgStore, SqliteStore, Store, StoreError, StoreWriter,
 
 /// The SQLite file's name in the data dir.
 pub const DB_FILE: &str = "tengen.db";
+/// How long shutdown waits for NATS to take this node's goodbye to the others.
+const GOODBYE_WAIT: Duration = Duration::from_secs(2);
 /// How long shutdown waits for connections to close before it stops waiting.
 const DRAIN: Duration = Duration::from_secs(5);
 
@@ -262,8 +264,14 @@ impl Server {
         if tokio::time::timeout(DRAIN, drained).await.is_err() {
             tracing::warn!("connections did not close within {DRAIN:?}; closing the store anyway");
         }
-        if let Some(link) = self.hub.lobby.cluster() {
-            link.leave().await;
+        // A goodbye cannot reach nodes through a NATS that is down; they find this one
+        // gone by its silence instead.
+        if let Some(link) = self.hub.lobby.cluster()
+            && tokio::time::timeout(GOODBYE_WAIT, link.leave())
+                .await
+                .is_err()
+        {
+            tracing::warn!("the other nodes could not be told goodbye within {GOODBYE_WAIT:?}");
         }
         self.hub.writer().clone().close().await;
         tracing::info!("store closed; bye");

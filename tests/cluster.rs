@@ -662,6 +662,64 @@ async fn a_nats_outage_plays_no_refused_move_and_forfeits_nobody() {
     assert_eq!(stored_moves(&store, &game), [vertex(1), vertex(2)]);
 }
 
+/// A node stopped (SIGTERM) while NATS is down still stops: its goodbye to the others
+/// cannot be sent, and it does not wait for NATS to come back to send it.
+#[test]
+fn a_node_stops_on_sigterm_while_nats_is_down() {
+    let mut nats = PrivateNats::start();
+    let cluster = Processes::new(Cluster::on_nats(&nats.url()), 1, Vec::new());
+    let mut node = cluster.spawn(0);
+    nats.stop();
+    node.signal(libc::SIGTERM);
+    // Bounded only so that a hang fails the test instead of the suite.
+    let status = (0..600).find_map(|_| match node.child.try_wait() {
+        Ok(Some(status)) => Some(status),
+        _ => {
+            std::thread::sleep(Duration::from_millis(100));
+            None
+        }
+    });
+    let status = status.expect("the node exits");
+    assert!(status.success(), "{status}");
+}
+
+/// A node that stops (SIGTERM) hands its games over with the time of the move in
+/// progress charged: the player to move does not get back what they spent thinking.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_over_keeps_the_time_of_the_move_in_progress() {
+    let cluster = Processes::new(Cluster::new(), 2, Vec::new());
+    let (n0, n1) = (cluster.spawn(0), cluster.spawn(1));
+    let game = {
+        let mut alice = cluster.login(&n0, "alice").await;
+        let mut bob = cluster.login(&n0, "bob").await;
+        let clock = json!({"system": "absolute", "main_ms": 600_000});
+        let settings = json!({"board_size": 19, "color": "black", "clock": clock});
+        start_game(&mut alice, &mut bob, settings).await
+    };
+    // Both play through the other node, which stays up.
+    let mut alice = cluster.login(&n1, "alice").await;
+    alice.ok(json!({"type": "join", "game_id": game})).await;
+    let mut bob = cluster.login(&n1, "bob").await;
+    bob.ok(json!({"type": "join", "game_id": game})).await;
+    // Black thinks; the game's node stops meanwhile and hands it over.
+    let thought = 1_500;
+    tokio::time::sleep(Duration::from_millis(thought)).await;
+    n0.signal(libc::SIGTERM);
+    play_through(&mut alice, &game, 1, &vertex(1))
+        .await
+        .expect("the game plays on on the other node");
+    let played = loop {
+        let event = alice.recv_type("move_played").await;
+        if event["move_number"] == 1 {
+            break event;
+        }
+    };
+    let left = played["clock"]["black"]["main_ms"]
+        .as_u64()
+        .expect("a clock");
+    assert!(left <= 600_000 - thought, "Black got time back: {played}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolling_restart_hands_every_game_over_and_finishes_them_all() {
     let cluster = Processes::new(Cluster::new(), 3, Vec::new());

@@ -474,7 +474,10 @@ impl Room {
                     self.presence(color).await;
                 }
             }
-            RoomCmd::Release => self.moved = true,
+            RoomCmd::Release => {
+                self.record_leaving().await;
+                self.moved = true;
+            }
             RoomCmd::Act {
                 user,
                 action,
@@ -624,6 +627,21 @@ impl Room {
         let to_move = self.live.to_move();
         if self.crowd.has_player(to_move) {
             self.live.start_clock_if_stopped(self.now());
+        }
+    }
+
+    /// The room lets its game go (this node hands it over as it stops): the players'
+    /// leaving is recorded with the clocks, as when connections close at a stop, so the
+    /// time of the move in progress is kept where the game runs next, and they count as
+    /// present there once their connections follow it.
+    async fn record_leaving(&mut self) {
+        for color in [Color::Black, Color::White] {
+            if self.live.is_online(color) && self.live.phase() != Phase::Ended {
+                let step = self.live.presence(color, false, self.moment(0));
+                if self.commit(step).await.is_err() {
+                    return;
+                }
+            }
         }
     }
 
