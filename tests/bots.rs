@@ -797,3 +797,81 @@ async fn a_killed_engine_resigns_its_game_and_the_bot_plays_on_in_the_other() {
     let ended = live_side.recv_type("game_ended").await;
     assert_eq!(ended["result"], "W+R");
 }
+
+/// Whether `c` has received a `kind` message by now: a ping's reply comes after
+/// everything the server sent before it.
+async fn has_received(c: &mut Client, kind: &str) -> bool {
+    c.ok(json!({"type": "ping"})).await;
+    c.pending().iter().any(|v| v["type"] == kind)
+}
+
+/// `c`'s game: joined, then resigned (the person gives up at once).
+async fn join_and_resign(c: &mut Client, game: &str) {
+    c.ok(json!({"type": "join", "game_id": game})).await;
+    c.ok(json!({"type": "resign", "game_id": game})).await;
+    c.recv_type("game_ended").await;
+}
+
+/// `--max-games 1`: three people challenge the bot at the same moment. The server matches
+/// one against the offer (its `max_games`), the other two challenges wait, and each time
+/// a game ends the bot accepts exactly one waiting challenge: nobody is told a game
+/// started that the bot then resigns at move 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_is_never_matched_into_more_games_than_max_games() {
+    require_gnugo();
+    let server = TestServer::start().await;
+    let kuro = Bot::start(
+        &server,
+        &server.url,
+        "kuro",
+        &[
+            "--engine",
+            &gnugo(false),
+            "--offer-sizes",
+            "9",
+            "--max-games",
+            "1",
+        ],
+    );
+    let mut people = Vec::new();
+    for name in ["alice", "bob", "carol"] {
+        people.push(server.login(name).await);
+    }
+    bot_listed(&mut people[0], "kuro").await;
+    let challenge = json!({"type": "challenge", "opponent": "kuro",
+        "settings": {"board_size": 9, "color": "black"}});
+    // All three are on the wire before any reply is read.
+    let mut ids = Vec::new();
+    for p in people.iter_mut() {
+        ids.push(p.send_request(challenge.clone()).await.unwrap());
+    }
+    for (p, id) in people.iter_mut().zip(ids) {
+        let reply = p.reply(id).await.unwrap();
+        assert_eq!(reply["type"], "challenge_created", "{reply}");
+    }
+    let mut waiting: Vec<usize> = (0..3).collect();
+    for round in 0..3 {
+        // A moment for anything wrongly started to show.
+        sleep(Duration::from_millis(1500)).await;
+        let mut started = Vec::new();
+        for &i in &waiting {
+            if has_received(&mut people[i], "game_started").await {
+                started.push(i);
+            }
+        }
+        assert_eq!(
+            started.len(),
+            1,
+            "round {round}: exactly one game at a time, not {started:?} of {waiting:?}"
+        );
+        let i = started[0];
+        waiting.retain(|&w| w != i);
+        let game = people[i].recv_type("game_started").await["game_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        join_and_resign(&mut people[i], &game).await;
+    }
+    let log = std::fs::read_to_string(&kuro.log).unwrap();
+    assert!(!log.contains("beyond --max-games"), "{log}");
+}
