@@ -264,9 +264,8 @@ impl Hub {
 
     /// Takes a slot of each player's, or none.
     fn reserve_slots(&self, players: [&UserInfo; 2]) -> Result<(), Refusal> {
-        let max = self.config.limits.max_games_per_user;
         for (i, user) in players.iter().enumerate() {
-            if !self.reserve_slot(&user.id, max) {
+            if !self.reserve_slot(&user.id, self.max_games_of(&user.id)) {
                 players[..i].iter().for_each(|u| self.release_slot(&u.id));
                 return Err(self.no_slot(user));
             }
@@ -277,25 +276,40 @@ impl Hub {
     /// Whether both players have a slot free now, taking none: for refusing a game
     /// before anyone is told of it. [`Hub::reserve_slots`] still decides.
     pub fn check_slots(&self, players: [&UserInfo; 2]) -> Result<(), Refusal> {
-        let max = self.config.limits.max_games_per_user;
-        match players
-            .into_iter()
-            .find(|u| self.live_games.get(&u.id).is_some_and(|n| *n >= max))
-        {
+        match players.into_iter().find(|u| !self.has_free_slot(&u.id)) {
             Some(user) => Err(self.no_slot(user)),
             None => Ok(()),
         }
     }
 
     fn no_slot(&self, user: &UserInfo) -> Refusal {
-        let max = self.config.limits.max_games_per_user;
+        let max = self.max_games_of(&user.id);
+        let whose = if max < self.config.limits.max_games_per_user {
+            "the most its offer takes"
+        } else {
+            "the most this server allows"
+        };
         Refusal::new(
             ErrorCode::LimitReached,
-            format!(
-                "{} already plays {max} live games, the most this server allows",
-                user.name
-            ),
+            format!("{} already plays {max} live games, {whose}", user.name),
         )
+    }
+
+    /// The most live games `user` may play at once: the server's limit, or a bot's own
+    /// `max_games` while its offer is up, when that is lower.
+    fn max_games_of(&self, user: &str) -> usize {
+        let max = self.config.limits.max_games_per_user;
+        match self.lobby.offer_of(user).and_then(|b| b.offer.max_games) {
+            Some(own) => own.min(max),
+            None => max,
+        }
+    }
+
+    /// Whether a bot with an offer plays as many games as the offer says it takes (its
+    /// own limit, not the server's): a challenge to it then waits for the bot to accept.
+    pub fn bot_is_full(&self, bot: &str) -> bool {
+        let own = self.max_games_of(bot) < self.config.limits.max_games_per_user;
+        own && !self.has_free_slot(bot)
     }
 
     /// Accepts a seek or challenge: the game is created on the lobby side (see
@@ -587,7 +601,7 @@ impl Hub {
     }
 
     fn has_free_slot(&self, user: &str) -> bool {
-        let max = self.config.limits.max_games_per_user;
+        let max = self.max_games_of(user);
         self.live_games.get(user).is_none_or(|n| *n < max)
     }
 

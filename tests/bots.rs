@@ -797,3 +797,169 @@ async fn a_killed_engine_resigns_its_game_and_the_bot_plays_on_in_the_other() {
     let ended = live_side.recv_type("game_ended").await;
     assert_eq!(ended["result"], "W+R");
 }
+
+/// Whether `c` has received a `kind` message by now: a ping's reply comes after
+/// everything the server sent before it.
+async fn has_received(c: &mut Client, kind: &str) -> bool {
+    c.ok(json!({"type": "ping"})).await;
+    c.pending().iter().any(|v| v["type"] == kind)
+}
+
+/// `c`'s game: joined, then resigned (the person gives up at once).
+async fn join_and_resign(c: &mut Client, game: &str) {
+    c.ok(json!({"type": "join", "game_id": game})).await;
+    c.ok(json!({"type": "resign", "game_id": game})).await;
+    c.recv_type("game_ended").await;
+}
+
+/// `--max-games 1`: three people challenge the bot at the same moment. The server matches
+/// one against the offer (its `max_games`), the other two challenges wait, and each time
+/// a game ends the bot accepts exactly one waiting challenge: nobody is told a game
+/// started that the bot then resigns at move 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_is_never_matched_into_more_games_than_max_games() {
+    require_gnugo();
+    let server = TestServer::start().await;
+    let kuro = Bot::start(
+        &server,
+        &server.url,
+        "kuro",
+        &[
+            "--engine",
+            &gnugo(false),
+            "--offer-sizes",
+            "9",
+            "--max-games",
+            "1",
+        ],
+    );
+    let mut people = Vec::new();
+    for name in ["alice", "bob", "carol"] {
+        people.push(server.login(name).await);
+    }
+    bot_listed(&mut people[0], "kuro").await;
+    let challenge = json!({"type": "challenge", "opponent": "kuro",
+        "settings": {"board_size": 9, "color": "black"}});
+    // All three are on the wire before any reply is read.
+    let mut ids = Vec::new();
+    for p in people.iter_mut() {
+        ids.push(p.send_request(challenge.clone()).await.unwrap());
+    }
+    for (p, id) in people.iter_mut().zip(ids) {
+        let reply = p.reply(id).await.unwrap();
+        assert_eq!(reply["type"], "challenge_created", "{reply}");
+    }
+    let mut waiting: Vec<usize> = (0..3).collect();
+    for round in 0..3 {
+        // A moment for anything wrongly started to show.
+        sleep(Duration::from_millis(1500)).await;
+        let mut started = Vec::new();
+        for &i in &waiting {
+            if has_received(&mut people[i], "game_started").await {
+                started.push(i);
+            }
+        }
+        assert_eq!(
+            started.len(),
+            1,
+            "round {round}: exactly one game at a time, not {started:?} of {waiting:?}"
+        );
+        let i = started[0];
+        waiting.retain(|&w| w != i);
+        let game = people[i].recv_type("game_started").await["game_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        join_and_resign(&mut people[i], &game).await;
+    }
+    let log = std::fs::read_to_string(&kuro.log).unwrap();
+    assert!(!log.contains("beyond --max-games"), "{log}");
+}
+
+/// A pause asked for while the engine thinks (GTP `genmove` in flight) is agreed to before
+/// the bot's move, which would withdraw it: the game pauses, the move waits, and after
+/// the resume the bot plays the move its engine chose.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_asked_for_while_the_engine_thinks_is_agreed_before_the_move() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let slow = r#"sh -c 'while read c; do case "$c" in genmove*) sleep 2; printf "= C3\n\n";; list_commands*) printf "= genmove\nplay\n\n";; *) printf "= \n\n";; esac; done'"#;
+    let _kuro = Bot::start(&server, &server.url, "kuro", &["--engine", slow]);
+    bot_listed(&mut alice, "kuro").await;
+    let settings = json!({"board_size": 9, "color": "black"});
+    alice
+        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
+        .await;
+    let game = alice.recv_type("game_started").await["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    alice.ok(json!({"type": "join", "game_id": game})).await;
+    alice.recv_type("snapshot").await;
+    common::play(&mut alice, &game, 1, "E5").await;
+    // The engine now thinks for two seconds.
+    sleep(Duration::from_millis(300)).await;
+    alice.ok(json!({"type": "pause", "game_id": game})).await;
+    loop {
+        let v = alice.recv().await;
+        assert_ne!(
+            v["type"], "move_played",
+            "the bot moved before agreeing: {v}"
+        );
+        if v["type"] == "paused" {
+            break;
+        }
+    }
+    // The engine has answered by now; the move waits for the resume.
+    sleep(Duration::from_millis(2500)).await;
+    assert!(!has_received(&mut alice, "move_played").await);
+    alice.ok(json!({"type": "resume", "game_id": game})).await;
+    alice.recv_type("resumed").await;
+    let reply = alice.recv_type("move_played").await;
+    assert_eq!(reply["color"], "white", "{reply}");
+    assert_eq!(reply["move_number"], 2, "{reply}");
+    assert_eq!(reply["vertex"], "C3", "the engine's move, kept: {reply}");
+}
+
+/// An engine that plays on an occupied point: the server refuses the move, the bridge
+/// passes instead and tells the engine of the pass, so the engine's history is the game's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_illegal_engine_move_becomes_a_pass_on_the_engines_board_too() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let gtp_log = server.dir.path().join("gtp.log");
+    let stubborn = format!(
+        r#"sh -c 'while read c; do echo "$c" >> {}; case "$c" in genmove*) printf "= E5\n\n";; list_commands*) printf "= genmove\nplay\n\n";; *) printf "= \n\n";; esac; done'"#,
+        gtp_log.display()
+    );
+    let _kuro = Bot::start(&server, &server.url, "kuro", &["--engine", &stubborn]);
+    bot_listed(&mut alice, "kuro").await;
+    let settings = json!({"board_size": 9, "color": "white"});
+    alice
+        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
+        .await;
+    let game = alice.recv_type("game_started").await["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    alice.ok(json!({"type": "join", "game_id": game})).await;
+    alice.recv_type("snapshot").await;
+    let first = alice.recv_type("move_played").await;
+    assert_eq!(first["vertex"], "E5", "{first}");
+    common::play(&mut alice, &game, 2, "C3").await;
+    // E5 again: occupied, refused, and passed instead.
+    let third = alice.recv_type("move_played").await;
+    assert_eq!(third["move_number"], 3, "{third}");
+    assert_eq!(third["vertex"], "pass", "{third}");
+    let commands = std::fs::read_to_string(&gtp_log).unwrap();
+    let after_refusal = commands
+        .rsplit_once("genmove b")
+        .map(|(_, after)| after)
+        .unwrap_or_default();
+    assert!(
+        after_refusal.lines().any(|l| l.trim() == "play b pass"),
+        "the engine was told of the pass: {commands}"
+    );
+    alice.ok(json!({"type": "resign", "game_id": game})).await;
+    alice.recv_type("game_ended").await;
+}

@@ -18,7 +18,7 @@ use tokio::time::{Instant, sleep_until};
 use super::gtp::{Engine, GtpError, QUICK};
 use super::scoring::{Verdict, verdict};
 use super::time::{kgs_time_settings, move_deadline, time_left, time_settings};
-use crate::clock::ClockView;
+use crate::clock::{ClockView, TimeControl};
 use crate::protocol::{
     ErrorCode, EventFrame, GameAction, GameEvent, GameSettings, HandicapPlacement, Phase, Snapshot,
 };
@@ -115,6 +115,9 @@ pub struct GameBridge {
     /// The opponent asked to pause or to resume; the bot agrees (`pause` / `resume`).
     opponent_asks: Option<Ask>,
     agreed: bool,
+    /// The seq of a `pause_requested` agreed to while the engine was thinking, before
+    /// its move (a move would withdraw the request).
+    early_pause: Option<u64>,
     /// Free handicap stones the engine placed and we sent.
     placed: Option<Vec<Vertex>>,
     handicap_sent: bool,
@@ -165,6 +168,7 @@ impl GameBridge {
             stopped: false,
             opponent_asks: None,
             agreed: false,
+            early_pause: None,
             placed: None,
             handicap_sent: false,
             marking: Marking::default(),
@@ -250,6 +254,20 @@ impl GameBridge {
                         self.backlog.push_back(ToGame::Event(frame));
                         return Err(AskError::Interrupted);
                     }
+                    Some(ToGame::Event(frame)) => {
+                        // The opponent asks to pause while the engine thinks: agree now,
+                        // before the engine's move could withdraw the request.
+                        let asks_pause = matches!(frame.event, GameEvent::PauseRequested { by } if by != self.me);
+                        if asks_pause && self.ready && frame.seq > self.seq && self.failed.is_none() {
+                            self.early_pause = Some(frame.seq);
+                            let agree = Outgoing {
+                                game_id: self.game_id.clone(),
+                                action: GameAction::Pause {},
+                            };
+                            let _ = self.out.send(agree).await;
+                        }
+                        self.backlog.push_back(ToGame::Event(frame));
+                    }
                     Some(input) => self.backlog.push_back(input),
                     None => return Err(AskError::Interrupted),
                 },
@@ -298,6 +316,7 @@ impl GameBridge {
                 }
                 self.handicap_sent = false;
                 self.agreed = false;
+                self.early_pause = None;
                 self.resign_sent = false;
                 self.marking.requested.clear();
                 self.marking.accept_sent = None;
@@ -400,7 +419,7 @@ impl GameBridge {
         self.ask("clear_board", QUICK).await?;
         self.ask(&format!("komi {}", self.engine_komi()), QUICK)
             .await?;
-        let tc = self.settings.clock;
+        let tc = engine_time_control(self.settings.clock, self.untimed_move_limit);
         let command = if self.kgs_time {
             kgs_time_settings(&tc)
         } else {
@@ -445,6 +464,10 @@ impl GameBridge {
                     self.clock = clock;
                 }
                 self.retry_delay = Duration::from_millis(500);
+                // A move withdraws a pause request (competition.md).
+                if self.opponent_asks == Some(Ask::Pause) {
+                    self.opponent_asks = None;
+                }
                 self.move_played(move_number, color, vertex).await;
             }
             GameEvent::GameBegan { clock } => {
@@ -455,8 +478,11 @@ impl GameBridge {
             }
             GameEvent::PauseRequested { by } if by != self.me => {
                 self.opponent_asks = Some(Ask::Pause);
-                self.agreed = false;
+                self.agreed = self.early_pause.take() == Some(seq);
             }
+            // Our agreement reached the server after the request was withdrawn, and
+            // became a request of ours: nothing of the opponent's to wait for.
+            GameEvent::PauseRequested { .. } => self.opponent_asks = None,
             GameEvent::ResumeRequested { by } if by != self.me => {
                 self.opponent_asks = Some(Ask::Resume);
                 self.agreed = false;
@@ -559,9 +585,21 @@ impl GameBridge {
                 }
                 if code == ErrorCode::IllegalMove {
                     // The engine does not know this server's repetition rule: take the
-                    // stone back by replaying the position, and pass instead.
+                    // stone back by replaying the position, and pass instead, on the
+                    // engine's board too so that its history is the game's.
                     self.pending = None;
                     self.sync_engine().await;
+                    if self.failed.is_some() {
+                        return;
+                    }
+                    let pass = format!("play {} pass", gtp_color(self.me));
+                    match self.ask(&pass, QUICK).await {
+                        Ok(_) => {}
+                        Err(AskError::Interrupted) => return,
+                        Err(AskError::Engine(e)) => {
+                            return self.fail(format!("it did not take its pass: {e}")).await;
+                        }
+                    }
                     self.pending = Some(Pending {
                         number: move_number,
                         mv: Move::Pass,
@@ -619,7 +657,9 @@ impl GameBridge {
             })
             .await;
         }
-        if self.stopped || self.retry_at.is_some_and(|t| t > Instant::now()) {
+        // Agreed to a pause that is not in force yet: a move now would withdraw it.
+        let pausing = self.opponent_asks == Some(Ask::Pause) && self.agreed;
+        if self.stopped || pausing || self.retry_at.is_some_and(|t| t > Instant::now()) {
             return;
         }
         match self.phase {
@@ -700,12 +740,17 @@ impl GameBridge {
         }
         match self.generate().await {
             Ok(Some(mv)) => {
+                // What came while the engine thought (a pause asked for, the game
+                // ended) is taken in first; the move is sent after it, if still due.
+                let now = self.backlog.is_empty();
                 self.pending = Some(Pending {
                     number,
                     mv,
-                    sent: true,
+                    sent: now,
                 });
-                self.send_move(number, mv).await;
+                if now {
+                    self.send_move(number, mv).await;
+                }
             }
             Ok(None) => {
                 tracing::info!("the engine resigns");
@@ -829,6 +874,18 @@ impl GameBridge {
     }
 }
 
+/// The time control the engine is told: the game's, or for an untimed game the bridge's
+/// own limit per move (`--untimed-move-secs`, past which it resigns), so that the engine
+/// plans its thinking within it instead of being told there is no limit.
+fn engine_time_control(tc: TimeControl, untimed_move_limit: Duration) -> TimeControl {
+    match tc {
+        TimeControl::None => TimeControl::Simple {
+            per_move_ms: u64::try_from(untimed_move_limit.as_millis()).unwrap_or(u64::MAX),
+        },
+        tc => tc,
+    }
+}
+
 /// A command the engine may not know (`time_settings`, `time_left`): a refusal is fine.
 fn optional(result: Result<String, AskError>) -> Result<(), AskError> {
     match result {
@@ -872,5 +929,18 @@ mod tests {
         );
         assert!(parse_vertices("", 9).unwrap().is_empty());
         assert!(parse_vertices("Z9", 9).is_err());
+    }
+
+    #[test]
+    fn an_untimed_game_tells_the_engine_the_bridges_limit_per_move() {
+        let limit = Duration::from_secs(300);
+        let told = engine_time_control(TimeControl::None, limit);
+        assert_eq!(super::time_settings(&told), "time_settings 0 300 1");
+        assert_eq!(
+            kgs_time_settings(&told),
+            "kgs-time_settings byoyomi 0 300 1"
+        );
+        let timed = TimeControl::Absolute { main_ms: 60_000 };
+        assert_eq!(engine_time_control(timed, limit), timed);
     }
 }

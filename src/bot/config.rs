@@ -68,7 +68,7 @@ pub struct BotFile {
     pub untimed_move_secs: Option<u64>,
     pub games: Option<u32>,
     pub answer_seeks: Option<bool>,
-    /// Post no offer at all (a bot that only challenges).
+    /// Post no offer at all: the bot declines challenges and only challenges.
     pub no_offer: Option<bool>,
     pub offer: Option<BotOffer>,
     pub challenge: Option<ChallengeFile>,

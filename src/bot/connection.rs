@@ -56,6 +56,7 @@ pub struct Summary {
 enum Sent {
     Game { game_id: String, action: GameAction },
     Join { game_id: String },
+    Accept { challenge_id: String },
     Offer,
     Challenge,
     ListGames,
@@ -100,6 +101,12 @@ pub struct BotRunner {
     challenge_at: Option<Instant>,
     /// Challenges we have sent an `accept` for (each is accepted once).
     accepting: HashSet<String>,
+    /// Accepts awaiting their reply, and games accepted whose `game_started` has not
+    /// come yet: each takes a slot, so the bot never accepts past `max_games`.
+    accepts_in_flight: HashSet<String>,
+    starting: HashSet<String>,
+    /// When to list the lobby again for challenges that wait for the bot.
+    relist_at: Option<Instant>,
     summary: Summary,
 }
 
@@ -125,6 +132,9 @@ impl BotRunner {
             challenge_open: false,
             challenge_at: None,
             accepting: HashSet::new(),
+            accepts_in_flight: HashSet::new(),
+            starting: HashSet::new(),
+            relist_at: None,
             summary: Summary::default(),
         }
     }
@@ -162,6 +172,10 @@ impl BotRunner {
         self.games_listed = false;
         // The server drops a disconnected user's open challenges.
         self.challenge_open = false;
+        // An accept lost with the connection may have started a game: `list_games`
+        // finds it on the next connection.
+        self.accepts_in_flight.clear();
+        self.starting.clear();
         for slot in self.games.values_mut() {
             slot.joined = false;
             let _ = slot.tx.send(ToGame::Disconnected).await;
@@ -186,8 +200,13 @@ impl BotRunner {
             && self.games.is_empty()
     }
 
+    /// Slots taken: games played, and games accepted that have not started yet.
+    fn taken(&self) -> usize {
+        self.live_games() + self.accepts_in_flight.len() + self.starting.len()
+    }
+
     fn has_room(&self) -> bool {
-        self.live_games() < self.config.max_games && !self.enough_started()
+        self.taken() < self.config.max_games && !self.enough_started()
     }
 
     /// One connection, until it drops or the work is done. Also says whether the server
@@ -256,6 +275,7 @@ impl BotRunner {
                 return (Ok(Closed::Done), true);
             }
             let challenge_at = self.challenge_at;
+            let relist_at = self.relist_at;
             tokio::select! {
                 msg = stream.next() => {
                     let text = match msg {
@@ -299,6 +319,12 @@ impl BotRunner {
                 () = sleep_until(challenge_at.unwrap_or_else(Instant::now)), if challenge_at.is_some() => {
                     self.challenge_at = None;
                 }
+                () = sleep_until(relist_at.unwrap_or_else(Instant::now)), if relist_at.is_some() => {
+                    self.relist_at = None;
+                    if self.has_room() {
+                        wire.push(self.request(LobbyMsg::ListSeeks {}.into(), Sent::ListSeeks));
+                    }
+                }
                 _ = watchdog.tick() => {
                     if last_heard.elapsed() > DEAD {
                         tracing::warn!("the server has been silent too long");
@@ -335,7 +361,11 @@ impl BotRunner {
         let mut wire = Vec::new();
         let want_offer = self.config.offer.is_some() && self.has_room();
         if want_offer && !self.offer_posted {
-            let offer = self.config.offer.clone().unwrap_or_default();
+            let mut offer = self.config.offer.clone().unwrap_or_default();
+            // The server then matches no challenge past our free slots, even two that
+            // arrive together before we could withdraw the offer.
+            let max = self.config.max_games;
+            offer.max_games = Some(offer.max_games.map_or(max, |m| m.min(max)));
             wire.push(self.request(LobbyMsg::Offer { offer }.into(), Sent::Offer));
             self.offer_posted = true;
             // Challenges that came while the offer was down wait in the lobby.
@@ -391,7 +421,7 @@ impl BotRunner {
             }
         };
         match msg {
-            ServerMsg::Ack { id, .. } => self.acked(id).await,
+            ServerMsg::Ack { id, game_id, .. } => self.acked(id, game_id).await,
             ServerMsg::Error {
                 id, code, message, ..
             } => self.error(id, code, message).await,
@@ -426,10 +456,13 @@ impl BotRunner {
             }
             ServerMsg::ChallengeAdded { challenge } => {
                 // With our offer up, the server has already accepted a challenge to
-                // us that the offer admits (and refused any other).
+                // us that the offer admits (and refused any other), unless it found us
+                // full: then the challenge waits, and a look at the lobby shortly finds it.
                 let for_me = challenge.to.is_some();
                 if !(for_me && self.offer_posted) {
                     wire.extend(self.consider(&challenge));
+                } else if self.has_room() && self.relist_at.is_none() {
+                    self.relist_at = Some(Instant::now() + Duration::from_secs(1));
                 }
             }
             ServerMsg::Seeks { challenges, .. } => {
@@ -464,15 +497,27 @@ impl BotRunner {
         let _ = slot.tx.send(ToGame::Event(Box::new(frame))).await;
     }
 
-    async fn acked(&mut self, id: Option<RequestId>) {
+    async fn acked(&mut self, id: Option<RequestId>, started: Option<String>) {
         let Some(sent) = self.take_sent(id) else {
             return;
         };
-        if let Sent::Join { game_id } = sent
-            && let Some(slot) = self.games.get_mut(&game_id)
-        {
-            slot.joined = true;
-            let _ = slot.tx.send(ToGame::Joined).await;
+        match sent {
+            Sent::Join { game_id } => {
+                if let Some(slot) = self.games.get_mut(&game_id) {
+                    slot.joined = true;
+                    let _ = slot.tx.send(ToGame::Joined).await;
+                }
+            }
+            Sent::Accept { challenge_id } => {
+                self.accepts_in_flight.remove(&challenge_id);
+                // The slot stays taken until the game's `game_started` (if not come yet).
+                if let Some(game_id) = started
+                    && !self.games.contains_key(&game_id)
+                {
+                    self.starting.insert(game_id);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -512,6 +557,17 @@ impl BotRunner {
                     }
                 }
             }
+            Sent::Accept { challenge_id } => {
+                self.accepts_in_flight.remove(&challenge_id);
+                if code == ErrorCode::LimitReached {
+                    // The server has not yet counted a game of ours as ended: try again.
+                    tracing::info!(challenge = %challenge_id, %message, "no slot yet; trying again");
+                    self.accepting.remove(&challenge_id);
+                    self.relist_at = Some(Instant::now() + Duration::from_secs(1));
+                } else {
+                    tracing::info!(challenge = %challenge_id, code = code_name, %message, "the accept was refused");
+                }
+            }
             Sent::Offer => {
                 tracing::error!(code = code_name, %message, "the offer was refused (is this a bot account?)");
                 // Do not post it again on this connection.
@@ -532,8 +588,9 @@ impl BotRunner {
         }
     }
 
-    /// A game of ours started: one bridge for it, or a resignation when the bot is full.
+    /// A game of ours started: one bridge for it.
     fn game_started(&mut self, game_id: String, black: &UserInfo, white: &UserInfo) -> Vec<String> {
+        self.starting.remove(&game_id);
         if self.games.contains_key(&game_id) {
             return Vec::new();
         }
@@ -548,18 +605,10 @@ impl BotRunner {
             self.challenge_open = false;
         }
         if self.live_games() >= self.config.max_games {
-            tracing::warn!(game = %game_id, "a game beyond --max-games: resigning it");
-            let text = "This bot is playing as many games as it can; it resigns this one.";
-            return vec![
-                self.request(
-                    ClientMsg::game(&game_id, GameAction::Chat { text: text.into() }),
-                    Sent::Other,
-                ),
-                self.request(
-                    ClientMsg::game(&game_id, GameAction::Resign {}),
-                    Sent::Other,
-                ),
-            ];
+            // Only a server that ignores the offer's `max_games`, or another process on
+            // this account, starts one more: the person was told the game started, so
+            // it is played (one more engine) rather than resigned at move 0.
+            tracing::warn!(game = %game_id, "a game beyond --max-games: playing it anyway");
         }
         self.summary.games_started += 1;
         tracing::info!(game = %game_id, %opponent, "game started");
@@ -637,6 +686,7 @@ impl BotRunner {
             .is_some_and(|o| o.admits(&c.settings).is_ok());
         if admitted && self.has_room() && self.accepting.insert(c.challenge_id.clone()) {
             tracing::info!(challenge = %c.challenge_id, from = %c.from.id, "accepting");
+            self.accepts_in_flight.insert(c.challenge_id.clone());
             vec![
                 self.request(
                     LobbyMsg::Accept {
@@ -644,7 +694,9 @@ impl BotRunner {
                         nigiri_seed: None,
                     }
                     .into(),
-                    Sent::Other,
+                    Sent::Accept {
+                        challenge_id: c.challenge_id.clone(),
+                    },
                 ),
             ]
         } else if for_me && !admitted {

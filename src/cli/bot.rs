@@ -54,8 +54,8 @@ pub struct Args {
     /// Offer: most handicap stones accepted [default: 0]
     #[arg(long, value_name = "N")]
     pub offer_max_handicap: Option<u8>,
-    /// Post no offer (the bot then only plays games it is challenged to by name and
-    /// accepts, or games it challenges for).
+    /// Post no offer: the bot declines every challenge to it and plays only the games it
+    /// challenges for (--challenge).
     #[arg(long)]
     pub no_offer: bool,
     /// Accept open seeks the offer admits.

@@ -671,13 +671,20 @@ impl Session {
     ) -> Result<(), Refusal> {
         let user = self.user()?;
         let settings = settings.resolve(&self.hub.config.clock.limits)?;
-        let bot = to.as_deref().and_then(|t| self.hub.lobby.offer_of(t));
-        if let Some(bot) = &bot {
-            bot.offer
+        let mut bot = to.as_deref().and_then(|t| self.hub.lobby.offer_of(t));
+        if let Some(listing) = &bot {
+            listing
+                .offer
                 .admits(&settings)
                 .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
-            // A game that cannot start is refused before the bot hears of it.
-            self.hub.check_slots([&user, &bot.user])?;
+            if self.hub.bot_is_full(&listing.user.id) {
+                // The bot plays all the games its offer takes: the challenge waits for
+                // the bot to accept it when a game of its ends.
+                bot = None;
+            } else {
+                // A game that cannot start is refused before the bot hears of it.
+                self.hub.check_slots([&user, &listing.user])?;
+            }
         }
         let limit = self.hub.config.limits.max_seeks_per_user;
         let challenge = self.hub.lobby.post(&user, to, settings, limit)?;
@@ -687,6 +694,12 @@ impl Session {
                 .accept(&bot.user, &challenge.challenge_id, None)
                 .await
         {
+            if refusal.code == ErrorCode::LimitReached && self.hub.bot_is_full(&bot.user.id) {
+                // Another challenge took the bot's last slot meanwhile: this one waits
+                // (it is back in the lobby) like any challenge to a full bot.
+                self.send(&ServerMsg::ChallengeCreated { id, challenge });
+                return Ok(());
+            }
             // A slot taken meanwhile, or the store: the bot declines on its side, and
             // the refusal is the one reply to the request.
             let _ = self

@@ -21,6 +21,11 @@ pub struct BotOffer {
     pub max_main_ms: Option<u64>,
     /// Largest handicap accepted (0: even games only).
     pub max_handicap: u8,
+    /// The most live games the bot plays at once, when lower than the server's limit.
+    /// The server matches no challenge or automatch request against the offer past it,
+    /// so two challenges that arrive together cannot both start a game the bot has no
+    /// room for; a challenge to a full bot waits for the bot to accept it.
+    pub max_games: Option<usize>,
 }
 
 /// A bot online with its offer.
@@ -81,6 +86,9 @@ impl BotOffer {
             return Err(format!(
                 "offer.min_main_ms ({min}) is above offer.max_main_ms ({max})"
             ));
+        }
+        if self.max_games == Some(0) {
+            return Err("offer.max_games must be at least 1".into());
         }
         if self.max_handicap > MAX_HANDICAP {
             return Err(format!(
@@ -171,6 +179,7 @@ mod tests {
             (r#"{"time_systems":["blitz"]}"#, "offer.time_systems"),
             (r#"{"min_main_ms":2,"max_main_ms":1}"#, "offer.min_main_ms"),
             (r#"{"max_handicap":10}"#, "offer.max_handicap"),
+            (r#"{"max_games":0}"#, "offer.max_games"),
         ] {
             let err = offer(json).unwrap_err();
             assert!(err.starts_with(field), "{json}: {err}");
