@@ -170,6 +170,8 @@ pub struct Server {
 impl Server {
     /// Opens the store, rebuilds unfinished games, binds and starts serving.
     pub async fn start(config: Config) -> Result<Server, StartError> {
+        // A key file that cannot be used is refused before anything is created.
+        crate::auth::check_public_key(&config.auth)?;
         let data = config.data_dir.clone();
         std::fs::create_dir_all(&data).map_err(|source| StartError::DataDir {
             path: data.clone(),
