@@ -943,3 +943,44 @@ fn config_check_refuses_the_key_files_serve_refuses_with_the_same_message() {
         String::from_utf8_lossy(&ok.stderr)
     );
 }
+
+#[test]
+fn an_operating_system_error_is_printed_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = tengen(
+        &["config", "--check", "--config", "nope.toml"],
+        &[],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("nope.toml"), "{stderr}");
+    assert_eq!(
+        occurrences(&stderr, "No such file or directory"),
+        1,
+        "{stderr}"
+    );
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = taken.local_addr().expect("addr").to_string();
+    let data = dir.path().join("data");
+    let out = tengen(
+        &[
+            "serve",
+            "--listen",
+            &addr,
+            "--data",
+            data.to_str().expect("utf-8"),
+        ],
+        &[],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let said = stderr.lines().last().unwrap_or_default();
+    assert!(
+        said.contains(&format!("cannot listen on {addr}")),
+        "{stderr}"
+    );
+    assert_eq!(occurrences(said, "Address already in use"), 1, "{stderr}");
+}
