@@ -33,24 +33,32 @@ pub struct Claims {
     pub aud: Option<String>,
 }
 
-/// Why the token setup could not be loaded.
+/// Why the token setup could not be loaded. Each message holds its cause, so none is
+/// also a [`std::error::Error::source`] (the binary would print it twice).
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
-    #[error("cannot read or create the JWT secret {path}: {source}")]
+    #[error("cannot read or create the JWT secret {path}: {cause}")]
     Secret {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot read the public key {path}: {source}")]
+    #[error("cannot read the key file {path} (auth.public_key_file): {cause}")]
     KeyFile {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("the {what} is not usable: {source}")]
-    Key {
+    #[error(
+        "the key file {path} (auth.public_key_file) is not {what} public key in PEM form, which auth.algorithm {algorithm:?} needs ({cause})"
+    )]
+    PublicKey {
+        path: PathBuf,
+        algorithm: JwtAlgorithm,
+        /// "an RSA" or "an Ed25519".
         what: &'static str,
-        source: jsonwebtoken::errors::Error,
+        cause: jsonwebtoken::errors::Error,
     },
+    #[error("the secret is not usable: {0}")]
+    SecretKey(jsonwebtoken::errors::Error),
     #[error("auth.algorithm {0:?} needs auth.public_key_file")]
     MissingPublicKey(JwtAlgorithm),
     #[error("cannot sign a token: {0}")]
@@ -109,9 +117,9 @@ pub fn load_or_create_secret(config: &AuthConfig, data_dir: &Path) -> Result<Vec
         return Ok(secret.as_bytes().to_vec());
     }
     let path = data_dir.join(SECRET_FILE);
-    let err = |source| AuthError::Secret {
+    let err = |cause| AuthError::Secret {
         path: path.clone(),
-        source,
+        cause,
     };
     match std::fs::read_to_string(&path) {
         Ok(text) if !text.trim().is_empty() => return Ok(text.trim().as_bytes().to_vec()),
@@ -144,33 +152,9 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
 impl Verifier {
     pub fn new(config: &AuthConfig, data_dir: &Path) -> Result<Verifier, AuthError> {
         let secret = load_or_create_secret(config, data_dir)?;
-        let local_key = DecodingKey::from_secret(&secret).map_err(|source| AuthError::Key {
-            what: "secret",
-            source,
-        })?;
-        let external = match config.algorithm {
-            JwtAlgorithm::HS256 => None,
-            alg @ (JwtAlgorithm::RS256 | JwtAlgorithm::EdDSA) => {
-                let path = config
-                    .public_key_file
-                    .as_ref()
-                    .ok_or(AuthError::MissingPublicKey(alg))?;
-                let pem = std::fs::read(path).map_err(|source| AuthError::KeyFile {
-                    path: path.clone(),
-                    source,
-                })?;
-                let key = if alg == JwtAlgorithm::RS256 {
-                    DecodingKey::from_rsa_pem(&pem).map(|k| (Algorithm::RS256, k))
-                } else {
-                    DecodingKey::from_ed_pem(&pem).map(|k| (Algorithm::EdDSA, k))
-                };
-                let (algorithm, key) = key.map_err(|source| AuthError::Key {
-                    what: "public key",
-                    source,
-                })?;
-                Some(Check::new(algorithm, key, Some(config)))
-            }
-        };
+        let local_key = DecodingKey::from_secret(&secret).map_err(AuthError::SecretKey)?;
+        let external =
+            external_key(config)?.map(|(algorithm, key)| Check::new(algorithm, key, Some(config)));
         // `iss` and `aud` are the identity service's when there is one; with HS256 alone
         // they apply to the server's own tokens, which carry them ([`local_claims`]).
         let local_claims = external.is_none().then_some(config);
@@ -204,6 +188,40 @@ impl Verifier {
             .map_err(|e| refusal_text(e.kind()))?;
         Ok((user_of(data.claims)?, signer))
     }
+}
+
+/// Reads and parses `auth.public_key_file` as the server does at start-up, so that
+/// `tengen config --check` refuses every key file `tengen serve` would refuse.
+pub fn check_public_key(config: &AuthConfig) -> Result<(), AuthError> {
+    external_key(config).map(drop)
+}
+
+/// The identity service's key and algorithm when `auth.algorithm` is RS256 or EdDSA.
+fn external_key(config: &AuthConfig) -> Result<Option<(Algorithm, DecodingKey)>, AuthError> {
+    let (algorithm, what): (_, &'static str) = match config.algorithm {
+        JwtAlgorithm::HS256 => return Ok(None),
+        JwtAlgorithm::RS256 => (Algorithm::RS256, "an RSA"),
+        JwtAlgorithm::EdDSA => (Algorithm::EdDSA, "an Ed25519"),
+    };
+    let path = config
+        .public_key_file
+        .as_ref()
+        .ok_or(AuthError::MissingPublicKey(config.algorithm))?;
+    let pem = std::fs::read(path).map_err(|cause| AuthError::KeyFile {
+        path: path.clone(),
+        cause,
+    })?;
+    let key = match algorithm {
+        Algorithm::RS256 => DecodingKey::from_rsa_pem(&pem),
+        _ => DecodingKey::from_ed_pem(&pem),
+    };
+    let key = key.map_err(|cause| AuthError::PublicKey {
+        path: path.clone(),
+        algorithm: config.algorithm,
+        what,
+        cause,
+    })?;
+    Ok(Some((algorithm, key)))
 }
 
 /// Claims for a token this server signs for `sub`: with `iss` and `aud` as configured
@@ -287,10 +305,7 @@ fn refusal_text(kind: &jsonwebtoken::errors::ErrorKind) -> String {
 
 /// Signs HS256 claims with `secret` (for `tengen token`, tests and the load tool).
 pub fn sign(secret: &[u8], claims: &Claims) -> Result<String, AuthError> {
-    let key = EncodingKey::from_secret(secret).map_err(|source| AuthError::Key {
-        what: "secret",
-        source,
-    })?;
+    let key = EncodingKey::from_secret(secret).map_err(AuthError::SecretKey)?;
     jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &key).map_err(AuthError::Sign)
 }
 

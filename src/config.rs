@@ -363,10 +363,10 @@ impl Default for LogConfig {
 /// or flag at fault and the key.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read the config file {path}: {source}")]
+    #[error("cannot read the config file {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("the config file {path} is not valid: {message}")]
     File { path: PathBuf, message: String },
@@ -485,9 +485,9 @@ impl Config {
         let base = match file {
             None => Config::default(),
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
                     path: path.to_path_buf(),
-                    source,
+                    cause,
                 })?;
                 let invalid = |e: toml::de::Error| ConfigError::File {
                     path: path.to_path_buf(),

@@ -21,6 +21,8 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
+            // `{:#}` adds every `source()` to the message. tengen's own errors hold their
+            // cause in their message and return no source, so each cause shows once.
             eprintln!("tengen: {e:#}");
             ExitCode::from(2)
         }

@@ -25,10 +25,10 @@ const DRAIN: Duration = Duration::from_secs(5);
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    #[error("cannot create the data directory {path}: {source}")]
+    #[error("cannot create the data directory {path}: {cause}")]
     DataDir {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -40,15 +40,15 @@ pub enum StartError {
         "cluster.nats_url is set, but the store is not one that several nodes can share; set store.backend = \"postgres\""
     )]
     ClusterNeedsSharedStore,
-    #[error("cannot keep the node id in {path}: {source}")]
+    #[error("cannot keep the node id in {path}: {cause}")]
     NodeId {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}: {cause}")]
     Listen {
         addr: SocketAddr,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error(transparent)]
     Locked(#[from] LockError),
@@ -66,10 +66,10 @@ pub enum LockError {
         "another tengen process is using the data directory {path} (it holds {LOCK_FILE}); stop it first"
     )]
     Held { path: PathBuf },
-    #[error("cannot lock the data directory {path}: {source}")]
+    #[error("cannot lock the data directory {path}: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -110,9 +110,9 @@ impl DataLock {
     /// Takes the lock of the data directory `dir`.
     pub fn take(dir: &Path) -> Result<DataLock, LockError> {
         let path = dir.to_path_buf();
-        let io = |source| LockError::Io {
+        let io = |cause| LockError::Io {
             path: path.clone(),
-            source,
+            cause,
         };
         let file = std::fs::OpenOptions::new()
             .create(true)
@@ -172,10 +172,12 @@ pub struct Server {
 impl Server {
     /// Opens the store, rebuilds unfinished games, binds and starts serving.
     pub async fn start(config: Config) -> Result<Server, StartError> {
+        // A key file that cannot be used is refused before anything is created.
+        crate::auth::check_public_key(&config.auth)?;
         let data = config.data_dir.clone();
-        std::fs::create_dir_all(&data).map_err(|source| StartError::DataDir {
+        std::fs::create_dir_all(&data).map_err(|cause| StartError::DataDir {
             path: data.clone(),
-            source,
+            cause,
         })?;
         let lock = DataLock::for_store_waiting(&config).await?;
         let (store, leases) = open_shared(&config)?;
@@ -187,10 +189,10 @@ impl Server {
             None => None,
             Some(url) => {
                 let leases = leases.ok_or(StartError::ClusterNeedsSharedStore)?;
-                let id = crate::cluster::node_id(&config.cluster, &data).map_err(|source| {
+                let id = crate::cluster::node_id(&config.cluster, &data).map_err(|cause| {
                     StartError::NodeId {
                         path: data.clone(),
-                        source,
+                        cause,
                     }
                 })?;
                 let node = Node::join(&config.cluster, url, &id, leases).await?;
@@ -208,13 +210,13 @@ impl Server {
         }
         let listener = TcpListener::bind(listen)
             .await
-            .map_err(|source| StartError::Listen {
+            .map_err(|cause| StartError::Listen {
                 addr: listen,
-                source,
+                cause,
             })?;
-        let addr = listener.local_addr().map_err(|source| StartError::Listen {
+        let addr = listener.local_addr().map_err(|cause| StartError::Listen {
             addr: listen,
-            source,
+            cause,
         })?;
         tracing::info!(%addr, data = %data.display(), restored, "tengen is serving: ws://{addr}/ws");
         let app = crate::net::router(hub.clone());

@@ -865,3 +865,122 @@ fn a_cluster_needs_the_shared_store_and_one_secret_and_hides_the_nats_password()
         &["cluster.node_id"],
     );
 }
+
+/// How often `needle` occurs in `text`.
+fn occurrences(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+#[test]
+fn config_check_refuses_the_key_files_serve_refuses_with_the_same_message() {
+    let dir = tempfile::tempdir().expect("dir");
+    let data = dir.path().join("data");
+    let data = data.to_str().expect("utf-8");
+    let missing = dir.path().join("missing.pem");
+    let not_a_key = write(dir.path(), "notes.pem", "these are not the keys\n");
+    let ed25519 = repo_file("tests/data/keys/ed25519-test-public.pem");
+    type Case<'a> = (&'a str, &'a Path, &'a str);
+    let cases: [Case; 3] = [
+        ("RS256", &missing, "No such file or directory"),
+        ("RS256", &not_a_key, "not an RSA public key"),
+        // A real key, of the wrong kind for the algorithm.
+        ("RS256", &ed25519, "not an RSA public key"),
+    ];
+    for (algorithm, key, why) in cases {
+        let key = key.to_str().expect("utf-8");
+        let settings = [
+            "--data",
+            data,
+            "--set",
+            &format!("auth.algorithm={algorithm}"),
+            "--set",
+            &format!("auth.public_key_file={key}"),
+        ];
+        let check = tengen(
+            &[&["config", "--check"][..], &settings].concat(),
+            &[],
+            dir.path(),
+        );
+        let serve = tengen(
+            &[&["serve", "--listen", "127.0.0.1:0"][..], &settings].concat(),
+            &[],
+            dir.path(),
+        );
+        let check_err = String::from_utf8_lossy(&check.stderr);
+        let serve_err = String::from_utf8_lossy(&serve.stderr);
+        assert_eq!(check.status.code(), Some(2), "check {key}: {check_err}");
+        assert_eq!(serve.status.code(), Some(2), "serve {key}: {serve_err}");
+        let said = check_err.lines().last().unwrap_or_default();
+        assert!(
+            serve_err.contains(said),
+            "check: {said}\nserve: {serve_err}"
+        );
+        for needle in ["auth.public_key_file", key, why] {
+            assert!(said.contains(needle), "`{needle}` missing from: {said}");
+        }
+        assert_eq!(occurrences(said, why), 1, "{said}");
+        assert!(
+            !Path::new(data).exists(),
+            "serve refused {key} before it created anything"
+        );
+    }
+    // The right kind of key passes the check.
+    let ok = tengen(
+        &[
+            "config",
+            "--check",
+            "--set",
+            "auth.algorithm=EdDSA",
+            "--set",
+            &format!("auth.public_key_file={}", ed25519.display()),
+        ],
+        &[],
+        dir.path(),
+    );
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
+
+#[test]
+fn an_operating_system_error_is_printed_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = tengen(
+        &["config", "--check", "--config", "nope.toml"],
+        &[],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("nope.toml"), "{stderr}");
+    assert_eq!(
+        occurrences(&stderr, "No such file or directory"),
+        1,
+        "{stderr}"
+    );
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = taken.local_addr().expect("addr").to_string();
+    let data = dir.path().join("data");
+    let out = tengen(
+        &[
+            "serve",
+            "--listen",
+            &addr,
+            "--data",
+            data.to_str().expect("utf-8"),
+        ],
+        &[],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let said = stderr.lines().last().unwrap_or_default();
+    assert!(
+        said.contains(&format!("cannot listen on {addr}")),
+        "{stderr}"
+    );
+    assert_eq!(occurrences(said, "Address already in use"), 1, "{stderr}");
+}

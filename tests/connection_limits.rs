@@ -57,6 +57,24 @@ async fn a_user_over_the_cap_is_refused_with_limit_reached_and_4009() {
     anon.ok(json!({"type": "ping"})).await;
 }
 
+#[tokio::test]
+async fn the_refusal_counts_the_connections_in_good_english() {
+    for (cap, said) in [
+        (1, "you already have a connection open; close it first"),
+        (2, "you already have 2 connections open; close one first"),
+    ] {
+        let server = TestServer::start_with(move |c| c.limits.max_connections_per_user = cap).await;
+        let mut held = Vec::new();
+        for _ in 0..cap {
+            held.push(server.login("alice").await);
+        }
+        let url = format!("{}?token={}", server.url, server.token("alice"));
+        let refused = Client::connect(&url).await;
+        assert_eq!(refused.welcome["code"], "limit_reached");
+        assert_eq!(refused.welcome["message"], said, "{}", refused.welcome);
+    }
+}
+
 /// The `move_played` events of `game_id` that `c` has received so far, by move number.
 async fn moves_in(c: &mut Client, game_id: &str) -> Vec<u64> {
     c.ok(json!({"type": "ping"})).await;

@@ -86,11 +86,8 @@ pub struct ChallengeFile {
 /// A bot file that could not be used.
 #[derive(Debug, Error)]
 pub enum BotFileError {
-    #[error("The bot file {path} could not be read: {source}.")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("The bot file {path} could not be read: {cause}.")]
+    Read { path: String, cause: std::io::Error },
     #[error("The bot file {path} is not valid: {message}")]
     Invalid { path: String, message: String },
 }
@@ -98,9 +95,9 @@ pub enum BotFileError {
 impl BotFile {
     /// Reads and checks a bot file; unknown keys are errors.
     pub fn load(path: &Path) -> Result<BotFile, BotFileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| BotFileError::Read {
+        let text = std::fs::read_to_string(path).map_err(|cause| BotFileError::Read {
             path: path.display().to_string(),
-            source,
+            cause,
         })?;
         BotFile::parse(&text).map_err(|message| BotFileError::Invalid {
             path: path.display().to_string(),

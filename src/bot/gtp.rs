@@ -17,20 +17,21 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 /// Deadline for commands that need no thinking (`play`, `boardsize`, `list_commands`).
 pub const QUICK: Duration = Duration::from_secs(30);
 
-/// Why a GTP command did not succeed.
+/// Why a GTP command did not succeed. Each message holds its cause, so none is also a
+/// [`std::error::Error::source`] (the binary would print it twice).
 #[derive(Debug, Error)]
 pub enum GtpError {
     #[error("The engine command line is empty.")]
     NoCommand,
     #[error("The engine command line has an unclosed quote.")]
     UnclosedQuote,
-    #[error("The engine `{program}` could not be started: {source}.")]
+    #[error("The engine `{program}` could not be started: {cause}.")]
     Spawn {
         program: String,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("Talking to the engine failed: {0}.")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
     #[error("The engine exited.")]
     Exited,
     #[error("The engine did not answer `{command}` within {seconds} seconds.")]
@@ -40,6 +41,12 @@ pub enum GtpError {
     Failure { command: String, message: String },
     #[error("The engine answered `{command}` with something that is not GTP: {text:?}.")]
     Malformed { command: String, text: String },
+}
+
+impl From<std::io::Error> for GtpError {
+    fn from(e: std::io::Error) -> GtpError {
+        GtpError::Io(e)
+    }
 }
 
 /// One parsed GTP response.
@@ -139,9 +146,9 @@ impl Engine {
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|source| GtpError::Spawn {
+            .map_err(|cause| GtpError::Spawn {
                 program: words[0].clone(),
-                source,
+                cause,
             })?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(GtpError::Exited);

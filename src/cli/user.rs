@@ -63,6 +63,7 @@ pub enum Args {
     /// session of the account.
     ResetPassword {
         username: String,
+        /// Read the new password from the first line of standard input.
         #[arg(long)]
         password_stdin: bool,
         #[command(flatten)]

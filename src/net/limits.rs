@@ -72,7 +72,10 @@ impl PerUser {
             }
             return Err(Refusal::new(
                 ErrorCode::LimitReached,
-                format!("you already have {max} connections open; close one first"),
+                match max {
+                    1 => "you already have a connection open; close it first".into(),
+                    _ => format!("you already have {max} connections open; close one first"),
+                },
             ));
         }
         *n += 1;

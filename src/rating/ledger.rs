@@ -137,10 +137,10 @@ pub enum ResultError {
     SamePlayer(String),
     #[error("game {game_id} is on a {size}x{size} board, and boards are {MIN_SIZE} to {MAX_SIZE}")]
     Size { game_id: String, size: u8 },
-    #[error("game {game_id} cannot be rated: {source}")]
+    #[error("game {game_id} cannot be rated: {cause}")]
     Handicap {
         game_id: String,
-        source: HandicapError,
+        cause: HandicapError,
     },
 }
 
@@ -187,9 +187,9 @@ impl Ledger {
                 size: result.size,
             });
         }
-        check_handicap(result.handicap).map_err(|source| ResultError::Handicap {
+        check_handicap(result.handicap).map_err(|cause| ResultError::Handicap {
             game_id: game_id(),
-            source,
+            cause,
         })?;
         let Some(black_score) = black_score(&result.result) else {
             return Ok(None);

@@ -226,7 +226,7 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path, from: i64) -> Result<(
         let failed = |source| StoreError::Migration {
             path: path.to_path_buf(),
             version,
-            source: Arc::new(source),
+            cause: Arc::new(source),
         };
         let tx = conn.transaction().map_err(failed)?;
         tx.execute_batch(sql).map_err(failed)?;
@@ -251,7 +251,7 @@ pub(crate) fn classify_read_error(path: &Path, source: rusqlite::Error) -> Store
         },
         _ => StoreError::Sqlite {
             path: path.to_path_buf(),
-            source: Arc::new(source),
+            cause: Arc::new(source),
         },
     }
 }

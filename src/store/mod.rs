@@ -251,19 +251,20 @@ impl Default for GameQuery {
 ///
 /// Variants about a database file name it; variants about a request name the game, so the
 /// room can tell a bug in its own numbering ([`StoreError::SeqOutOfOrder`]) from storage
-/// trouble ([`StoreError::Sqlite`]). It is `Clone` (sources are shared) so the
-/// [`StoreWriter`] can give every waiter of a failed group commit the same error.
+/// trouble ([`StoreError::Sqlite`]). It is `Clone` (causes are shared) so the
+/// [`StoreWriter`] can give every waiter of a failed group commit the same error. Each
+/// message holds its cause, so none is also a [`std::error::Error::source`] (the binary
+/// would print it twice).
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
     /// SQLite could not open the file at all (missing directory, no permission, …).
-    #[error("The game database {path} could not be opened: {source}.")]
+    #[error("The game database {path} could not be opened: {cause}.")]
     Open {
         /// The database file.
         path: PathBuf,
         /// SQLite's reason.
-        #[source]
-        source: Arc<rusqlite::Error>,
+        cause: Arc<rusqlite::Error>,
     },
     /// The path names a directory, not a database file.
     #[error("The game database path {path} is a directory, not a database file.")]
@@ -295,24 +296,22 @@ pub enum StoreError {
         supported: i64,
     },
     /// A schema migration failed and was rolled back.
-    #[error("Upgrading the game database {path} to schema version {version} failed: {source}.")]
+    #[error("Upgrading the game database {path} to schema version {version} failed: {cause}.")]
     Migration {
         /// The database file.
         path: PathBuf,
         /// The version that could not be reached.
         version: i64,
         /// SQLite's reason.
-        #[source]
-        source: Arc<rusqlite::Error>,
+        cause: Arc<rusqlite::Error>,
     },
     /// A read or write of the database failed (disk full, read-only file, I/O error, …).
-    #[error("The game database {path} could not be read or written: {source}.")]
+    #[error("The game database {path} could not be read or written: {cause}.")]
     Sqlite {
         /// The database file.
         path: PathBuf,
         /// SQLite's reason.
-        #[source]
-        source: Arc<rusqlite::Error>,
+        cause: Arc<rusqlite::Error>,
     },
     /// A stored row holds a value this build cannot read back.
     #[error("The game database {path} holds an unreadable value: {detail}.")]
@@ -361,14 +360,13 @@ pub enum StoreError {
     /// last flush may not be durable; the [`StoreWriter`] takes no more commits after it
     /// (a later flush could succeed without the lost pages, so it is not retried).
     #[error(
-        "The game database's log {path} could not be flushed to disk ({source}); recent commits may be lost, so no more are taken: restart the server."
+        "The game database's log {path} could not be flushed to disk ({cause}); recent commits may be lost, so no more are taken: restart the server."
     )]
     Sync {
         /// The write-ahead log file.
         path: PathBuf,
         /// The operating system's reason.
-        #[source]
-        source: Arc<std::io::Error>,
+        cause: Arc<std::io::Error>,
     },
     /// The [`StoreWriter`] thread has stopped, so the commit was not (or not known to be)
     /// written.

@@ -233,7 +233,7 @@ impl Checkpointer {
         };
         let log = passive(own)?;
         if log >= CHECKPOINT_PAGES {
-            db.sync_data()?;
+            db.sync_data().map_err(CheckpointError::Flush)?;
             if let Some(writer) = writer.upgrade() {
                 let _held = writer.lock();
                 passive(own)?;
@@ -249,7 +249,7 @@ enum CheckpointError {
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     #[error("flushing the database file: {0}")]
-    Flush(#[from] std::io::Error),
+    Flush(std::io::Error),
 }
 
 impl Drop for Checkpointer {
@@ -297,7 +297,7 @@ impl SqliteStore {
         };
         let open_err = |source| StoreError::Open {
             path: path.to_path_buf(),
-            source: Arc::new(source),
+            cause: Arc::new(source),
         };
         let mut conn = Connection::open_with_flags(path, flags).map_err(open_err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
@@ -309,7 +309,7 @@ impl SqliteStore {
 
         let db_err = |source| StoreError::Sqlite {
             path: path.to_path_buf(),
-            source: Arc::new(source),
+            cause: Arc::new(source),
         };
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(db_err)?;
@@ -395,7 +395,7 @@ impl SqliteStore {
             .map_err(|_| StoreError::Poisoned)?;
         let closed = conn.close().map_err(|(_, source)| StoreError::Sqlite {
             path,
-            source: Arc::new(source),
+            cause: Arc::new(source),
         });
         drop(db_file);
         closed
@@ -419,7 +419,7 @@ impl SqliteStore {
     pub(super) fn db_err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
         |source| StoreError::Sqlite {
             path: self.path.clone(),
-            source: Arc::new(source),
+            cause: Arc::new(source),
         }
     }
 
@@ -903,7 +903,7 @@ impl Store for SqliteStore {
     fn sync_log(&self) -> Result<(), StoreError> {
         let failed = |source| StoreError::Sync {
             path: self.wal.clone(),
-            source: Arc::new(source),
+            cause: Arc::new(source),
         };
         let mut held = self.wal_file.lock().map_err(|_| StoreError::Poisoned)?;
         if held.is_none() {

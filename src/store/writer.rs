@@ -1018,7 +1018,7 @@ mod tests {
         wait_for_queue(&writer, 1).await;
         let disk = StoreError::Sync {
             path: "games.sqlite-wal".into(),
-            source: Arc::new(std::io::Error::other("EIO")),
+            cause: Arc::new(std::io::Error::other("EIO")),
         };
         syncs.end_sync(Err(disk));
 
