@@ -35,32 +35,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "starting tengen {}",
             env!("CARGO_PKG_VERSION")
         );
+        let stop = stop_signals()?;
         let server = Server::start(config).await?;
-        stop_signal().await;
+        stop.await;
         server.shutdown().await;
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Waits for Ctrl-C or SIGTERM.
-async fn stop_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = ctrl_c.await;
-                    return;
-                }
-            };
+/// Ctrl-C or SIGTERM, listened for from before the server starts: a supervisor that
+/// stops the server the moment it announces itself gets a graceful stop, not the
+/// signal's default end.
+#[cfg(unix)]
+fn stop_signals() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
         tokio::select! {
-            _ = ctrl_c => {}
             _ = term.recv() => {}
+            _ = interrupt.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
+    })
+}
+
+#[cfg(not(unix))]
+fn stop_signals() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
