@@ -127,7 +127,7 @@ pub fn load_or_create_secret(config: &AuthConfig, data_dir: &Path) -> Result<Vec
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(err(e)),
     }
-    std::fs::create_dir_all(data_dir).map_err(err)?;
+    crate::config::create_data_dir(data_dir).map_err(err)?;
     let bytes: [u8; 64] = rand::random();
     let secret = hex::encode(bytes);
     write_private(&path, &secret).map_err(err)?;

@@ -233,6 +233,17 @@ impl Default for StoreConfig {
     }
 }
 
+/// Creates the data directory (and its parents) where it is missing, readable by its
+/// owner only: it holds the token secret and, in the SQLite file, password hashes. A
+/// directory that exists keeps the permissions its operator gave it.
+pub fn create_data_dir(path: &std::path::Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path)
+}
+
 /// The longest `store.group_wait_us`: a move waits up to this much longer under load.
 pub const MAX_GROUP_WAIT_US: u64 = 100_000;
 

@@ -175,7 +175,7 @@ impl Server {
         // A key file that cannot be used is refused before anything is created.
         crate::auth::check_public_key(&config.auth)?;
         let data = config.data_dir.clone();
-        std::fs::create_dir_all(&data).map_err(|cause| StartError::DataDir {
+        crate::config::create_data_dir(&data).map_err(|cause| StartError::DataDir {
             path: data.clone(),
             cause,
         })?;

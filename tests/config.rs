@@ -984,3 +984,45 @@ fn an_operating_system_error_is_printed_once() {
     );
     assert_eq!(occurrences(said, "Address already in use"), 1, "{stderr}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_data_directory_tengen_creates_is_its_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("the directory")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let root = tempfile::tempdir().expect("dir");
+    let fresh = root.path().join("var").join("tengen");
+    let data = |dir: &Path| dir.to_str().expect("a UTF-8 path").to_owned();
+    let out = tengen(
+        &["token", "--sub", "ann", "--data", &data(&fresh)],
+        &[],
+        root.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        mode(&fresh),
+        0o700,
+        "it holds the secret and the password hashes"
+    );
+    // One the operator made keeps the permissions they gave it.
+    let given = root.path().join("given");
+    std::fs::create_dir(&given).expect("dir");
+    std::fs::set_permissions(&given, std::fs::Permissions::from_mode(0o750)).expect("chmod");
+    let out = tengen(
+        &["token", "--sub", "ann", "--data", &data(&given)],
+        &[],
+        root.path(),
+    );
+    assert!(out.status.success());
+    assert_eq!(mode(&given), 0o750);
+}

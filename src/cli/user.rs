@@ -112,7 +112,7 @@ fn open(config: &ConfigArgs, to_add: bool) -> anyhow::Result<Arc<dyn Store>> {
             path.display()
         );
     }
-    std::fs::create_dir_all(&config.data_dir)
+    tengen::config::create_data_dir(&config.data_dir)
         .with_context(|| format!("creating the data directory {}", config.data_dir.display()))?;
     Ok(open_store(&config)?)
 }

@@ -117,7 +117,7 @@ pub fn node_id(config: &ClusterConfig, data_dir: &Path) -> std::io::Result<Strin
         }
     }
     let id = format!("node-{}", crate::lobby::new_id());
-    std::fs::create_dir_all(data_dir)?;
+    crate::config::create_data_dir(data_dir)?;
     std::fs::write(&path, format!("{id}\n"))?;
     Ok(id)
 }
