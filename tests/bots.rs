@@ -340,6 +340,20 @@ async fn a_person_challenges_a_bot_and_it_answers_every_move() {
     assert_eq!(ended["result"], "W+R");
 }
 
+/// `c` challenges `bot` to a 9x9 game as `color`, and joins it once it starts: the game.
+async fn challenge_and_join(c: &mut Client, bot: &str, color: &str) -> String {
+    let settings = json!({"board_size": 9, "color": color});
+    c.ok(json!({"type": "challenge", "opponent": bot, "settings": settings}))
+        .await;
+    let game = c.recv_type("game_started").await["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    c.ok(json!({"type": "join", "game_id": game})).await;
+    c.recv_type("snapshot").await;
+    game
+}
+
 /// Black (a scripted person) passes until the bot passes too; returns the next move
 /// number once scoring has started.
 async fn pass_until_scoring(alice: &mut Client, game: &str, mut n: u32) -> (u32, Value) {
@@ -370,16 +384,7 @@ async fn a_bot_rejects_marks_its_engine_disputes_and_the_game_still_ends() {
         &["--engine", &gnugo(true), "--offer-sizes", "9"],
     );
     bot_listed(&mut alice, "kuro").await;
-    let settings = json!({"board_size": 9, "color": "black"});
-    alice
-        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
-        .await;
-    let game = alice.recv_type("game_started").await["game_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    alice.ok(json!({"type": "join", "game_id": game})).await;
-    alice.recv_type("snapshot").await;
+    let game = challenge_and_join(&mut alice, "kuro", "black").await;
     let mut n = 1;
     for disputes in 0..2 {
         let (next, scoring) = pass_until_scoring(&mut alice, &game, n).await;
@@ -438,16 +443,7 @@ async fn a_stalled_engine_is_given_up_and_its_game_resigned() {
         &["--engine", stalls, "--untimed-move-secs", "1"],
     );
     bot_listed(&mut alice, "kuro").await;
-    let settings = json!({"board_size": 9, "color": "black"});
-    alice
-        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
-        .await;
-    let game = alice.recv_type("game_started").await["game_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    alice.ok(json!({"type": "join", "game_id": game})).await;
-    alice.recv_type("snapshot").await;
+    let game = challenge_and_join(&mut alice, "kuro", "black").await;
     let asked = Instant::now();
     common::play(&mut alice, &game, 1, "E5").await;
     let chat = alice.recv_type("chat").await;
@@ -886,16 +882,7 @@ async fn a_pause_asked_for_while_the_engine_thinks_is_agreed_before_the_move() {
     let slow = r#"sh -c 'while read c; do case "$c" in genmove*) sleep 2; printf "= C3\n\n";; list_commands*) printf "= genmove\nplay\n\n";; *) printf "= \n\n";; esac; done'"#;
     let _kuro = Bot::start(&server, &server.url, "kuro", &["--engine", slow]);
     bot_listed(&mut alice, "kuro").await;
-    let settings = json!({"board_size": 9, "color": "black"});
-    alice
-        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
-        .await;
-    let game = alice.recv_type("game_started").await["game_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    alice.ok(json!({"type": "join", "game_id": game})).await;
-    alice.recv_type("snapshot").await;
+    let game = challenge_and_join(&mut alice, "kuro", "black").await;
     common::play(&mut alice, &game, 1, "E5").await;
     // The engine now thinks for two seconds.
     sleep(Duration::from_millis(300)).await;
@@ -934,16 +921,7 @@ async fn an_illegal_engine_move_becomes_a_pass_on_the_engines_board_too() {
     );
     let _kuro = Bot::start(&server, &server.url, "kuro", &["--engine", &stubborn]);
     bot_listed(&mut alice, "kuro").await;
-    let settings = json!({"board_size": 9, "color": "white"});
-    alice
-        .ok(json!({"type": "challenge", "opponent": "kuro", "settings": settings}))
-        .await;
-    let game = alice.recv_type("game_started").await["game_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    alice.ok(json!({"type": "join", "game_id": game})).await;
-    alice.recv_type("snapshot").await;
+    let game = challenge_and_join(&mut alice, "kuro", "white").await;
     let first = alice.recv_type("move_played").await;
     assert_eq!(first["vertex"], "E5", "{first}");
     common::play(&mut alice, &game, 2, "C3").await;

@@ -10,6 +10,7 @@
 //! pauses this thread with it; a node cut off from the store fails to renew. Either way
 //! no mark is made and the node goes stale within a lease, as the store's lease lapses.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -95,6 +96,7 @@ impl Renewer {
             Ok(lost) => {
                 // The lost games go first: nothing may answer for them as fresh. A game
                 // claimed here again meanwhile, under a newer number, is not lost.
+                let lost: HashSet<String> = lost.into_iter().collect();
                 let lost: Vec<String> = games
                     .into_iter()
                     .filter(|(game, fence)| lost.contains(game) && self.tenure.forget(game, *fence))

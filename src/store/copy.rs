@@ -181,6 +181,13 @@ const fn table(name: &'static str, columns: &'static [(&'static str, Kind)]) -> 
     }
 }
 
+/// Each game and its last `seq` ([`Tally::last_seqs`]): the same SQL on both stores.
+pub(crate) const LAST_SEQS: &str = "SELECT g.id, coalesce(max(e.seq), 0) FROM games g
+     LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id";
+/// Each account and what tells it apart ([`Tally::accounts`]): the same SQL on both.
+pub(crate) const ACCOUNTS: &str =
+    "SELECT id, created_at_ms || ':' || coalesce(password_hash, '') FROM users";
+
 /// What a store holds, as far as the copy is checked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -212,27 +219,19 @@ pub struct CopySummary {
 pub fn sqlite_to_postgres(from: &SqliteStore, to: &PgStore) -> Result<CopySummary, StoreError> {
     let source = from.tally()?;
     let before = to.tally()?;
-    for (game, seq) in &source.last_seqs {
-        if let Some(theirs) = before.last_seqs.get(game)
-            && theirs != seq
-        {
-            return Err(StoreError::Postgres {
-                detail: format!(
-                    "game {game} is in both stores, but its last event is {seq} in SQLite and {theirs} in PostgreSQL; nothing was copied"
-                ),
-            });
-        }
+    if let Some((game, seq, theirs)) = clash(&source.last_seqs, &before.last_seqs) {
+        return Err(StoreError::Postgres {
+            detail: format!(
+                "game {game} is in both stores, but its last event is {seq} in SQLite and {theirs} in PostgreSQL; nothing was copied"
+            ),
+        });
     }
-    for (user, ours) in &source.accounts {
-        if let Some(theirs) = before.accounts.get(user)
-            && theirs != ours
-        {
-            return Err(StoreError::Postgres {
-                detail: format!(
-                    "the account {user} is in both stores, but they are two accounts (created at different times or with different passwords); nothing was copied"
-                ),
-            });
-        }
+    if let Some((user, _, _)) = clash(&source.accounts, &before.accounts) {
+        return Err(StoreError::Postgres {
+            detail: format!(
+                "the account {user} is in both stores, but they are two accounts (created at different times or with different passwords); nothing was copied"
+            ),
+        });
     }
     let mut copied = Vec::with_capacity(TABLES.len());
     for table in TABLES {
@@ -265,5 +264,18 @@ pub fn sqlite_to_postgres(from: &SqliteStore, to: &PgStore) -> Result<CopySummar
         copied,
         source,
         target,
+    })
+}
+
+/// The first key in both maps whose values differ, with ours and theirs.
+fn clash<'a, V: PartialEq>(
+    ours: &'a BTreeMap<String, V>,
+    theirs: &'a BTreeMap<String, V>,
+) -> Option<(&'a str, &'a V, &'a V)> {
+    ours.iter().find_map(|(key, v)| {
+        theirs
+            .get(key)
+            .filter(|t| *t != v)
+            .map(|t| (key.as_str(), v, t))
     })
 }

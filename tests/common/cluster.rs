@@ -31,20 +31,22 @@ impl Cluster {
     }
 
     pub fn with_lease(lease_ms: u64) -> Cluster {
+        Cluster::build(lease_ms, nats_url())
+    }
+
+    /// A cluster whose nodes talk through the NATS server at `nats` (one a test stops),
+    /// not the shared one.
+    pub fn on_nats(nats: &str) -> Cluster {
+        Cluster::build(LEASE_MS, nats.to_owned())
+    }
+
+    fn build(lease_ms: u64, nats: String) -> Cluster {
         Cluster {
             db: postgres_db(),
             name: unique_prefix(),
             secret: format!("secret-{}", unique_prefix()),
             lease_ms,
-            nats: nats_url(),
-        }
-    }
-
-    /// A cluster whose nodes talk through the NATS server at `nats` (one a test stops).
-    pub fn on_nats(nats: &str) -> Cluster {
-        Cluster {
-            nats: nats.to_owned(),
-            ..Cluster::new()
+            nats,
         }
     }
 

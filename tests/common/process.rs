@@ -105,13 +105,6 @@ pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
     let kept = log.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            {
-                let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
-                if kept.len() == KEPT_LINES {
-                    kept.pop_front();
-                }
-                kept.push_back(line.clone());
-            }
             if let Some(i) = line.find("ws://") {
                 let url: String = line[i..]
                     .chars()
@@ -119,6 +112,11 @@ pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
                     .collect();
                 let _ = tx.send(url);
             }
+            let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+            if kept.len() == KEPT_LINES {
+                kept.pop_front();
+            }
+            kept.push_back(line);
         }
     });
     let url = rx

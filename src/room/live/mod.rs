@@ -344,15 +344,10 @@ impl LiveGame {
     /// away when play began or went on) starts theirs: the event records it running, as
     /// the room then has it, so that clients and a replay of the log see the same.
     pub fn presence(&self, color: Color, online: bool, at: Moment) -> Step {
-        let mut clock = self.clock;
-        if online
-            && color == self.game.to_move()
-            && self.stage.clock_runs()
-            && clock.running().is_none()
-        {
-            // No clock runs, so nothing is charged and nothing can flag.
-            let _ = clock.start(color, at.now);
-        }
+        let clock = match online && color == self.game.to_move() {
+            true => self.clock_started(at.now),
+            false => self.clock,
+        };
         let clock = self
             .settings
             .clock
@@ -405,10 +400,18 @@ impl LiveGame {
     /// Starts the clock of the side to move if no clock runs (when that player comes to
     /// the board at the start of the game or after a restart).
     pub fn start_clock_if_stopped(&mut self, now: Millis) {
-        if self.stage.clock_runs() && self.clock.running().is_none() {
+        self.clock = self.clock_started(now);
+    }
+
+    /// The clocks with the player to move's started at `now`, if play is on and no
+    /// clock runs.
+    fn clock_started(&self, now: Millis) -> GameClock {
+        let mut clock = self.clock;
+        if self.stage.clock_runs() && clock.running().is_none() {
             // No clock runs, so nothing is charged and nothing can flag.
-            let _ = self.clock.start(self.game.to_move(), now);
+            let _ = clock.start(self.game.to_move(), now);
         }
+        clock
     }
 
     /// The last seq spectators may see at `now`: in a tournament game, everything before

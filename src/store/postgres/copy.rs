@@ -7,7 +7,7 @@ use tokio_postgres::types::ToSql;
 
 use super::{PgStore, col, pg_error};
 use crate::store::StoreError;
-use crate::store::copy::{Cell, Kind, Table, Tally};
+use crate::store::copy::{ACCOUNTS, Cell, Kind, LAST_SEQS, Table, Tally};
 
 impl PgStore {
     /// Inserts each of `rows` unless a row with its key is there; returns how many were
@@ -92,25 +92,12 @@ async fn tally(client: &mut Client) -> Result<Tally, StoreError> {
         )
         .await
         .map_err(pg_error)?;
-    let rows = client
-        .query(
-            "SELECT g.id, coalesce(max(e.seq), 0) FROM games g
-             LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id",
-            &[],
-        )
-        .await
-        .map_err(pg_error)?;
+    let rows = client.query(LAST_SEQS, &[]).await.map_err(pg_error)?;
     let mut last_seqs = std::collections::BTreeMap::new();
     for row in &rows {
         last_seqs.insert(col::<String>(row, 0)?, col::<i64>(row, 1)?.unsigned_abs());
     }
-    let rows = client
-        .query(
-            "SELECT id, created_at_ms || ':' || coalesce(password_hash, '') FROM users",
-            &[],
-        )
-        .await
-        .map_err(pg_error)?;
+    let rows = client.query(ACCOUNTS, &[]).await.map_err(pg_error)?;
     let mut accounts = std::collections::BTreeMap::new();
     for row in &rows {
         accounts.insert(col::<String>(row, 0)?, col::<String>(row, 1)?);

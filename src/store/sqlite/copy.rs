@@ -5,7 +5,7 @@ use rusqlite::types::ValueRef;
 
 use super::SqliteStore;
 use crate::store::StoreError;
-use crate::store::copy::{Cell, Kind, Table, Tally};
+use crate::store::copy::{ACCOUNTS, Cell, Kind, LAST_SEQS, Table, Tally};
 
 impl SqliteStore {
     /// Every row of `table`, its columns in the table's order.
@@ -52,12 +52,7 @@ impl SqliteStore {
             .map_err(&db)
         };
         let (games, events, users) = (count("games")?, count("events")?, count("users")?);
-        let mut stmt = conn
-            .prepare(
-                "SELECT g.id, coalesce(max(e.seq), 0) FROM games g
-                 LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id",
-            )
-            .map_err(&db)?;
+        let mut stmt = conn.prepare(LAST_SEQS).map_err(&db)?;
         let last_seqs = stmt
             .query_map([], |row| {
                 Ok((
@@ -68,9 +63,7 @@ impl SqliteStore {
             .map_err(&db)?
             .collect::<Result<_, _>>()
             .map_err(&db)?;
-        let mut stmt = conn
-            .prepare("SELECT id, created_at_ms || ':' || coalesce(password_hash, '') FROM users")
-            .map_err(&db)?;
+        let mut stmt = conn.prepare(ACCOUNTS).map_err(&db)?;
         let accounts = stmt
             .query_map([], |row| {
                 Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
