@@ -368,6 +368,14 @@ pub enum StoreError {
         /// The operating system's reason.
         cause: Arc<std::io::Error>,
     },
+    /// The SQLite store's move log (`<db>-moves-0`, `-1`) could not be read or written.
+    #[error("The game database's move log {path} could not be read or written: {cause}.")]
+    MoveLog {
+        /// The log file, or its lock.
+        path: PathBuf,
+        /// The operating system's reason.
+        cause: Arc<std::io::Error>,
+    },
     /// The [`StoreWriter`] thread has stopped, so the commit was not (or not known to be)
     /// written.
     #[error("The store writer has stopped, so the commit was not written.")]

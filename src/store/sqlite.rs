@@ -1,6 +1,7 @@
 //! The embedded SQLite backend of [`Store`]: one file, one connection behind a mutex, WAL
 //! journal. With `postgres/`, the only place in tengen that writes SQL.
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -20,10 +21,12 @@ use super::{
 };
 use super::{GAME_COLUMNS, game_columns_before_count, migrations, ratings};
 use last_seqs::LastSeqs;
+use move_log::{Logged, MoveLog};
 
 mod accounts;
 mod copy;
 mod last_seqs;
+mod move_log;
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.
@@ -43,6 +46,11 @@ const LAST_SEQ: &str =
 /// One event, its `seq` already checked against the game's last.
 const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, kind, payload, at_ms, move_count)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
+/// An event from the move log, checked when it was logged; one SQLite holds already (a
+/// copy that raced another, or one replayed after a crash) is left as it is.
+const COPY_EVENT: &str = "INSERT INTO events (game_id, seq, kind, payload, at_ms, move_count)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (game_id, seq) DO NOTHING";
 
 /// A game's move count as this store keeps it: on the game's last event that carries
 /// one ([`Append::MoveCount`] is folded into the event before it, so a move writes its
@@ -119,8 +127,15 @@ pub struct SqliteStore {
     /// every prepared one, which twice per group was 5-7% of a loaded server's CPU.
     /// Read and written only with `conn` locked.
     relaxed: AtomicBool,
-    /// Taken only inside a write, with `conn` locked.
+    /// Taken inside a write, with `conn` locked if at all (`conn`, then this, then the
+    /// log's own lock).
     last_seqs: Mutex<LastSeqs>,
+    /// In `full` mode, where the group commit puts plain events (None when another
+    /// process holds it, or without a checkpointer thread to copy from it).
+    log: Option<Arc<MoveLog>>,
+    /// The group commit wrote to SQLite since the last [`Store::sync_log`]: with a move
+    /// log, most groups do not, and their flush leaves SQLite's log alone.
+    wal_dirty: AtomicBool,
     sync: SyncMode,
     read_only: bool,
 }
@@ -168,6 +183,7 @@ impl Checkpointer {
         sync: SyncMode,
         writer: &Arc<Mutex<Connection>>,
         db: Arc<File>,
+        log: Option<Arc<MoveLog>>,
     ) -> Option<Checkpointer> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let own = Connection::open_with_flags(path, flags).ok()?;
@@ -188,8 +204,28 @@ impl Checkpointer {
                 while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
                     stopped.recv_timeout(CHECKPOINT_EVERY)
                 {
+                    if let Some(log) = &log
+                        && let Err(e) = fold(&own, log, false)
+                    {
+                        tracing::warn!(path = %path.display(), error = %e, "copying the move log into the database failed");
+                    }
                     if let Err(e) = Checkpointer::run(&own, &db, &weak) {
                         tracing::warn!(path = %path.display(), error = %e, "a WAL checkpoint failed");
+                    }
+                }
+                // The store is closing, so nothing appends any more: the last events
+                // go into the database, and the log's files are emptied.
+                if let Some(log) = &log {
+                    match fold(&own, log, true) {
+                        Ok(true) => {
+                            if let Err(e) = log.reset() {
+                                tracing::warn!(path = %path.display(), error = %e, "emptying the move log failed; the next start copies it again");
+                            }
+                        }
+                        Ok(false) => {}
+                        Err(e) => {
+                            tracing::warn!(path = %path.display(), error = %e, "copying the move log into the database failed; the next start does it");
+                        }
                     }
                 }
             });
@@ -243,13 +279,48 @@ impl Checkpointer {
     }
 }
 
-/// Why a checkpoint failed.
+/// Copies the move log's events into the database if a copy is due (or `all`), in one
+/// transaction at the store's `synchronous` (so flushed when it commits), before the log
+/// may write over them; whether there were any.
+fn fold(conn: &Connection, log: &MoveLog, all: bool) -> Result<bool, CheckpointError> {
+    let Some(events) = log.fold_due(all).map_err(CheckpointError::Log)? else {
+        return Ok(false);
+    };
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    copy_in(&tx, &events)?;
+    tx.commit()?;
+    log.folded(&events).map_err(CheckpointError::Log)?;
+    Ok(true)
+}
+
+/// Inserts logged events, leaving any the database already holds.
+fn copy_in(conn: &Connection, events: &[Logged]) -> rusqlite::Result<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let mut insert = conn.prepare_cached(COPY_EVENT)?;
+    for Logged { event, move_count } in events {
+        insert.execute(rusqlite::params![
+            event.game_id,
+            i64::try_from(event.seq).unwrap_or(i64::MAX),
+            event.kind,
+            event.payload,
+            event.at_ms,
+            move_count,
+        ])?;
+    }
+    Ok(())
+}
+
+/// Why a checkpoint or a copy of the move log failed.
 #[derive(Debug, thiserror::Error)]
 enum CheckpointError {
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     #[error("flushing the database file: {0}")]
     Flush(std::io::Error),
+    #[error("the move log: {0}")]
+    Log(std::io::Error),
 }
 
 impl Drop for Checkpointer {
@@ -334,6 +405,10 @@ impl SqliteStore {
                 .map_err(db_err)?;
             migrations::migrate(&mut conn, path, version)?;
         }
+        let log = match (read_only, sync) {
+            (false, SyncMode::Full) => take_move_log(&mut conn, path)?,
+            _ => None,
+        };
         let conn = Arc::new(Mutex::new(conn));
         // Without it the checkpointer does not start, and SQLite's own checkpoints run.
         let db_file = match read_only {
@@ -350,7 +425,9 @@ impl SqliteStore {
         };
         let checkpointer = db_file
             .clone()
-            .and_then(|db| Checkpointer::start(path, sync, &conn, db));
+            .and_then(|db| Checkpointer::start(path, sync, &conn, db, log.clone()));
+        // Without the checkpointer's thread nothing would copy the log's events.
+        let log = log.filter(|_| checkpointer.is_some());
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
         Ok(SqliteStore {
@@ -362,6 +439,8 @@ impl SqliteStore {
             wal_file: Mutex::new(None),
             relaxed: AtomicBool::new(false),
             last_seqs: Mutex::default(),
+            log,
+            wal_dirty: AtomicBool::new(false),
             sync,
             read_only,
         })
@@ -451,6 +530,15 @@ impl SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.db_err())?;
+        let items: Vec<Write<'a>> = items.into_iter().collect();
+        // A game's logged events go in first, so that what follows sees them.
+        let copied = match &self.log {
+            Some(log) => log
+                .of_games(items.iter().map(Write::game_id).collect::<BTreeSet<_>>())
+                .map_err(self.log_err())?,
+            None => Vec::new(),
+        };
+        copy_in(&tx, &copied).map_err(self.db_err())?;
         let mut items = items.into_iter().peekable();
         while let Some(item) = items.next() {
             // A step's move count follows its last event, and is stored on it.
@@ -469,24 +557,74 @@ impl SqliteStore {
             }
             self.apply(&tx, last_seqs, item, counted)?;
         }
-        tx.commit().map_err(self.db_err())
+        tx.commit().map_err(self.db_err())?;
+        match &self.log {
+            Some(log) if !copied.is_empty() => log.forget(&copied).map_err(self.log_err()),
+            _ => Ok(()),
+        }
     }
 
     /// The game's last event number in the file (0 before its first event).
-    fn last_seq(&self, tx: &Transaction<'_>, game_id: &str) -> Result<u64, StoreError> {
-        let last: Option<i64> = tx
-            .prepare_cached(LAST_SEQ)
-            .map_err(self.db_err())?
-            .query_row([game_id], |row| row.get(0))
-            .optional()
+    fn last_seq(&self, conn: &Connection, game_id: &str) -> Result<u64, StoreError> {
+        stored_last_seq(conn, game_id)
             .map_err(self.db_err())?
             .ok_or_else(|| StoreError::UnknownGame {
                 game_id: game_id.to_owned(),
-            })?;
-        u64::try_from(last.unwrap_or(0)).map_err(|_| StoreError::BadRow {
-            path: self.path.clone(),
-            detail: format!("game {game_id} has a negative event number"),
-        })
+            })
+    }
+
+    fn log_err(&self) -> impl Fn(io::Error) -> StoreError + '_ {
+        |cause| StoreError::MoveLog {
+            path: move_log::files_of(&self.path),
+            cause: Arc::new(cause),
+        }
+    }
+
+    /// Refuses events to be logged unless each follows its game's last one, logged or
+    /// stored, changing nothing. A game not in [`LastSeqs`] is looked up, in the log
+    /// and then in the file.
+    fn check_seqs(&self, logged: &[Logged]) -> Result<(), StoreError> {
+        let mut known: HashMap<&str, u64> = HashMap::new();
+        let mut missing = Vec::new();
+        {
+            let last_seqs = self.last_seqs.lock().map_err(|_| StoreError::Poisoned)?;
+            for l in logged {
+                let game = l.event.game_id.as_str();
+                match last_seqs.get(game) {
+                    Some(seq) => {
+                        known.entry(game).or_insert(seq);
+                    }
+                    None => missing.push(game),
+                }
+            }
+        }
+        if !missing.is_empty() {
+            let conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+            for game in missing {
+                if known.contains_key(game) {
+                    continue;
+                }
+                let logged = self.log.as_ref().map(|log| log.last_seq(game)).transpose();
+                let last = match logged.map_err(self.log_err())?.flatten() {
+                    Some(seq) => seq,
+                    None => self.last_seq(&conn, game)?,
+                };
+                known.insert(game, last);
+            }
+        }
+        for l in logged {
+            let game = l.event.game_id.as_str();
+            let expected = known.get(game).copied().unwrap_or(0).saturating_add(1);
+            if l.event.seq != expected || i64::try_from(l.event.seq).is_err() {
+                return Err(StoreError::SeqOutOfOrder {
+                    game_id: game.to_owned(),
+                    seq: l.event.seq,
+                    expected,
+                });
+            }
+            known.insert(game, l.event.seq);
+        }
+        Ok(())
     }
 
     /// Applies one item; `move_count`, for an event, is the game's count after it.
@@ -698,6 +836,12 @@ impl SqliteStore {
         seqs: Range<u64>,
     ) -> Result<Vec<EventRecord>, StoreError> {
         let db = self.db_err();
+        // Taken before the file is read: an event copied in between is then in both,
+        // never in neither.
+        let logged = match &self.log {
+            Some(log) => log.events(id, seqs.clone()).map_err(self.log_err())?,
+            None => Vec::new(),
+        };
         let mut stmt = conn
             .prepare_cached(
                 "SELECT game_id, seq, kind, payload, at_ms FROM events
@@ -718,7 +862,11 @@ impl SqliteStore {
                 })
             })
             .map_err(&db)?;
-        rows.map(|row| row.map_err(&db)).collect()
+        let mut events: Vec<EventRecord> =
+            rows.map(|row| row.map_err(&db)).collect::<Result<_, _>>()?;
+        let stored = events.last().map_or(0, |e| e.seq);
+        events.extend(logged.into_iter().filter(|e| e.seq > stored));
+        Ok(events)
     }
 
     fn game_from_row(&self, row: &Row<'_>) -> Result<GameRecord, StoreError> {
@@ -759,6 +907,14 @@ impl SqliteStore {
         while let Some(row) = rows.next().map_err(&db)? {
             games.push(self.game_from_row(row)?);
         }
+        // A live game's count is on its last counted event, which may be logged still.
+        if let Some(log) = &self.log {
+            for game in games.iter_mut().filter(|g| g.status == GameStatus::Live) {
+                if let Some(count) = log.last_move_count(&game.id).map_err(self.log_err())? {
+                    game.move_count = count;
+                }
+            }
+        }
         Ok(games)
     }
 }
@@ -786,6 +942,21 @@ enum Write<'a> {
         game_id: &'a str,
         fence: u64,
     },
+}
+
+impl Write<'_> {
+    fn game_id(&self) -> &str {
+        match self {
+            Write::Create(game) => &game.id,
+            Write::Event(event) => &event.game_id,
+            Write::Kibitz(line) => &line.game_id,
+            Write::MoveCount { game_id, .. }
+            | Write::Finish { game_id, .. }
+            | Write::Rejudge { game_id, .. }
+            | Write::Rated(game_id)
+            | Write::Fence { game_id, .. } => game_id,
+        }
+    }
 }
 
 impl<'a> From<&'a Append> for Write<'a> {
@@ -818,6 +989,113 @@ impl<'a> From<&'a Append> for Write<'a> {
             },
         }
     }
+}
+
+/// Splits a group commit's batch into what SQLite writes (every item about a game
+/// that has anything but plain events in the batch) and the events the move log takes,
+/// each with the move count that follows it.
+fn split_for_log(batch: &[Append]) -> (Vec<Write<'_>>, Vec<Logged>) {
+    let plain = |i: usize| match &batch[i] {
+        Append::Event(_) => true,
+        // A count right after its game's event is stored on that event.
+        Append::MoveCount { game_id, .. } => {
+            i > 0 && matches!(&batch[i - 1], Append::Event(e) if e.game_id == *game_id)
+        }
+        _ => false,
+    };
+    let direct_games: BTreeSet<&str> = (0..batch.len())
+        .filter(|&i| !plain(i))
+        .map(|i| batch[i].game_id())
+        .collect();
+    let mut direct = Vec::new();
+    let mut logged: Vec<Logged> = Vec::new();
+    for item in batch {
+        if direct_games.contains(item.game_id()) {
+            direct.push(Write::from(item));
+            continue;
+        }
+        match item {
+            Append::Event(event) => logged.push(Logged {
+                event: event.clone(),
+                move_count: None,
+            }),
+            Append::MoveCount { move_count, .. } => {
+                if let Some(last) = logged.last_mut() {
+                    last.move_count = Some(*move_count);
+                }
+            }
+            _ => {}
+        }
+    }
+    (direct, logged)
+}
+
+/// Takes the database's move log, copying whatever its files hold into the database
+/// first (a crash or a stop left it there); None when another process has it.
+fn take_move_log(conn: &mut Connection, path: &Path) -> Result<Option<Arc<MoveLog>>, StoreError> {
+    let failed = |cause| StoreError::MoveLog {
+        path: move_log::files_of(path),
+        cause: Arc::new(cause),
+    };
+    let Some(opened) = MoveLog::open(path).map_err(failed)? else {
+        tracing::info!(path = %path.display(), "another process holds the move log; this one writes to the database directly");
+        return Ok(None);
+    };
+    if !opened.recovered.is_empty() {
+        replay(conn, path, &opened.recovered)?;
+        tracing::info!(path = %path.display(), events = opened.recovered.len(), "copied the move log into the database");
+    }
+    opened.log.reset().map_err(failed)?;
+    Ok(Some(Arc::new(opened.log)))
+}
+
+/// Copies recovered events into the database: those it holds already are skipped, and
+/// the rest must follow each game's last event, or the log is not this database's.
+fn replay(conn: &mut Connection, path: &Path, events: &[Logged]) -> Result<(), StoreError> {
+    let db = |cause| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        cause: Arc::new(cause),
+    };
+    let foreign = |detail: String| StoreError::Corrupt {
+        path: move_log::files_of(path),
+        detail: format!("{detail}; the move log does not belong to this database"),
+    };
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db)?;
+    let mut last: HashMap<&str, u64> = HashMap::new();
+    let mut fresh = Vec::new();
+    for logged in events {
+        let game = logged.event.game_id.as_str();
+        let known = match last.get(game) {
+            Some(&seq) => seq,
+            None => stored_last_seq(&tx, game)
+                .map_err(db)?
+                .ok_or_else(|| foreign(format!("game {game} is not in the database")))?,
+        };
+        if logged.event.seq <= known {
+            continue;
+        }
+        if logged.event.seq != known + 1 {
+            return Err(foreign(format!(
+                "game {game} has event {known} and the log's next is {}",
+                logged.event.seq
+            )));
+        }
+        last.insert(game, logged.event.seq);
+        fresh.push(logged.clone());
+    }
+    copy_in(&tx, &fresh).map_err(db)?;
+    tx.commit().map_err(db)
+}
+
+/// The game's last event number in the file (0 before its first); None if no such game.
+fn stored_last_seq(conn: &Connection, game_id: &str) -> rusqlite::Result<Option<u64>> {
+    let last: Option<Option<i64>> = conn
+        .prepare_cached(LAST_SEQ)?
+        .query_row([game_id], |row| row.get(0))
+        .optional()?;
+    Ok(last.map(|seq| seq.unwrap_or(0).unsigned_abs()))
 }
 
 /// Opens `file` to be flushed; None when there is no such file.
@@ -881,17 +1159,42 @@ impl Store for SqliteStore {
     /// operating system, the log not fsynced), and the connection goes back to `FULL`
     /// before any other use ([`SqliteStore::lock`]): only the group commit, which calls
     /// [`Store::sync_log`] before anyone is told, runs without SQLite's own fsync.
+    ///
+    /// Plain events (and the move count after them) go to the move log instead, unless
+    /// something else in the batch is about their game: their `seq` is checked first, so
+    /// a rejected batch writes nothing anywhere.
     fn append_unsynced(&self, batch: &[Append]) -> Result<Durability, StoreError> {
         if self.sync != SyncMode::Full || batch.is_empty() {
             return self.append(batch).map(|()| Durability::Durable);
         }
-        let mut conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
-        if !self.relaxed.load(Ordering::Relaxed) {
-            self.set_synchronous(&conn, SyncMode::Normal)?;
-            self.relaxed.store(true, Ordering::Relaxed);
+        let (direct, logged) = match &self.log {
+            Some(log) if !log.is_full() => split_for_log(batch),
+            _ => (batch.iter().map(Write::from).collect(), Vec::new()),
+        };
+        if !logged.is_empty() {
+            self.check_seqs(&logged)?;
         }
-        self.write_on(&mut conn, batch.iter().map(Write::from))
-            .map(|()| Durability::AfterSyncLog)
+        if !direct.is_empty() {
+            let mut conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+            if !self.relaxed.load(Ordering::Relaxed) {
+                self.set_synchronous(&conn, SyncMode::Normal)?;
+                self.relaxed.store(true, Ordering::Relaxed);
+            }
+            self.wal_dirty.store(true, Ordering::Relaxed);
+            self.write_on(&mut conn, direct)?;
+        }
+        if let Some(log) = self.log.as_ref().filter(|_| !logged.is_empty()) {
+            let seqs: Vec<(String, u64)> = logged
+                .iter()
+                .map(|l| (l.event.game_id.clone(), l.event.seq))
+                .collect();
+            log.append(logged).map_err(self.log_err())?;
+            let mut last_seqs = self.last_seqs.lock().map_err(|_| StoreError::Poisoned)?;
+            for (game, seq) in seqs {
+                last_seqs.appended(&game, seq);
+            }
+        }
+        Ok(Durability::AfterSyncLog)
     }
 
     /// Flushes the write-ahead log with `fdatasync`. No log file means nothing to flush:
@@ -900,7 +1203,19 @@ impl Store for SqliteStore {
     /// the directory, so that a log created since the store opened keeps its name after
     /// a power loss (SQLite's own first sync of a new log does the same), and keeps the
     /// log open for the next ones (`wal_file`).
+    ///
+    /// With a move log, flushes what was logged since, and SQLite's log only if the
+    /// group wrote to it.
     fn sync_log(&self) -> Result<(), StoreError> {
+        if let Some(log) = &self.log {
+            log.sync().map_err(|cause| StoreError::Sync {
+                path: move_log::files_of(&self.path),
+                cause: Arc::new(cause),
+            })?;
+            if !self.wal_dirty.swap(false, Ordering::Relaxed) {
+                return Ok(());
+            }
+        }
         let failed = |source| StoreError::Sync {
             path: self.wal.clone(),
             cause: Arc::new(source),
@@ -1315,6 +1630,28 @@ mod tests {
             .expect("pragma")
     }
 
+    /// Events with something else about their game in the batch, which SQLite writes
+    /// (plain events go to the move log).
+    fn with_chat(game_id: &str, seqs: std::ops::RangeInclusive<u64>) -> Vec<Append> {
+        let mut batch = events(game_id, seqs);
+        batch.push(Append::Kibitz(kibitz(game_id, 1)));
+        batch
+    }
+
+    /// How many of the game's events SQLite itself holds.
+    fn in_file(store: &SqliteStore, id: &str) -> i64 {
+        store
+            .conn
+            .lock()
+            .expect("lock")
+            .query_row(
+                "SELECT count(*) FROM events WHERE game_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .expect("count")
+    }
+
     #[test]
     fn in_full_mode_a_group_write_leaves_the_flush_to_sync_log() {
         let (_dir, path) = temp_db();
@@ -1322,7 +1659,7 @@ mod tests {
         store
             .create_game(&game("g", 1, "alice", "bob"))
             .expect("create");
-        let written = store.append_unsynced(&events("g", 1..=2));
+        let written = store.append_unsynced(&with_chat("g", 1..=2));
         assert_eq!(written.expect("written"), Durability::AfterSyncLog);
         // The connection stays at NORMAL (1) for the next group, unswitched...
         let raw = |store: &SqliteStore| -> i64 {
@@ -1331,7 +1668,9 @@ mod tests {
                 .expect("pragma")
         };
         assert_eq!(raw(&store), 1);
-        store.append_unsynced(&events("g", 3..=3)).expect("written");
+        store
+            .append_unsynced(&with_chat("g", 3..=3))
+            .expect("written");
         assert_eq!(raw(&store), 1);
         // ...and anything else that takes it finds FULL (2) again.
         assert_eq!(synchronous(&store), 2);
@@ -1356,7 +1695,7 @@ mod tests {
             .expect("create");
         for seq in 1..=20 {
             store
-                .append_unsynced(&events("g", seq..=seq))
+                .append_unsynced(&with_chat("g", seq..=seq))
                 .expect("written");
         }
         let conn = store.conn.lock().expect("lock");
@@ -1369,6 +1708,149 @@ mod tests {
         let insert = conn.prepare_cached(INSERT_EVENT).expect("cached");
         assert_eq!(insert.get_status(rusqlite::StatementStatus::Run), 20);
         assert_eq!(insert.get_status(rusqlite::StatementStatus::RePrepare), 0);
+    }
+
+    #[test]
+    fn plain_events_go_to_the_move_log_and_reads_see_them_before_and_after_the_copy() {
+        let (_dir, path) = temp_db();
+        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
+        store
+            .create_game(&game("g", 1, "alice", "bob"))
+            .expect("create");
+        let mut batch = events("g", 1..=3);
+        batch.push(Append::MoveCount {
+            game_id: "g".into(),
+            move_count: 3,
+        });
+        assert_eq!(
+            store.append_unsynced(&batch).expect("written"),
+            Durability::AfterSyncLog
+        );
+        store.sync_log().expect("flushed");
+        assert_eq!(in_file(&store, "g"), 0, "logged, not in SQLite yet");
+        assert_eq!(
+            store.events("g").expect("events"),
+            (1..=3).map(|n| event("g", n)).collect::<Vec<_>>()
+        );
+        assert_eq!(store.game("g").expect("game").expect("found").move_count, 3);
+        // A rejected plain event writes nothing anywhere.
+        let refused = store.append_unsynced(&events("g", 3..=3));
+        assert!(
+            matches!(refused, Err(StoreError::SeqOutOfOrder { expected: 4, .. })),
+            "{refused:?}"
+        );
+        let log = store.log.clone().expect("a move log");
+        assert!(fold(&store.conn.lock().expect("lock"), &log, true).expect("copied"));
+        assert_eq!(in_file(&store, "g"), 3, "copied in");
+        assert_eq!(store.events("g").expect("events").len(), 3, "once each");
+        assert_eq!(store.game("g").expect("game").expect("found").move_count, 3);
+        store
+            .append_unsynced(&events("g", 4..=4))
+            .expect("the next one");
+        assert_eq!(store.events_in("g", 3..5).expect("events").len(), 2);
+    }
+
+    #[test]
+    fn finishing_a_game_copies_its_logged_events_in_first() {
+        let (_dir, path) = temp_db();
+        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
+        store
+            .create_game(&game("g", 1, "alice", "bob"))
+            .expect("create");
+        let mut batch = events("g", 1..=2);
+        batch.push(Append::MoveCount {
+            game_id: "g".into(),
+            move_count: 2,
+        });
+        store.append_unsynced(&batch).expect("logged");
+        let finish = [
+            Append::Event(event("g", 3)),
+            Append::Finish {
+                game_id: "g".into(),
+                result: "B+R".into(),
+                ended_at_ms: 9,
+            },
+        ];
+        store.append_unsynced(&finish).expect("finished");
+        store.sync_log().expect("flushed");
+        assert_eq!(in_file(&store, "g"), 3);
+        let finished = store.game("g").expect("game").expect("found");
+        assert_eq!(
+            (finished.status, finished.move_count),
+            (GameStatus::Finished, 2)
+        );
+        assert_eq!(store.events("g").expect("events").len(), 3);
+    }
+
+    /// Copies the database, its SQLite log and the move log as a crash would leave
+    /// them: what was flushed, with the store still open.
+    fn crash_copy(from: &Path, to: &Path) {
+        for suffix in ["", "-wal", "-moves-0", "-moves-1"] {
+            let mut src = from.as_os_str().to_owned();
+            src.push(suffix);
+            let mut dst = to.as_os_str().to_owned();
+            dst.push(suffix);
+            if Path::new(&src).exists() {
+                fs::copy(&src, &dst).expect("copy");
+            }
+        }
+    }
+
+    #[test]
+    fn logged_events_outlive_a_crash_and_are_copied_in_at_the_next_open() {
+        let (dir, path) = temp_db();
+        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
+        store
+            .create_game(&game("g", 1, "alice", "bob"))
+            .expect("create");
+        store.append_unsynced(&events("g", 1..=4)).expect("logged");
+        store.sync_log().expect("flushed");
+        let copy = dir.path().join("after-crash.sqlite");
+        crash_copy(&path, &copy);
+        // A second store on the same file finds the log taken, and writes directly.
+        let beside = SqliteStore::open(&path, SyncMode::Full).expect("open beside");
+        assert!(beside.log.is_none());
+        drop(beside);
+
+        let reopened = SqliteStore::open(&copy, SyncMode::Full).expect("reopen");
+        assert_eq!(in_file(&reopened, "g"), 4, "copied in at the open");
+        assert_eq!(reopened.events("g").expect("events").len(), 4);
+        reopened
+            .append_unsynced(&events("g", 5..=5))
+            .expect("the next one");
+        reopened.sync_log().expect("flushed");
+        drop(reopened);
+        // Closing copies the rest in.
+        let raw = Connection::open(&copy).expect("raw");
+        let stored: i64 = raw
+            .query_row("SELECT count(*) FROM events", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(stored, 5);
+    }
+
+    #[test]
+    fn a_move_log_that_does_not_fit_the_database_is_refused() {
+        let (dir, path) = temp_db();
+        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
+        store
+            .create_game(&game("g", 1, "alice", "bob"))
+            .expect("create");
+        store.append_unsynced(&events("g", 1..=2)).expect("logged");
+        store.sync_log().expect("flushed");
+        let other = dir.path().join("other.sqlite");
+        drop(SqliteStore::open(&other, SyncMode::Full).expect("another database"));
+        for suffix in ["-moves-0", "-moves-1"] {
+            let mut src = path.as_os_str().to_owned();
+            src.push(suffix);
+            let mut dst = other.as_os_str().to_owned();
+            dst.push(suffix);
+            fs::copy(&src, &dst).expect("copy");
+        }
+        let refused = SqliteStore::open(&other, SyncMode::Full);
+        assert!(
+            matches!(refused, Err(StoreError::Corrupt { .. })),
+            "{refused:?}"
+        );
     }
 
     #[test]
