@@ -507,6 +507,13 @@ pub trait Store: AccountStore + Send + Sync + 'static {
     /// which forwards `append_unsynced` cannot forget to forward this too.
     fn sync_log(&self) -> Result<(), StoreError>;
 
+    /// Copies into the database proper the events the store keeps beside it (SQLite's
+    /// move log), so that another opener of the file sees every one. The writer calls
+    /// it when it stops. The default has nothing beside the database to copy.
+    fn fold_log(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// Every live game with all its events in `seq` order, oldest game first, so a
     /// restarted server can rebuild its rooms.
     fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError>;

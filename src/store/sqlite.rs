@@ -1234,6 +1234,23 @@ impl Store for SqliteStore {
         }
     }
 
+    fn fold_log(&self) -> Result<(), StoreError> {
+        let Some(log) = &self.log else {
+            return Ok(());
+        };
+        let conn = self.lock()?;
+        fold(&conn, log, true).map(|_| ()).map_err(|e| match e {
+            CheckpointError::Sqlite(cause) => StoreError::Sqlite {
+                path: self.path.clone(),
+                cause: Arc::new(cause),
+            },
+            CheckpointError::Log(cause) | CheckpointError::Flush(cause) => StoreError::MoveLog {
+                path: move_log::files_of(&self.path),
+                cause: Arc::new(cause),
+            },
+        })
+    }
+
     fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
         let mut conn = self.lock()?;
         // One read transaction, so every game's events match its row.

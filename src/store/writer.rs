@@ -254,6 +254,11 @@ async fn run(
             failure = Some(err);
         }
     }
+    // Whoever opens the store next, this process or another, finds every event in it.
+    let folding = store.clone();
+    if let Some(Err(err)) = runner.block(move || folding.fold_log()).await {
+        tracing::warn!(error = %err, "the store's move log could not be copied in at the writer's stop; the next start does it");
+    }
     // Release the store before announcing the stop, so `close` returning means the
     // caller may close the store.
     drop(store);
@@ -456,6 +461,9 @@ mod tests {
         }
         fn append_unsynced(&self, batch: &[Append]) -> Result<Durability, StoreError> {
             self.write(batch, || self.inner.append_unsynced(batch))
+        }
+        fn fold_log(&self) -> Result<(), StoreError> {
+            self.inner.fold_log()
         }
         fn sync_log(&self) -> Result<(), StoreError> {
             if let Some((ops, outcomes)) = &self.syncs {

@@ -4,8 +4,8 @@
 //! Why: SQLite stores each game's events on a leaf page of their own, so an event cost a
 //! 4 KiB page written to its log (often read back first, 1,500 games' leaves not fitting
 //! its cache), a checksum over that page, and the page again at the checkpoint: with
-//! SQLite out of the way of plain moves a loaded server used 11% less CPU and its p99
-//! fell from 20 ms to 6 ms (BENCHMARKS.md, issue 17, twelfth pass). Here an event costs
+//! plain moves here a loaded server used 19.3-19.5 s of CPU where it had used 22.0-26.6
+//! s (BENCHMARKS.md, "Issue 17, twelfth pass"). Here an event costs
 //! its own bytes and a CRC, plus its share of the group's one `fdatasync`; every few
 //! seconds the events go into SQLite in one transaction sorted by game, where a game's
 //! leaf takes all its new events in one write.
