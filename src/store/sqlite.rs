@@ -2562,5 +2562,66 @@ mod tests {
                 prop_assert_eq!(seqs, (1..next[g]).collect::<Vec<_>>());
             }
         }
+
+        /// Through the move log, whatever mix of plain groups (some with a wrong
+        /// number), groups SQLite writes, copies, clean reopenings and crashes: every
+        /// game reads back exactly the events accepted, each once, in order.
+        #[test]
+        fn the_move_log_loses_and_repeats_nothing(
+            ops in proptest::collection::vec((0u8..6, 0usize..3, 1u64..4, any::<bool>()), 1..24)
+        ) {
+            let (dir, path) = temp_db();
+            let mut path = path;
+            let mut store = SqliteStore::open(&path, SyncMode::Full).expect("open");
+            let ids = ["g0", "g1", "g2"];
+            for (i, id) in ids.iter().enumerate() {
+                store.create_game(&game(id, i as i64, "a", "b")).expect("create");
+            }
+            let mut next = [1u64; 3];
+            for (step, (op, g, n, flag)) in ops.into_iter().enumerate() {
+                let first = next[g];
+                match op {
+                    // Plain events: to the log; a wrong first number writes nothing.
+                    0 | 1 => {
+                        let start = if flag && op == 1 { first + 1 } else { first };
+                        let outcome = store.append_unsynced(&events(ids[g], start..=start + n - 1));
+                        if start == first {
+                            prop_assert!(outcome.is_ok(), "{:?}", outcome);
+                            next[g] += n;
+                        } else {
+                            prop_assert!(matches!(outcome, Err(StoreError::SeqOutOfOrder { .. })), "{:?}", outcome);
+                        }
+                        store.sync_log().expect("flushed");
+                    }
+                    // Events with chat: SQLite, after the game's logged events.
+                    2 => {
+                        store.append_unsynced(&with_chat(ids[g], first..=first + n - 1)).expect("written");
+                        store.sync_log().expect("flushed");
+                        next[g] += n;
+                    }
+                    3 => {
+                        let log = store.log.clone().expect("a move log");
+                        fold(&store.conn.lock().expect("lock"), &log, flag).expect("copied");
+                    }
+                    // A clean stop and a new start.
+                    4 => {
+                        drop(store);
+                        store = SqliteStore::open(&path, SyncMode::Full).expect("reopen");
+                    }
+                    // A crash: the files as they are, opened elsewhere.
+                    _ => {
+                        let copy = dir.path().join(format!("crash-{step}.sqlite"));
+                        crash_copy(&path, &copy);
+                        drop(store);
+                        path = copy;
+                        store = SqliteStore::open(&path, SyncMode::Full).expect("recover");
+                    }
+                }
+                for (g, id) in ids.iter().enumerate() {
+                    let seqs: Vec<u64> = store.events(id).expect("events").iter().map(|e| e.seq).collect();
+                    prop_assert_eq!(seqs, (1..next[g]).collect::<Vec<_>>());
+                }
+            }
+        }
     }
 }
