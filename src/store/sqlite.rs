@@ -1,5 +1,6 @@
 //! The embedded SQLite backend of [`Store`]: one file, one connection behind a mutex, WAL
-//! journal. With `postgres/`, the only place in tengen that writes SQL.
+//! journal, and in `full` mode a move log beside it for plain moves (`move_log`). With
+//! `postgres/`, the only place in tengen that writes SQL.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
