@@ -429,14 +429,13 @@ impl SqliteStore {
             .and_then(|db| Checkpointer::start(path, sync, &conn, db, log.clone()));
         // Without the checkpointer's thread nothing would copy the log's events.
         let log = log.filter(|_| checkpointer.is_some());
-        let mut wal = path.as_os_str().to_owned();
-        wal.push("-wal");
+        let wal = move_log::side_path(path, "-wal");
         Ok(SqliteStore {
             checkpointer,
             conn,
             db_file,
             path: path.to_path_buf(),
-            wal: wal.into(),
+            wal,
             wal_file: Mutex::new(None),
             relaxed: AtomicBool::new(false),
             last_seqs: Mutex::default(),
@@ -575,10 +574,7 @@ impl SqliteStore {
     }
 
     fn log_err(&self) -> impl Fn(io::Error) -> StoreError + '_ {
-        |cause| StoreError::MoveLog {
-            path: move_log::files_of(&self.path),
-            cause: Arc::new(cause),
-        }
+        move_log_err(&self.path)
     }
 
     /// Refuses events to be logged unless each follows its game's last one, logged or
@@ -1031,14 +1027,19 @@ fn split_for_log(batch: &[Append]) -> (Vec<Write<'_>>, Vec<Logged>) {
     (direct, logged)
 }
 
+/// The error of the move log of the database at `db`.
+fn move_log_err(db: &Path) -> impl Fn(io::Error) -> StoreError + '_ {
+    |cause| StoreError::MoveLog {
+        path: move_log::files_of(db),
+        cause: Arc::new(cause),
+    }
+}
+
 /// Takes the database's move log, copying whatever its files hold into the database
 /// first (a crash or a stop left it there); None when another process has it.
 fn take_move_log(conn: &mut Connection, path: &Path) -> Result<Option<Arc<MoveLog>>, StoreError> {
-    let failed = |cause| StoreError::MoveLog {
-        path: move_log::files_of(path),
-        cause: Arc::new(cause),
-    };
-    let Some(opened) = MoveLog::open(path).map_err(failed)? else {
+    let failed = move_log_err(path);
+    let Some(opened) = MoveLog::open(path).map_err(&failed)? else {
         tracing::info!(path = %path.display(), "another process holds the move log; this one writes to the database directly");
         return Ok(None);
     };
@@ -1245,10 +1246,9 @@ impl Store for SqliteStore {
                 path: self.path.clone(),
                 cause: Arc::new(cause),
             },
-            CheckpointError::Log(cause) | CheckpointError::Flush(cause) => StoreError::MoveLog {
-                path: move_log::files_of(&self.path),
-                cause: Arc::new(cause),
-            },
+            CheckpointError::Log(cause) | CheckpointError::Flush(cause) => {
+                move_log_err(&self.path)(cause)
+            }
         })
     }
 
@@ -1656,6 +1656,27 @@ mod tests {
         batch
     }
 
+    /// A store in `full` mode (so with a move log) holding game "g".
+    fn full_store_with_game() -> (TempDir, PathBuf, SqliteStore) {
+        let (dir, path) = temp_db();
+        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
+        store
+            .create_game(&game("g", 1, "alice", "bob"))
+            .expect("create");
+        (dir, path, store)
+    }
+
+    /// The game's events `seqs`, then its move count after them (one per event).
+    fn counted(game_id: &str, seqs: std::ops::RangeInclusive<u64>) -> Vec<Append> {
+        let move_count = *seqs.end() as u32;
+        let mut batch = events(game_id, seqs);
+        batch.push(Append::MoveCount {
+            game_id: game_id.into(),
+            move_count,
+        });
+        batch
+    }
+
     /// How many of the game's events SQLite itself holds.
     fn in_file(store: &SqliteStore, id: &str) -> i64 {
         store
@@ -1672,11 +1693,7 @@ mod tests {
 
     #[test]
     fn in_full_mode_a_group_write_leaves_the_flush_to_sync_log() {
-        let (_dir, path) = temp_db();
-        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
-        store
-            .create_game(&game("g", 1, "alice", "bob"))
-            .expect("create");
+        let (_dir, _path, store) = full_store_with_game();
         let written = store.append_unsynced(&with_chat("g", 1..=2));
         assert_eq!(written.expect("written"), Durability::AfterSyncLog);
         // The connection stays at NORMAL (1) for the next group, unswitched...
@@ -1706,11 +1723,7 @@ mod tests {
 
     #[test]
     fn appending_events_prepares_its_statements_once() {
-        let (_dir, path) = temp_db();
-        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
-        store
-            .create_game(&game("g", 1, "alice", "bob"))
-            .expect("create");
+        let (_dir, _path, store) = full_store_with_game();
         for seq in 1..=20 {
             store
                 .append_unsynced(&with_chat("g", seq..=seq))
@@ -1730,18 +1743,11 @@ mod tests {
 
     #[test]
     fn plain_events_go_to_the_move_log_and_reads_see_them_before_and_after_the_copy() {
-        let (_dir, path) = temp_db();
-        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
-        store
-            .create_game(&game("g", 1, "alice", "bob"))
-            .expect("create");
-        let mut batch = events("g", 1..=3);
-        batch.push(Append::MoveCount {
-            game_id: "g".into(),
-            move_count: 3,
-        });
+        let (_dir, _path, store) = full_store_with_game();
         assert_eq!(
-            store.append_unsynced(&batch).expect("written"),
+            store
+                .append_unsynced(&counted("g", 1..=3))
+                .expect("written"),
             Durability::AfterSyncLog
         );
         store.sync_log().expect("flushed");
@@ -1770,17 +1776,8 @@ mod tests {
 
     #[test]
     fn finishing_a_game_copies_its_logged_events_in_first() {
-        let (_dir, path) = temp_db();
-        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
-        store
-            .create_game(&game("g", 1, "alice", "bob"))
-            .expect("create");
-        let mut batch = events("g", 1..=2);
-        batch.push(Append::MoveCount {
-            game_id: "g".into(),
-            move_count: 2,
-        });
-        store.append_unsynced(&batch).expect("logged");
+        let (_dir, _path, store) = full_store_with_game();
+        store.append_unsynced(&counted("g", 1..=2)).expect("logged");
         let finish = [
             Append::Event(event("g", 3)),
             Append::Finish {
@@ -1800,27 +1797,26 @@ mod tests {
         assert_eq!(store.events("g").expect("events").len(), 3);
     }
 
-    /// Copies the database, its SQLite log and the move log as a crash would leave
-    /// them: what was flushed, with the store still open.
-    fn crash_copy(from: &Path, to: &Path) {
-        for suffix in ["", "-wal", "-moves-0", "-moves-1"] {
-            let mut src = from.as_os_str().to_owned();
-            src.push(suffix);
-            let mut dst = to.as_os_str().to_owned();
-            dst.push(suffix);
-            if Path::new(&src).exists() {
-                fs::copy(&src, &dst).expect("copy");
+    /// Copies the files of the database `from` with these suffixes that exist to the
+    /// same names beside `to`.
+    fn copy_beside(from: &Path, to: &Path, suffixes: &[&str]) {
+        for suffix in suffixes {
+            let src = move_log::side_path(from, suffix);
+            if src.exists() {
+                fs::copy(&src, move_log::side_path(to, suffix)).expect("copy");
             }
         }
     }
 
+    /// Copies the database, its SQLite log and the move log as a crash would leave
+    /// them: what was flushed, with the store still open.
+    fn crash_copy(from: &Path, to: &Path) {
+        copy_beside(from, to, &["", "-wal", "-moves-0", "-moves-1"]);
+    }
+
     #[test]
     fn logged_events_outlive_a_crash_and_are_copied_in_at_the_next_open() {
-        let (dir, path) = temp_db();
-        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
-        store
-            .create_game(&game("g", 1, "alice", "bob"))
-            .expect("create");
+        let (dir, path, store) = full_store_with_game();
         store.append_unsynced(&events("g", 1..=4)).expect("logged");
         store.sync_log().expect("flushed");
         let copy = dir.path().join("after-crash.sqlite");
@@ -1848,22 +1844,12 @@ mod tests {
 
     #[test]
     fn a_move_log_that_does_not_fit_the_database_is_refused() {
-        let (dir, path) = temp_db();
-        let store = SqliteStore::open(&path, SyncMode::Full).expect("open");
-        store
-            .create_game(&game("g", 1, "alice", "bob"))
-            .expect("create");
+        let (dir, path, store) = full_store_with_game();
         store.append_unsynced(&events("g", 1..=2)).expect("logged");
         store.sync_log().expect("flushed");
         let other = dir.path().join("other.sqlite");
         drop(SqliteStore::open(&other, SyncMode::Full).expect("another database"));
-        for suffix in ["-moves-0", "-moves-1"] {
-            let mut src = path.as_os_str().to_owned();
-            src.push(suffix);
-            let mut dst = other.as_os_str().to_owned();
-            dst.push(suffix);
-            fs::copy(&src, &dst).expect("copy");
-        }
+        copy_beside(&path, &other, &["-moves-0", "-moves-1"]);
         let refused = SqliteStore::open(&other, SyncMode::Full);
         assert!(
             matches!(refused, Err(StoreError::Corrupt { .. })),

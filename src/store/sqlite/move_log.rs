@@ -212,10 +212,7 @@ impl MoveLog {
         for log in &state.files {
             log.file.sync_all()?;
         }
-        if let Some(dir) = state.files[0].path.parent() {
-            sync_dir(dir)?;
-        }
-        Ok(())
+        super::sync_directory_of(&state.files[0].path)
     }
 
     /// Whether the log is past [`MAX_UNFOLDED`] and takes no more events.
@@ -378,19 +375,11 @@ pub(super) fn files_of(db: &Path) -> PathBuf {
     side_path(db, "-moves-*")
 }
 
-fn side_path(db: &Path, suffix: &str) -> PathBuf {
+/// The file beside the database `db` whose name is the database's and `suffix`.
+pub(super) fn side_path(db: &Path, suffix: &str) -> PathBuf {
     let mut path = db.as_os_str().to_owned();
     path.push(suffix);
     path.into()
-}
-
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    File::open(dir)?.sync_all()
 }
 
 fn write_header(log: &mut LogFile, generation: u64) -> io::Result<()> {
