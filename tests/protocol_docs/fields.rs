@@ -1,36 +1,21 @@
 //! The wire names of a struct's fields, read from its `Deserialize`: a derived impl hands
 //! the deserializer the whole list (renames applied) before it reads anything, and this
-//! deserializer keeps the list and stops there.
+//! deserializer stops there, with the list as its error.
 
 use std::collections::BTreeSet;
-use std::fmt;
 
-use serde::de::{self, DeserializeOwned, Visitor};
+use serde::de::{self, DeserializeOwned, Error as _, Visitor, value::Error};
 
-#[derive(Debug)]
-struct Fields(Option<&'static [&'static str]>);
-
-impl fmt::Display for Fields {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a field-name probe")
-    }
-}
-
-impl std::error::Error for Fields {}
-
-impl de::Error for Fields {
-    fn custom<T: fmt::Display>(_: T) -> Fields {
-        Fields(None)
-    }
-}
+/// Starts the refusal that carries the list (a field name never holds a space).
+const LISTED: &str = "fields:";
 
 struct Probe;
 
 impl<'de> de::Deserializer<'de> for Probe {
-    type Error = Fields;
+    type Error = Error;
 
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Fields> {
-        Err(Fields(None))
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
+        Err(Error::custom("not a struct"))
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -38,8 +23,8 @@ impl<'de> de::Deserializer<'de> for Probe {
         _: &'static str,
         fields: &'static [&'static str],
         _: V,
-    ) -> Result<V::Value, Fields> {
-        Err(Fields(Some(fields)))
+    ) -> Result<V::Value, Error> {
+        Err(Error::custom(format!("{LISTED} {}", fields.join(" "))))
     }
 
     serde::forward_to_deserialize_any! {
@@ -52,9 +37,10 @@ impl<'de> de::Deserializer<'de> for Probe {
 /// Every field `T` reads, by its wire name. Panics for a type that is not a plain struct
 /// (a flattened field makes serde read a map, without a list).
 pub fn field_names<T: DeserializeOwned>() -> BTreeSet<String> {
-    match T::deserialize(Probe) {
-        Err(Fields(Some(fields))) => fields.iter().map(|f| f.to_string()).collect(),
-        _ => panic!(
+    let refusal = T::deserialize(Probe).err().map(|e| e.to_string());
+    match refusal.as_deref().and_then(|e| e.strip_prefix(LISTED)) {
+        Some(fields) => fields.split_whitespace().map(str::to_string).collect(),
+        None => panic!(
             "{} does not list its fields to serde",
             std::any::type_name::<T>()
         ),
