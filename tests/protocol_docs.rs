@@ -19,7 +19,8 @@
 //! snapshot table (the snapshot's fields read from its `Deserialize`, which lists them
 //! all), and the `## code` sections of errors.md must each name every variant or field
 //! the types define and nothing else; the failure says which name is missing where. Links
-//! between the docs must reach a file and a heading.
+//! between the docs must reach a file and a heading, and docs/RULES.md §8 may name only
+//! what the types define or these docs document.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -675,6 +676,43 @@ fn the_docs_tables_list_every_name_the_types_define_and_no_other() {
         problems.is_empty(),
         "the docs and the types disagree:\n{}",
         problems.join("\n")
+    );
+}
+
+/// RULES.md §8 names messages, events, settings and codes for its reader to look up: each
+/// snake_case name there must be one the server's types define or client-protocol/
+/// documents, so a message that does not exist (`call_referee` once) fails.
+#[test]
+fn the_competition_rules_name_only_what_the_protocol_has() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/RULES.md");
+    let rules = std::fs::read_to_string(&path).expect("docs/RULES.md");
+    let start = rules.find("\n## 8.").expect("RULES.md has a §8");
+    let end = rules[start + 1..]
+        .find("\n## ")
+        .map_or(rules.len(), |e| start + 1 + e);
+    let first_line = rules[..start].lines().count() + 1;
+    let mut known: BTreeSet<String> =
+        [client_types(), server_types(), event_types(), error_codes()]
+            .into_iter()
+            .flatten()
+            .collect();
+    for text in doc_files().values() {
+        known.extend(markdown::code_spans(text).into_iter().map(|(_, name)| name));
+    }
+    let snake = |s: &str| {
+        s.contains('_')
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    };
+    let unknown: Vec<String> = markdown::code_spans(&rules[start..end])
+        .into_iter()
+        .filter(|(_, name)| snake(name) && !known.contains(name))
+        .map(|(line, name)| format!("docs/RULES.md:{}: `{name}`", first_line + line - 1))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "RULES.md §8 names what neither the server's types nor client-protocol/ have:\n{}",
+        unknown.join("\n")
     );
 }
 

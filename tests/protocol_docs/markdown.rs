@@ -91,6 +91,23 @@ fn slug(heading: &str) -> String {
         .collect()
 }
 
+/// Every code span (`…`) outside fenced blocks, with its line.
+pub fn code_spans(text: &str) -> Vec<(usize, String)> {
+    prose(text)
+        .into_iter()
+        .flat_map(|(line, l)| spans(l).into_iter().map(move |s| (line, s)))
+        .collect()
+}
+
+/// The code spans of one line.
+fn spans(line: &str) -> Vec<String> {
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
 /// Every table of a file.
 pub fn tables(text: &str) -> Vec<Table> {
     let mut out: Vec<Table> = Vec::new();
@@ -121,12 +138,7 @@ pub fn tables(text: &str) -> Vec<Table> {
             table.rows.push(Row {
                 line,
                 text: row.to_string(),
-                names: first
-                    .split('`')
-                    .skip(1)
-                    .step_by(2)
-                    .map(str::to_string)
-                    .collect(),
+                names: spans(first),
             });
             i += 1;
         }
