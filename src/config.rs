@@ -336,6 +336,27 @@ pub fn is_plain_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// What is wrong with a NATS server address, read as the NATS client reads it at start
+/// (so that `tengen config --check` refuses what the node would fail on), or `None`. The
+/// text never repeats the address, which may hold a password.
+fn nats_url_problem(url: &str) -> Option<String> {
+    let address = match url.parse::<async_nats::ServerAddr>() {
+        Ok(address) => address,
+        Err(e) => return Some(format!("is not a NATS server address: {e}")),
+    };
+    let url = address.into_inner();
+    if url.host_str().is_none_or(str::is_empty) {
+        Some("names no host; write it as nats://host:4222".into())
+    } else if !matches!(url.path(), "" | "/") {
+        Some(
+            "has a path, which a NATS server address never has; write it as nats://host:4222"
+                .into(),
+        )
+    } else {
+        None
+    }
+}
+
 /// Clock policy.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -593,6 +614,9 @@ impl Config {
                 "cluster.name",
                 "must be 1 to 64 letters, digits, '-' or '_' (it prefixes NATS subjects)",
             );
+        }
+        if let Some(problem) = c.nats_url.as_deref().and_then(nats_url_problem) {
+            return invalid("cluster.nats_url", problem);
         }
         if c.nats_url.is_some() && self.store.backend != StoreBackend::Postgres {
             return invalid(

@@ -866,6 +866,36 @@ fn a_cluster_needs_the_shared_store_and_one_secret_and_hides_the_nats_password()
     );
 }
 
+#[test]
+fn config_check_refuses_a_malformed_nats_url_without_showing_its_password() {
+    let dir = tempfile::tempdir().expect("dir");
+    let cluster = [
+        ("TENGEN_STORE__BACKEND", "postgres"),
+        ("TENGEN_STORE__POSTGRES_URL", "postgres://t:p@db/tengen"),
+        ("TENGEN_AUTH__SECRET", "the same on every node"),
+    ];
+    for url in [
+        "http://tengen:hunter3@bus:4222",
+        "nats://tengen:hunter3@bus:42x2",
+        "nats://tengen:hunter3@bus:4222/subjects",
+        "nats//tengen:hunter3@bus:4222",
+        "nats://",
+    ] {
+        let vars = [&cluster[..], &[("TENGEN_CLUSTER__NATS_URL", url)]].concat();
+        let check = tengen(&["config", "--check"], &vars, dir.path());
+        let said = String::from_utf8_lossy(&check.stderr);
+        assert_eq!(check.status.code(), Some(2), "{url}: {said}");
+        assert!(said.contains("cluster.nats_url"), "{url}: {said}");
+        assert!(!said.contains("hunter3"), "{url}: {said}");
+    }
+    for url in ["nats://tengen:hunter3@bus:4222", "bus:4222", "tls://bus"] {
+        let vars = [&cluster[..], &[("TENGEN_CLUSTER__NATS_URL", url)]].concat();
+        let check = tengen(&["config", "--check"], &vars, dir.path());
+        let said = String::from_utf8_lossy(&check.stderr);
+        assert!(check.status.success(), "{url}: {said}");
+    }
+}
+
 /// How often `needle` occurs in `text`.
 fn occurrences(text: &str, needle: &str) -> usize {
     text.matches(needle).count()

@@ -13,6 +13,14 @@
 //! Coverage is taken from the types themselves (serde's "unknown variant … expected one
 //! of …" lists every wire name of an enum), so a message, event, error code, phase or time
 //! system added to the code without an example here makes this test fail.
+//!
+//! The tables that catalogue names are held to the types both ways: README.md's "Every
+//! message" (the client's and the server's message types), game.md's event table and
+//! snapshot table (the snapshot's fields read from its `Deserialize`, which lists them
+//! all), and the `## code` sections of errors.md must each name every variant or field
+//! the types define and nothing else; the failure says which name is missing where. Links
+//! between the docs must reach a file and a heading, and docs/RULES.md §8 may name only
+//! what the types define or these docs document.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -22,12 +30,19 @@ use serde_json::{Value, json};
 use tengen::archive::{GameView, KibitzLine, ListedGame, MoveView};
 use tengen::clock::{LagSettings, TimeControl};
 use tengen::protocol::{
-    ClientMsg, ColorChoice, ErrorCode, GameAction, GameEvent, HandicapPlacement, LobbyMsg, Phase,
-    Role, ServerFrame, ServerMsg, Speed, decode, decode_server,
+    ChatLine, ClientMsg, ColorChoice, ErrorCode, GameAction, GameEvent, HandicapPlacement,
+    LobbyMsg, Phase, Role, Seat, ServerFrame, ServerMsg, Snapshot, Speed, decode, decode_server,
 };
 use tengen::room::Moment;
 use tengen::rules::{Color, GameResult, IllegalMove, KoRule, Ruleset, Vertex};
 use tengen::standings::view::{Leaderboard, Profile};
+
+#[path = "protocol_docs/fields.rs"]
+mod fields;
+#[path = "protocol_docs/markdown.rs"]
+mod markdown;
+
+use fields::field_names;
 
 /// The files a client author is promised; each must exist and hold examples.
 const REQUIRED_FILES: &[&str] = &[
@@ -482,6 +497,225 @@ fn every_error_code_has_an_example() {
     );
 }
 
+/// A table of the docs that lists one kind of name the types define.
+struct Catalogue {
+    file: &'static str,
+    /// The heading the table is under.
+    heading: &'static str,
+    /// What the names are, for the failure message.
+    kind: &'static str,
+    names: BTreeSet<String>,
+    /// Every one of `names` must have a row (else the table is a part, and only what it
+    /// names is checked).
+    whole: bool,
+    /// Rows naming the first must name, in backticks, every field of the struct the row
+    /// stands for: its name, and its fields.
+    within: Vec<(&'static str, &'static str, BTreeSet<String>)>,
+}
+
+impl Catalogue {
+    fn new(file: &'static str, heading: &'static str, kind: &'static str) -> Catalogue {
+        Catalogue {
+            file,
+            heading,
+            kind,
+            names: BTreeSet::new(),
+            whole: true,
+            within: Vec::new(),
+        }
+    }
+
+    fn of(mut self, names: BTreeSet<String>) -> Catalogue {
+        self.names = names;
+        self
+    }
+
+    fn part(mut self) -> Catalogue {
+        self.whole = false;
+        self
+    }
+
+    fn within(
+        mut self,
+        row: &'static str,
+        of: &'static str,
+        fields: BTreeSet<String>,
+    ) -> Catalogue {
+        self.within.push((row, of, fields));
+        self
+    }
+
+    /// What is wrong with the docs' table, one sentence per gap.
+    fn problems(&self, files: &BTreeMap<String, String>) -> Vec<String> {
+        let (file, heading, kind) = (self.file, self.heading, self.kind);
+        let text = files.get(file).map(String::as_str).unwrap_or_default();
+        let tables: Vec<markdown::Table> = markdown::tables(text)
+            .into_iter()
+            .filter(|t| t.heading == heading)
+            .collect();
+        let [table] = tables.as_slice() else {
+            return vec![format!(
+                "client-protocol/{file}: expected one table under the heading \"{heading}\" listing every {kind}, found {}",
+                tables.len()
+            )];
+        };
+        let at = format!(
+            "client-protocol/{file}:{} (the table under \"{heading}\")",
+            table.line
+        );
+        let mut out = Vec::new();
+        let mut named = BTreeSet::new();
+        for row in &table.rows {
+            for name in &row.names {
+                named.insert(name.clone());
+                if !self.names.contains(name) {
+                    out.push(format!(
+                        "client-protocol/{file}:{}: `{name}` is listed as a {kind}, but the server's types have no such {kind}",
+                        row.line
+                    ));
+                }
+            }
+            for (owner, of, fields) in &self.within {
+                if row.names.iter().any(|n| n == owner) {
+                    for field in fields {
+                        if !row.text.contains(&format!("`{field}`")) {
+                            out.push(format!(
+                                "client-protocol/{file}:{}: the row of `{owner}` does not name `{field}`, a field of its {of}",
+                                row.line
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if self.whole {
+            for name in self.names.difference(&named) {
+                out.push(format!("{at}: no row for the {kind} `{name}`"));
+            }
+        }
+        out
+    }
+}
+
+/// The tables that list what the types define, each with the names it must hold.
+fn catalogues() -> Vec<Catalogue> {
+    let events = event_types();
+    let snapshot = field_names::<Snapshot>();
+    vec![
+        Catalogue::new(
+            "README.md",
+            "Requests outside a game",
+            "request outside a game (LobbyMsg)",
+        )
+        .of(wire_names::<LobbyMsg>(tagged("type"))),
+        Catalogue::new("README.md", "Game actions", "game action (GameAction)").of(wire_names::<
+            GameAction,
+        >(
+            tagged("type"),
+        )),
+        Catalogue::new("README.md", "Server messages", "server message (ServerMsg)")
+            .of(server_types()),
+        Catalogue::new("game.md", "Game events", "game event (GameEvent)").of(events.clone()),
+        Catalogue::new("referee.md", "Events", "game event (GameEvent)")
+            .of(events)
+            .part(),
+        Catalogue::new("game.md", "snapshot", "snapshot field (Snapshot)")
+            .of(snapshot.clone())
+            .within("black", "Seat", field_names::<Seat>())
+            .within("white", "Seat", field_names::<Seat>())
+            .within("chat", "ChatLine", field_names::<ChatLine>()),
+        Catalogue::new(
+            "competition.md",
+            "In the snapshot",
+            "snapshot field (Snapshot)",
+        )
+        .of(snapshot)
+        .part(),
+    ]
+}
+
+/// errors.md has a `## code` section for every error code, and no code section for a
+/// code the server does not have.
+fn error_sections(files: &BTreeMap<String, String>) -> Vec<String> {
+    let text = files
+        .get("errors.md")
+        .map(String::as_str)
+        .unwrap_or_default();
+    let codes = error_codes();
+    let is_code = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    let sections: BTreeMap<String, usize> = markdown::headings(text)
+        .into_iter()
+        .filter(|h| h.level == 2 && is_code(&h.text))
+        .map(|h| (h.text, h.line))
+        .collect();
+    let mut out = Vec::new();
+    for (code, line) in &sections {
+        if !codes.contains(code) {
+            out.push(format!(
+                "client-protocol/errors.md:{line}: a section for `{code}`, but the server's types have no such error code (ErrorCode)"
+            ));
+        }
+    }
+    for code in codes.iter().filter(|c| !sections.contains_key(*c)) {
+        out.push(format!(
+            "client-protocol/errors.md: no `## {code}` section for the error code (ErrorCode) `{code}`"
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_docs_tables_list_every_name_the_types_define_and_no_other() {
+    let files = doc_files();
+    let mut problems: Vec<String> = catalogues()
+        .iter()
+        .flat_map(|c| c.problems(&files))
+        .collect();
+    problems.extend(error_sections(&files));
+    assert!(
+        problems.is_empty(),
+        "the docs and the types disagree:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// RULES.md §8 names messages, events, settings and codes for its reader to look up: each
+/// snake_case name there must be one the server's types define or client-protocol/
+/// documents, so a message that does not exist (`call_referee` once) fails.
+#[test]
+fn the_competition_rules_name_only_what_the_protocol_has() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/RULES.md");
+    let rules = std::fs::read_to_string(&path).expect("docs/RULES.md");
+    let start = rules.find("\n## 8.").expect("RULES.md has a §8");
+    let end = rules[start + 1..]
+        .find("\n## ")
+        .map_or(rules.len(), |e| start + 1 + e);
+    let first_line = rules[..start].lines().count() + 1;
+    let mut known: BTreeSet<String> =
+        [client_types(), server_types(), event_types(), error_codes()]
+            .into_iter()
+            .flatten()
+            .collect();
+    for text in doc_files().values() {
+        known.extend(markdown::code_spans(text).into_iter().map(|(_, name)| name));
+    }
+    let snake = |s: &str| {
+        s.contains('_')
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    };
+    let unknown: Vec<String> = markdown::code_spans(&rules[start..end])
+        .into_iter()
+        .filter(|(_, name)| snake(name) && !known.contains(name))
+        .map(|(line, name)| format!("docs/RULES.md:{}: `{name}`", first_line + line - 1))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "RULES.md §8 names what neither the server's types nor client-protocol/ have:\n{}",
+        unknown.join("\n")
+    );
+}
+
 /// Every reason an illegal move can have; the match stops compiling when a rule is added.
 fn illegal_move_reasons() -> BTreeSet<String> {
     let v = Vertex::new(0, 0);
@@ -629,20 +863,42 @@ fn nigiri_proofs_in_the_examples_verify() {
 #[test]
 fn links_between_the_docs_resolve() {
     let files = doc_files();
+    // Links out of client-protocol/ reach the project's other docs by `../`.
+    let outside = |path: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        std::fs::read_to_string(&path).ok()
+    };
+    let mut broken = Vec::new();
     for (name, text) in &files {
-        for part in text.split("](").skip(1) {
-            let target = part.split(')').next().unwrap_or("");
-            let file = target.split('#').next().unwrap_or("");
-            if file.is_empty() || file.contains("://") || !file.ends_with(".md") {
+        let links = text.lines().enumerate().flat_map(|(i, line)| {
+            let targets = line.split("](").skip(1);
+            targets.map(move |part| (i + 1, part.split(')').next().unwrap_or("")))
+        });
+        for (line, target) in links {
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            if file.contains("://") || !(file.is_empty() || file.ends_with(".md")) {
                 continue;
             }
-            if let Some(local) = file.strip_prefix("./") {
-                assert!(files.contains_key(local), "{name}: broken link to {target}");
-            } else if !file.contains('/') {
-                assert!(files.contains_key(file), "{name}: broken link to {target}");
+            let local = file.strip_prefix("./").unwrap_or(file);
+            let linked = match (local, local.strip_prefix("../")) {
+                ("", _) => Some(text.clone()),
+                (_, Some(up)) => outside(up),
+                (local, None) => files.get(local).cloned(),
+            };
+            match linked {
+                None => broken.push(format!("client-protocol/{name}:{line}: no file {target}")),
+                Some(linked)
+                    if !anchor.is_empty() && !markdown::anchors(&linked).contains(anchor) =>
+                {
+                    broken.push(format!(
+                        "client-protocol/{name}:{line}: no heading for {target}"
+                    ))
+                }
+                Some(_) => {}
             }
         }
     }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
 /// The plain ```json blocks of a file (the HTTP bodies), with their lines.

@@ -575,6 +575,31 @@ async fn a_blocked_user_cannot_challenge_accept_or_chat_and_the_block_survives_a
 }
 
 #[tokio::test]
+async fn a_one_sided_block_is_told_as_it_is_to_each_side() {
+    let server = TestServer::start().await;
+    let mut ann = server.login("ann").await;
+    let mut bob = server.login("bob").await;
+    bob.ok(json!({"type": "block", "user": "ann"})).await;
+    let challenge =
+        |to: &str| json!({"type": "challenge", "opponent": to, "settings": {"board_size": 9}});
+    let to_ann = ann.refused(challenge("bob"), "forbidden").await;
+    assert_eq!(to_ann["message"], "`bob` does not accept games with you");
+    let to_bob = bob.refused(challenge("ann"), "forbidden").await;
+    assert_eq!(
+        to_bob["message"],
+        "you have blocked `ann`; `unblock` them first"
+    );
+    // Accepting the other's seek is refused the same way, from the accepter's side.
+    let seek = bob
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    let id = seek["challenge"]["challenge_id"].clone();
+    let accept = json!({"type": "accept", "challenge_id": id});
+    let refused = ann.refused(accept, "forbidden").await;
+    assert_eq!(refused["message"], "`bob` does not accept games with you");
+}
+
+#[tokio::test]
 async fn reports_cite_a_game_and_its_events_and_referees_list_and_close_them() {
     let server = TestServer::start().await;
     let (mut black, _white, id) = game(&server, json!({})).await;

@@ -6,6 +6,8 @@ use std::collections::HashSet;
 
 use dashmap::DashMap;
 
+use crate::protocol::{ErrorCode, Refusal};
+
 /// The most users one user may block.
 pub const MAX_BLOCKS_PER_USER: usize = 1000;
 
@@ -33,6 +35,21 @@ impl Blocks {
         self.blocks(a, b) || self.blocks(b, a)
     }
 
+    /// Why `actor` may not meet `other` (challenge them, accept their seek), said from the
+    /// actor's side: that the actor blocked `other`, which the actor can undo, or else that
+    /// `other` does not accept them; never more about `other`'s blocks than that one fact.
+    /// `None` when neither blocks the other.
+    pub fn refusal(&self, actor: &str, other: &str) -> Option<Refusal> {
+        let message = if self.blocks(actor, other) {
+            format!("you have blocked `{other}`; `unblock` them first")
+        } else if self.blocks(other, actor) {
+            format!("`{other}` does not accept games with you")
+        } else {
+            return None;
+        };
+        Some(Refusal::new(ErrorCode::Forbidden, message))
+    }
+
     /// How many users `blocker` blocks.
     pub fn count(&self, blocker: &str) -> usize {
         self.by.get(blocker).map_or(0, |b| b.len())
@@ -53,5 +70,35 @@ impl Blocks {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_says_who_blocked_whom_from_the_asker_s_side() {
+        let blocks = Blocks::default();
+        assert!(blocks.refusal("ann", "bob").is_none());
+        blocks.set("bob", "ann", true);
+        let to_ann = blocks.refusal("ann", "bob").expect("bob blocks ann");
+        assert_eq!(to_ann.code, ErrorCode::Forbidden);
+        assert_eq!(to_ann.message, "`bob` does not accept games with you");
+        let to_bob = blocks.refusal("bob", "ann").expect("bob blocks ann");
+        assert_eq!(
+            to_bob.message,
+            "you have blocked `ann`; `unblock` them first"
+        );
+        // Both ways: each hears of their own block, not of the other's.
+        blocks.set("ann", "bob", true);
+        let to_ann = blocks.refusal("ann", "bob").expect("both block");
+        assert_eq!(
+            to_ann.message,
+            "you have blocked `bob`; `unblock` them first"
+        );
+        blocks.set("ann", "bob", false);
+        blocks.set("bob", "ann", false);
+        assert!(blocks.refusal("ann", "bob").is_none());
     }
 }

@@ -110,13 +110,8 @@ impl Lobby {
                 "you cannot challenge yourself",
             ));
         }
-        if let Some(to) = &to
-            && self.is_blocked(&from.id, to)
-        {
-            return Err(Refusal::new(
-                ErrorCode::Forbidden,
-                format!("you and `{to}` have blocked each other's challenges"),
-            ));
+        if let Some(refusal) = to.as_ref().and_then(|to| self.blocks.refusal(&from.id, to)) {
+            return Err(refusal);
         }
         if let Some(to) = &to
             && !self.is_online(to)
@@ -195,13 +190,9 @@ impl Lobby {
                 ErrorCode::Forbidden,
                 "that challenge is for someone else",
             ))
-        } else if self.is_blocked(&c.from.id, &accepter.id) {
-            Some(Refusal::new(
-                ErrorCode::Forbidden,
-                "you cannot play this user: one of you has blocked the other",
-            ))
         } else {
-            check_rated(c.settings.rated, [&c.from, accepter]).err()
+            (self.blocks.refusal(&accepter.id, &c.from.id))
+                .or_else(|| check_rated(c.settings.rated, [&c.from, accepter]).err())
         };
         if let Some(r) = refusal {
             self.challenges.insert(id.to_string(), open);

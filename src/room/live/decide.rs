@@ -311,6 +311,12 @@ impl Draft {
                 sealed,
                 resume_requested_by,
             }) => (*resume_requested_by, Some(*sealed)),
+            Stage::Play(Play::Halted) => {
+                return Err(refuse(
+                    ErrorCode::WrongPhase,
+                    "the referee paused this game: only a referee resumes it",
+                ));
+            }
             _ => {
                 return Err(refuse(
                     ErrorCode::WrongPhase,

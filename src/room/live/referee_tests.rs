@@ -251,6 +251,24 @@ fn a_referee_pause_holds_the_clocks_until_a_referee_resumes() {
 }
 
 #[test]
+fn a_player_s_resume_during_a_referee_s_pause_is_told_only_a_referee_resumes() {
+    let mut t = running(timed());
+    let pause = RefereeAct::Pause {
+        reason: "power cut".into(),
+    };
+    t.referee(&admin(), pause, 1_000);
+    for who in [Color::Black, Color::White] {
+        let refusal = t.game.decide(who, &Action::Resume, at(2_000)).err();
+        let refusal = refusal.expect("a player cannot end a referee's pause");
+        assert_eq!(refusal.code, ErrorCode::WrongPhase);
+        assert_eq!(
+            refusal.message,
+            "the referee paused this game: only a referee resumes it"
+        );
+    }
+}
+
+#[test]
 fn a_referee_pause_before_the_player_to_move_came_leaves_their_clock_to_their_arrival() {
     let mut t = Table::new(timed());
     t.presence(Color::White, 0);
