@@ -492,9 +492,9 @@ await run('client', async () => {
   await shot(shared, 'analysis-phone.png', { fullPage: true });
   await shared.evaluate((h) => { location.hash = h; }, reviewLink);
   await shared.locator(`[data-testid="review-link"][href="${reviewLink}"]`).waitFor();
-  await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '0');
+  // It opens where the analysis began: after move 1.
+  await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '1');
   await shared.evaluate(() => document.activeElement?.blur());
-  await shared.keyboard.press('ArrowRight');
   await shared.locator('[data-stone="E5"][data-color="black"]').waitFor();
   assert((await shared.locator('[data-testid="variation"]').count()) === 2, 'the saved review keeps both variations');
   await shared.keyboard.press('ArrowRight');
