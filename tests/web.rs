@@ -152,6 +152,8 @@ async fn the_page_and_its_modules_are_served_with_their_types_and_revalidated() 
         ("/js/goban.js", "text/javascript; charset=utf-8"),
         ("/style.css", "text/css; charset=utf-8"),
         ("/favicon.svg", "image/svg+xml"),
+        ("/fonts/cjk-result.woff2", "font/woff2"),
+        ("/fonts/LICENSE.txt", "text/plain; charset=utf-8"),
     ] {
         let (status, headers, _) = http(&server, "GET", path, &[], "").await;
         assert_eq!(status, 200, "{path}");
@@ -164,6 +166,20 @@ async fn the_page_and_its_modules_are_served_with_their_types_and_revalidated() 
     }
     let (status, _, _) = http(&server, "GET", "/js/missing.js", &[], "").await;
     assert_eq!(status, 404);
+    // The page may load its own font: `font-src`, or failing it `default-src`, allows 'self'.
+    let (_, headers, _) = http(&server, "GET", "/", &[], "").await;
+    let csp = header(&headers, "content-security-policy");
+    let directive = |name: &str| {
+        csp.split(';')
+            .map(str::trim)
+            .find_map(|d| d.strip_prefix(name)?.strip_prefix(' '))
+            .map(str::to_string)
+    };
+    let fonts = directive("font-src").or_else(|| directive("default-src"));
+    assert!(
+        fonts.is_some_and(|d| d.split(' ').any(|s| s == "'self'")),
+        "the CSP lets the page load its font: {csp}"
+    );
 }
 
 #[tokio::test]

@@ -130,7 +130,7 @@ await run('client', async () => {
   await seek.waitFor();
   assert((await seek.locator('[data-testid="seek-time"]').textContent()).includes('10 min + 5 × 30 s byo-yomi'), 'the seek shows its time control');
   assert(/^\d+s$/.test(await seek.locator('[data-testid="seek-age"]').textContent()), 'the seek shows its age');
-  assert((await seek.getAttribute('data-speed')) === 'rapid', '10 min + 30 s byo-yomi is rapid');
+  assert((await seek.getAttribute('data-speed')) === 'live', '10 min + 5 × 30 s byo-yomi is live, as the server classes it');
   await eve.selectOption('[data-testid="filter-size"]', '9');
   await seek.waitFor({ state: 'detached' });
   await eve.selectOption('[data-testid="filter-size"]', '13');
