@@ -92,7 +92,8 @@ class App {
       toast(`Your game against ${opponent.name} has started`, 'ok');
       const target = `#/game/${msg.game_id}`;
       if (location.hash !== target) location.hash = target;
-    } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id) {
+    } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id && !this.view?.takesChallenge?.(msg.challenge)) {
+      // (A rematch offered in the ended game's view is shown there instead.)
       // Tapping the notice brings the challenge into view, wherever it is.
       toast(`${msg.challenge.from.name} challenges you: tap to see it`, 'info', '', () => {
         const reveal = () => requestAnimationFrame(() => document.getElementById('seeks')?.scrollIntoView({ block: 'start' }));

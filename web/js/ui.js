@@ -48,6 +48,34 @@ export function toast(message, kind = 'info', detail = '', onTap = null) {
     el('button', { class: 'toast-close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×'));
   box.append(item);
   setTimeout(() => item.remove(), kind === 'error' || onTap ? 8000 : 4000);
+  placeToasts();
+}
+
+/** What a notice must never cover: the game's buttons and the review bar. */
+const CONTROLS = '.actions button, .nav-bar button';
+
+let placing = null;
+
+/**
+ * Keeps the notices off the controls: at the foot of the screen, or at its top (over the
+ * header at worst) while the foot would cover a control on the screen. Looked at again
+ * as long as notices are shown, since the page under them scrolls and changes.
+ */
+function placeToasts() {
+  const box = document.getElementById('toasts');
+  if (!box.childElementCount) {
+    clearInterval(placing);
+    placing = null;
+    return;
+  }
+  placing ??= setInterval(placeToasts, 200);
+  box.classList.remove('toasts-top');
+  const r = box.getBoundingClientRect();
+  const covered = [...document.querySelectorAll(CONTROLS)].some((c) => {
+    const b = c.getBoundingClientRect();
+    return b.width > 0 && b.left < r.right && b.right > r.left && b.top < r.bottom && b.bottom > r.top;
+  });
+  box.classList.toggle('toasts-top', covered);
 }
 
 /** Shows a refused request or a lost connection to the person, in words. */
