@@ -1,6 +1,7 @@
 // Draws a ticking clock from the server's clock view (client-protocol/clocks.md): the
 // running side's time since the view is spent the way its time system spends it. The
-// server alone decides a loss on time; this only shows what is left.
+// server alone decides a loss on time; this only shows what is left. For review, each
+// move's clocks and the time it took (MoveTimes).
 
 import { formatMs } from './ui.js';
 

@@ -1010,7 +1010,7 @@ export class GameView {
       [['off', 'off'], ['en', 'in English'], ['zh', 'in Chinese']].map(([v, t]) => el('option', { value: v, selected: prefs.get('count') === v }, t)));
     return el('details', { class: 'options small' }, el('summary', {}, 'Options'),
       check('sound', 'Stone sound'),
-      check('confirm', 'Confirm each move with a second tap'),
+      check('confirm', 'Confirm each move and pass with a second tap'),
       el('label', { class: 'option' }, 'Count my byo-yomi seconds aloud: ', count),
       el('button', {
         type: 'button', class: 'quiet', 'data-testid': 'unmute-all',
