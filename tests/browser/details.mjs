@@ -153,6 +153,22 @@ await run('details', async () => {
   assert((await took.getAttribute('data-move')) === '3' && Number(await took.getAttribute('data-used-ms')) >= 2500,
     `move 3's time is shown: ${await took.getAttribute('data-used-ms')} ms (${await took.textContent()})`);
   assert(afterOne >= afterThree + 2 && afterThree >= finalBlack, `black's clock after move 1 (${afterOne} s), after move 3 (${afterThree} s), at the end (${finalBlack} s)`);
+  // Where the clock does not tell (a byo-yomi period starts afresh), the time since the
+  // opponent's move, less the lag credit; nothing when the clocks stopped in between.
+  const byoyomi = await dana.evaluate(async () => {
+    const { MoveTimes } = await import('/js/clock.js');
+    const side = { main_ms: 0, periods_left: 3, period_ms: 30000, moves_left: 0 };
+    const clock = { black: side, white: side, running: null, paused: false };
+    const times = new MoveTimes({ system: 'byoyomi', main_ms: 0, periods: 3, period_ms: 30000 });
+    const move = (n, color, at, extra = {}) => times.add({ type: 'move_played', move_number: n, color, clock, at, ...extra });
+    move(1, 'black', 1000);
+    move(2, 'white', 13000, { lag_credit_ms: 40 });
+    times.add({ type: 'paused' });
+    times.add({ type: 'resumed' });
+    move(3, 'black', 90000);
+    return [1, 2, 3].map((k) => times.used(k)).join();
+  });
+  assert(byoyomi === ',11960,', `byo-yomi moves' times: ${byoyomi}`);
   await shot(dana, 'review-clocks-wide.png');
   log(`review: black's clock ${afterOne} s after move 1, ${afterThree} s after move 3, which took ${await took.textContent()}`);
 
