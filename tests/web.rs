@@ -3,8 +3,11 @@
 //! headless Chromium): `tests/browser/game.mjs`, in which two players log in with the dev
 //! login and play a 9x9 game to an agreed count while a logged-out spectator watches, and
 //! `tests/browser/client.mjs`, the client on a phone and a wide screen (lobby, review,
-//! archive, offline clocks, move confirmation, the spoken count; see
-//! tests/browser/README.md). Screenshots go to `target/browser-artifacts/`.
+//! archive, offline clocks, move confirmation, the spoken count), and
+//! `tests/browser/details.mjs`, around one game (passes confirmed, notices off the
+//! controls, one set of speed names, the served CJK font, each move's clock in review,
+//! links that keep their place, a rematch; see tests/browser/README.md). Screenshots go
+//! to `target/browser-artifacts/`.
 
 #[path = "common/browser.rs"]
 mod browser;
@@ -74,6 +77,16 @@ async fn browser_scenario(script: &str, shots: &[&str]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_is_played_watched_and_counted_in_the_browser() {
     browser_scenario("game.mjs", &["final-board.png"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn around_a_game_passes_are_confirmed_notices_keep_off_the_controls_links_keep_their_place_and_a_rematch_is_offered()
+ {
+    browser_scenario(
+        "details.mjs",
+        &["review-clocks-wide.png", "rematch-phone.png"],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,6 +165,8 @@ async fn the_page_and_its_modules_are_served_with_their_types_and_revalidated() 
         ("/js/goban.js", "text/javascript; charset=utf-8"),
         ("/style.css", "text/css; charset=utf-8"),
         ("/favicon.svg", "image/svg+xml"),
+        ("/fonts/cjk-result.woff2", "font/woff2"),
+        ("/fonts/LICENSE.txt", "text/plain; charset=utf-8"),
     ] {
         let (status, headers, _) = http(&server, "GET", path, &[], "").await;
         assert_eq!(status, 200, "{path}");
@@ -164,6 +179,20 @@ async fn the_page_and_its_modules_are_served_with_their_types_and_revalidated() 
     }
     let (status, _, _) = http(&server, "GET", "/js/missing.js", &[], "").await;
     assert_eq!(status, 404);
+    // The page may load its own font: `font-src`, or failing it `default-src`, allows 'self'.
+    let (_, headers, _) = http(&server, "GET", "/", &[], "").await;
+    let csp = header(&headers, "content-security-policy");
+    let directive = |name: &str| {
+        csp.split(';')
+            .map(str::trim)
+            .find_map(|d| d.strip_prefix(name)?.strip_prefix(' '))
+            .map(str::to_string)
+    };
+    let fonts = directive("font-src").or_else(|| directive("default-src"));
+    assert!(
+        fonts.is_some_and(|d| d.split(' ').any(|s| s == "'self'")),
+        "the CSP lets the page load its font: {csp}"
+    );
 }
 
 #[tokio::test]

@@ -69,6 +69,19 @@ static ASSETS: &[Asset] = &[
     asset!("/js/leaderboard.js", "js/leaderboard.js", JS),
     asset!("/js/plot.js", "js/plot.js", JS),
     asset!("/js/referee.js", "js/referee.js", JS),
+    asset!("/js/speed.js", "js/speed.js", JS),
+    // The seven characters of the Chinese result, for machines with no Chinese font
+    // (a subset of Droid Sans Fallback, Apache 2.0; see web/style.css), and its licence.
+    asset!(
+        "/fonts/cjk-result.woff2",
+        "fonts/cjk-result.woff2",
+        "font/woff2"
+    ),
+    asset!(
+        "/fonts/LICENSE.txt",
+        "fonts/LICENSE.txt",
+        "text/plain; charset=utf-8"
+    ),
 ];
 
 /// The page may load only its own files and talk only to its own server.

@@ -130,7 +130,7 @@ await run('client', async () => {
   await seek.waitFor();
   assert((await seek.locator('[data-testid="seek-time"]').textContent()).includes('10 min + 5 × 30 s byo-yomi'), 'the seek shows its time control');
   assert(/^\d+s$/.test(await seek.locator('[data-testid="seek-age"]').textContent()), 'the seek shows its age');
-  assert((await seek.getAttribute('data-speed')) === 'rapid', '10 min + 30 s byo-yomi is rapid');
+  assert((await seek.getAttribute('data-speed')) === 'live', '10 min + 5 × 30 s byo-yomi is live, as the server classes it');
   await eve.selectOption('[data-testid="filter-size"]', '9');
   await seek.waitFor({ state: 'detached' });
   await eve.selectOption('[data-testid="filter-size"]', '13');
@@ -492,9 +492,9 @@ await run('client', async () => {
   await shot(shared, 'analysis-phone.png', { fullPage: true });
   await shared.evaluate((h) => { location.hash = h; }, reviewLink);
   await shared.locator(`[data-testid="review-link"][href="${reviewLink}"]`).waitFor();
-  await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '0');
+  // It opens where the analysis began: after move 1.
+  await expectAttr(shared, '[data-testid="analysis"]', 'data-moves', '1');
   await shared.evaluate(() => document.activeElement?.blur());
-  await shared.keyboard.press('ArrowRight');
   await shared.locator('[data-stone="E5"][data-color="black"]').waitFor();
   assert((await shared.locator('[data-testid="variation"]').count()) === 2, 'the saved review keeps both variations');
   await shared.keyboard.press('ArrowRight');

@@ -4,7 +4,6 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -70,9 +69,9 @@ export async function openPage(who, { viewport = LAPTOP, touch = false, before =
  */
 async function serveFromDisk(context) {
   const dir = path.resolve(process.env.TENGEN_WEB_DIR);
-  await context.route(/\/(js\/[a-z]+\.js|style\.css)$/, (route) => {
+  await context.route(/\/(js\/[a-z]+\.js|style\.css|fonts\/[a-z-]+\.woff2)$/, (route) => {
     const file = path.join(dir, new URL(route.request().url()).pathname);
-    const type = file.endsWith('.css') ? 'text/css' : 'text/javascript';
+    const type = { css: 'text/css', woff2: 'font/woff2' }[file.split('.').pop()] || 'text/javascript';
     route.fulfill({ path: file, contentType: type });
   });
 }
@@ -135,15 +134,6 @@ export function assert(cond, message) {
 export async function shot(page, name, options = {}) {
   await page.evaluate(() => document.getElementById('toasts').replaceChildren());
   await page.screenshot({ path: path.join(artifacts, name), ...options });
-}
-
-/** Whether this machine has a font for Chinese (fontconfig's answer). */
-export function systemHasCjkFont() {
-  try {
-    return execFileSync('fc-list', [':lang=zh'], { encoding: 'utf8' }).trim().length > 0;
-  } catch {
-    return false;
-  }
 }
 
 /** Runs a scenario: screenshots of every page on failure, then exits 0 or 1. */

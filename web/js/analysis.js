@@ -3,7 +3,8 @@
 // playing where the current move has no such continuation adds a variation. The address
 // holds the line on the board (two SGF letters a move, `..` a pass), so the link shares
 // it; saving stores the whole tree on the server as a review (`#/analysis?review=<id>`,
-// client-protocol/archive.md#reviews), which anyone can open.
+// client-protocol/archive.md#reviews), which anyone can open: the address stays the
+// review's, and it opens at the move the analysis began from.
 
 import { LETTERS, parseVertex, vertexName } from './coords.js';
 import { Goban } from './goban.js';
@@ -60,6 +61,16 @@ export class AnalysisView {
     fill(container, this.root);
     this.onKey = (e) => this.key(e);
     document.addEventListener('keydown', this.onKey);
+    const review = this.query.get('review');
+    if (review) {
+      // The address stays the review's from the start: a reload, a bookmark or "Copy
+      // link" must open the review, not the empty board shown while it loads.
+      this.saved = review;
+      this.load(19, [], new MoveNode());
+      this.go(this.tree);
+      this.fetchReview(review);
+      return;
+    }
     try {
       const size = Number(this.query.get('size') || 19);
       if (!Number.isInteger(size) || size < 2 || size > LETTERS.length) throw new Error(`no board of size ${this.query.get('size')}`);
@@ -70,7 +81,6 @@ export class AnalysisView {
       let at = this.tree;
       for (const m of moves) at = at.child(m);
       this.go(at);
-      if (this.query.get('review')) this.fetchReview(this.query.get('review'));
     } catch (err) {
       showError(err);
       this.load(19, [], new MoveNode());
@@ -156,8 +166,12 @@ export class AnalysisView {
       this.saved = review.review_id;
       this.game = review.game_id || null;
       this.owner = review.owner;
+      this.from = review.move_number ?? null;
       this.load(game.size, game.setup, game.root);
-      this.go(game.root);
+      // Where the analysis began: that many moves down the main line (the game's).
+      let at = game.root;
+      for (let k = 0; k < (this.from || 0) && at.children[0]; k++) at = at.children[0];
+      this.go(at);
     } catch (err) {
       showError(new Error(`This review cannot be opened: ${err.message}`));
     }

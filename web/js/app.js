@@ -1,7 +1,7 @@
 // The page: the header with login and connection state, the banner shown while the
 // server is out of reach, the login dialog (a pasted token, or the labelled local dev
 // login when the server allows it), and the views, chosen by the address: `#/` the lobby,
-// `#/game/<id>` a game, `#/archive` the finished games, `#/analysis?…` an analysis board,
+// `#/game/<id>` a game, `#/archive?…` the finished games, `#/analysis?…` an analysis board,
 // `#/user/<id>` a profile, `#/leaderboard` the ratings, `#/referee` the open calls and
 // reports (referees and admins). Without the dev login the dialog
 // offers accounts instead.
@@ -19,6 +19,9 @@ import { RefereeView, isReferee } from './referee.js';
 import { el, fill, showError, toast } from './ui.js';
 
 const TOKEN_KEY = 'tengen.token';
+
+/** The parameters of the address (`#/archive?size=9` → size=9). */
+const query = () => new URLSearchParams(location.hash.split('?')[1] || '');
 
 class App {
   constructor() {
@@ -43,6 +46,11 @@ class App {
     });
     this.conn.addEventListener('message', (e) => this.notice(e.detail));
     window.addEventListener('hashchange', () => this.route());
+    // What is scrolled into view (a challenge brought on screen by its notice) stops below
+    // the sticky header, whose height changes as it wraps.
+    new ResizeObserver(([entry]) => {
+      document.documentElement.style.setProperty('--masthead', `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
+    }).observe(document.querySelector('.masthead'));
     this.setUpLogin();
     this.drawAccount();
     this.route();
@@ -61,9 +69,9 @@ class App {
     if (m) this.view = new GameView(this.conn, m[1]);
     else if (user) this.view = new ProfileView(this.conn, decodeURIComponent(user[1]));
     else if (location.hash === '#/leaderboard') this.view = new LeaderboardView(this.conn);
-    else if (location.hash === '#/archive') this.view = new ArchiveView(this.conn);
+    else if (/^#\/archive(\?|$)/.test(location.hash)) this.view = new ArchiveView(this.conn, query());
     else if (location.hash === '#/referee') this.view = new RefereeView(this.conn);
-    else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(this.conn, new URLSearchParams(location.hash.split('?')[1] || ''));
+    else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(this.conn, query());
     else this.view = new LobbyView(this.conn, this);
     this.viewUser = this.conn.user ? this.conn.user.id : null;
     this.view.mount(this.main);
@@ -84,7 +92,8 @@ class App {
       toast(`Your game against ${opponent.name} has started`, 'ok');
       const target = `#/game/${msg.game_id}`;
       if (location.hash !== target) location.hash = target;
-    } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id) {
+    } else if (msg.type === 'challenge_added' && me && msg.challenge.to === me.id && !this.view?.takesChallenge?.(msg.challenge)) {
+      // (A rematch offered in the ended game's view is shown there instead.)
       // Tapping the notice brings the challenge into view, wherever it is.
       toast(`${msg.challenge.from.name} challenges you: tap to see it`, 'info', '', () => {
         const reveal = () => requestAnimationFrame(() => document.getElementById('seeks')?.scrollIntoView({ block: 'start' }));

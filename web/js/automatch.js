@@ -4,10 +4,10 @@
 // sends it again after a reconnect; the state belongs to the app, not to the lobby view,
 // because leaving the lobby does not withdraw it.
 
+import { SPEEDS } from './speed.js';
 import { el, fill, mayRate, showError } from './ui.js';
 
 const SIZES = [9, 13, 19];
-const SPEEDS = [['blitz', 'blitz (3 min + 3×10 s)'], ['live', 'live (10 min + 5×30 s)'], ['long', 'long (60 min + 5×60 s)']];
 
 /** The rating gap the server accepts after `ms` of waiting: 200, +100 every 10 s, at most 1000. */
 export function ratingWindow(ms) {
@@ -121,7 +121,7 @@ export class Automatch {
         el('fieldset', {}, el('legend', {}, 'Board'),
           SIZES.map((n) => check(`${n}×${n}`, this.choice.sizes.includes(n), toggle('sizes', n), { 'data-testid': `automatch-size-${n}` }))),
         el('fieldset', {}, el('legend', {}, 'Speed'),
-          SPEEDS.map(([s, label]) => check(label, this.choice.speeds.includes(s), toggle('speeds', s), { 'data-testid': `automatch-speed-${s}` }))),
+          SPEEDS.map((c) => check(`${c.name} (${c.game})`, this.choice.speeds.includes(c.name), toggle('speeds', c.name), { 'data-testid': `automatch-speed-${c.name}` }))),
         el('fieldset', {}, el('legend', {}, 'Game'),
           check('rated', rated && this.choice.rated, (on) => { this.choice.rated = on; }, { 'data-testid': 'automatch-rated', disabled: !rated }),
           check('handicap from the rank difference', this.choice.handicap, (on) => { this.choice.handicap = on; }, { 'data-testid': 'automatch-handicap' }),

@@ -1,6 +1,7 @@
 // Draws a ticking clock from the server's clock view (client-protocol/clocks.md): the
 // running side's time since the view is spent the way its time system spends it. The
-// server alone decides a loss on time; this only shows what is left.
+// server alone decides a loss on time; this only shows what is left. For review, each
+// move's clocks and the time it took (MoveTimes).
 
 import { formatMs } from './ui.js';
 
@@ -84,4 +85,90 @@ export function claimWaitMs(settings) {
   }[c.system];
   if (whole === undefined) return settings.claim_after_ms;
   return Math.min(settings.claim_after_ms, Math.max(10000, Math.floor(whole / 10)));
+}
+
+/**
+ * Events after which the time between two moves is not all the mover's thinking: the
+ * clocks stopped or were set anew in between.
+ */
+const STOPS = new Set(['paused', 'move_sealed', 'referee_paused', 'clock_adjusted', 'presence', 'scoring_started', 'play_resumed', 'game_began']);
+
+/** Both clocks as a game of time control `tc` starts (null for an untimed game). */
+export function startView(tc) {
+  if (!tc || tc.system === 'none') return null;
+  const side = () => ({ main_ms: tc.main_ms || 0, periods_left: tc.periods || 0, period_ms: tc.period_ms || tc.block_ms || tc.per_move_ms || 0, moves_left: tc.moves || 0 });
+  return { black: side(), white: side(), running: null, paused: false };
+}
+
+/**
+ * What the mover's clock was charged for a move, from its view as the move began and
+ * after it, where the view tells (main time, sudden death, Fischer below its cap); null
+ * where it does not (a byo-yomi period or a per-move clock starts afresh).
+ */
+function charged(tc, before, after) {
+  switch (tc.system) {
+    case 'absolute': return before.main_ms - after.main_ms;
+    case 'fischer': return tc.max_ms && after.main_ms >= tc.max_ms ? null : before.main_ms + tc.increment_ms - after.main_ms;
+    case 'byoyomi':
+    case 'canadian': return after.main_ms > 0 ? before.main_ms - after.main_ms : null;
+    default: return null;
+  }
+}
+
+/**
+ * Each move's clocks and thinking time, for review, from the game's `move_played` events
+ * (client-protocol/game.md#move_played: the clocks as of the move, and its `at`). Events
+ * come in `seq` order, the record's or the live ones.
+ */
+export class MoveTimes {
+  /** `tc`: the game's time control (`settings.clock`). */
+  constructor(tc) {
+    this.tc = tc;
+    /** Move k is `moves[k - 1]`: `{color, clock, at, lag, stopped, adjusted}`. */
+    this.moves = [];
+    this.stopped = false;
+    this.adjusted = false;
+  }
+
+  add(ev) {
+    if (ev.type === 'move_played') {
+      this.moves[ev.move_number - 1] = {
+        color: ev.color, clock: ev.clock || null, at: ev.at, lag: ev.lag_credit_ms || 0, stopped: this.stopped, adjusted: this.adjusted,
+      };
+      this.stopped = false;
+      this.adjusted = false;
+    } else if (STOPS.has(ev.type)) {
+      this.stopped = true;
+      // A referee's correction: the clock's change is not the mover's thinking.
+      if (ev.type === 'clock_adjusted') this.adjusted = true;
+    }
+  }
+
+  /** Takes the moves `other` knows (a whole record, read after the live events began). */
+  merge(other) {
+    other.moves.forEach((m, i) => { if (m) this.moves[i] = m; });
+  }
+
+  /** Both clocks as move `k` left them (0: the start); null where not known. */
+  clockAfter(k) {
+    return k === 0 ? startView(this.tc) : this.moves[k - 1]?.clock ?? null;
+  }
+
+  /**
+   * The ms the mover spent on move `k`: what their clock was charged where its view
+   * tells, else the time since the opponent's move (less the lag credit) when the clocks
+   * ran throughout; null when not known.
+   */
+  used(k) {
+    const m = this.moves[k - 1];
+    if (!m) return null;
+    const prev = k > 1 ? this.moves[k - 2] : null;
+    const before = k === 1 ? startView(this.tc)?.[m.color] : prev?.clock?.[m.color];
+    if (before && m.clock && !m.adjusted) {
+      const ms = charged(this.tc, before, m.clock[m.color]);
+      if (ms !== null) return Math.max(0, ms);
+    }
+    if (!prev || prev.color === m.color || m.stopped) return null;
+    return Math.max(0, m.at - prev.at - m.lag);
+  }
 }

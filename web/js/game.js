@@ -1,23 +1,39 @@
 // One game, played, watched or reviewed: builds its state from the `snapshot`, applies
 // every numbered event in `seq` order, takes a fresh snapshot (and with it the server's
 // clock) after a reconnect, and draws the board, clocks, captures, actions, the count,
-// the move list for review, both chats and the referee box (its log of referee events, a
-// call, a report, a referee's actions). The side panel is a set of fixed slots
-// updated in place, so an event never wipes a half-typed chat line or the focus.
+// the move list for review (each move's clocks and time used), both chats, the referee
+// box (its log of referee events, a call, a report, a referee's actions), and once the
+// game is over a rematch: offered to the opponent as a challenge with the same settings
+// and the colours swapped, shown to them here with Accept and Decline. Pass, like Resign,
+// takes a second press on touch screens and whenever it would end play. The side panel
+// is a set of fixed slots updated in place, so an event never wipes a half-typed chat
+// line or the focus.
 
 import { analysisLink } from './analysis.js';
 import { chainAt, parseVertex, vertexName } from './coords.js';
 import { countScore } from './count.js';
-import { claimWaitMs, showClock } from './clock.js';
+import { MoveTimes, claimWaitMs, showClock } from './clock.js';
 import { Goban } from './goban.js';
 import { prefs } from './prefs.js';
 import { REFEREE_EVENTS, RefereeBox } from './referee.js';
 import { Replay } from './replay.js';
 import { ByoyomiCount, stoneSound } from './sound.js';
-import { chineseText, colourName, describeSettings, el, fill, formatMs, icon, other, resultText, showError, toast } from './ui.js';
+import { chineseText, colourName, describeSettings, el, fill, formatMs, icon, other, randomSeed, resultText, showError, toast } from './ui.js';
 
 const STONE = { black: 'X', white: 'O' };
 const TITLE_MARK = '● ';
+
+/** A time spent, in a few characters: "3.2 s", "1:05". */
+function spent(ms) {
+  return ms < 10000 ? `${formatMs(ms)} s` : formatMs(ms);
+}
+
+/** The passes in a row that end a list of moves. */
+function trailingPasses(moves) {
+  let n = 0;
+  while (n < moves.length && moves[moves.length - 1 - n].vertex === 'pass') n += 1;
+  return n;
+}
 
 export class GameView {
   constructor(conn, gameId) {
@@ -36,6 +52,12 @@ export class GameView {
     this.cursor = null;
     /** The point a first tap chose, waiting for the confirming second tap. */
     this.pending = null;
+    /** The button (`pass`, `resign`) a first press armed, waiting for the second. */
+    this.armed = null;
+    /** Each move's clocks and time used, from the record and the live events. */
+    this.times = null;
+    /** A rematch: offered to us (a challenge), offered by us, or declined by them. */
+    this.rematch = { offer: null, sent: null, declined: false };
     /** When the page lost the server (Date.now()): clocks stand still until a snapshot. */
     this.frozenAt = null;
     this.estimate = null;
@@ -75,6 +97,7 @@ export class GameView {
 
   unmount() {
     clearInterval(this.ticker);
+    clearTimeout(this.armTimer);
     this.conn.removeEventListener('message', this.onMessage);
     this.conn.removeEventListener('ready', this.onReady);
     this.conn.removeEventListener('status', this.onStatus);
@@ -100,6 +123,7 @@ export class GameView {
   }
 
   frame(msg) {
+    if (msg.type === 'challenge_added' || msg.type === 'challenge_removed') return this.challengeNews(msg);
     if (msg.game_id !== this.id) return;
     if (msg.type === 'snapshot') return this.load(msg);
     if (msg.type === 'kibitz') {
@@ -153,6 +177,8 @@ export class GameView {
       score: snap.score || null,
       nigiri: snap.nigiri || null,
       you: snap.you || null,
+      // Passes in a row at the end: one more ends play.
+      passes: trailingPasses(snap.moves),
       last: null,
       // Since when each player is away, as far as this page knows (for `claim_win`):
       // from when it saw them go, or from its first snapshot.
@@ -164,6 +190,7 @@ export class GameView {
     const lastMove = s.moves[s.moves.length - 1];
     if (lastMove) s.last = parseVertex(lastMove.vertex, size);
     this.s = s;
+    this.times ??= new MoveTimes(s.settings.clock);
     this.replay = new Replay(size, s.handicap);
     if (this.cursor !== null && this.cursor >= s.moves.length) this.cursor = null;
     this.frozenAt = null;
@@ -179,7 +206,8 @@ export class GameView {
     // stays.
     for (const log of [this.chatLog, this.kibitzLog]) log?.replaceChildren();
     if (s.nigiri) this.verifyNigiri();
-    this.loadNotes(snap.seq);
+    this.loadRecord(snap.seq);
+    if (s.phase === 'ended' && s.you) this.findRematch();
     this.draw();
   }
 
@@ -197,21 +225,25 @@ export class GameView {
   }
 
   /**
-   * The referee events before the snapshot, from the game's record (which a tournament
-   * game keeps until it ends: its log then starts with what this page saw).
+   * The referee events before the snapshot and the moves' clocks, from the game's record
+   * (which a tournament game keeps until it ends: its log then starts with what this page
+   * saw, and review knows the clocks of the moves it saw played).
    */
-  async loadNotes(upTo) {
+  async loadRecord(upTo) {
     if (this.notesFor === this.id) return;
     this.notesFor = this.id;
     try {
       const res = await fetch(`/api/games/${encodeURIComponent(this.id)}`, { cache: 'no-store' });
       if (!res.ok) return;
       const record = await res.json();
+      const past = new MoveTimes(this.s.settings.clock);
       for (const ev of record.events || []) {
+        past.add(ev);
         if (ev.seq <= upTo && REFEREE_EVENTS.has(ev.type) && !this.notes.some((n) => n.seq === ev.seq)) this.notes.push(ev);
       }
+      this.times.merge(past);
       this.notes.sort((a, b) => a.seq - b.seq);
-      if (this.s) this.referee.draw(this.slots.referee);
+      this.draw();
     } catch {
       // The log is a convenience: the game plays without it.
     }
@@ -231,6 +263,7 @@ export class GameView {
   /** Applies one numbered event (see client-protocol/game.md#game-events). */
   apply(ev) {
     const s = this.s;
+    this.times.add(ev);
     switch (ev.type) {
       case 'move_played': {
         const p = parseVertex(ev.vertex, s.size);
@@ -248,7 +281,9 @@ export class GameView {
         s.toMove = other(ev.color);
         s.pauseBy = null;
         if (ev.sealed) s.sealedBy = null;
+        s.passes = ev.vertex === 'pass' ? s.passes + 1 : 0;
         this.pending = null;
+        this.armed = null;
         this.estimate = null;
         this.clockFrom(ev.clock, ev.at);
         if (ev.vertex === 'pass' && s.you && ev.color !== s.you) toast(`${this.nameOf(ev.color)} passed`, 'info');
@@ -314,6 +349,7 @@ export class GameView {
       case 'play_resumed':
         s.phase = 'play';
         s.toMove = ev.to_move;
+        s.passes = 0;
         s.dead = new Set();
         s.accepted = new Set();
         s.disputes += 1;
@@ -540,7 +576,18 @@ export class GameView {
         el('span', { class: `online ${seat.online ? 'is-online' : ''}`, 'data-testid': `online-${colour}`, title: seat.online ? 'online' : 'away' })),
       s.clock ? el('div', { class: 'clock', 'data-testid': `clock-${colour}` },
         el('span', { class: 'clock-main' }), el('span', { class: 'clock-extra' })) : el('div', { class: 'clock untimed' }, 'untimed'),
+      this.usedLine(colour, pos),
       el('div', { class: 'captures', 'data-testid': `captures-${colour}` }, `Captures: ${pos.prisoners[colour]}`));
+  }
+
+  /** The time this side spent on its latest move up to the one shown. */
+  usedLine(colour, pos) {
+    const moves = this.s.moves;
+    let k = pos.live ? moves.length : this.cursor;
+    while (k > 0 && moves[k - 1].color !== colour) k -= 1;
+    const ms = k > 0 ? this.times.used(k) : null;
+    if (ms === null) return null;
+    return el('div', { class: 'used', 'data-testid': `used-${colour}`, 'data-move': k, 'data-used-ms': ms }, `move ${k} took ${spent(ms)}`);
   }
 
   statusLine() {
@@ -614,13 +661,18 @@ export class GameView {
 
   actions() {
     const s = this.s;
-    if (!s.you || s.phase === 'ended') return null;
+    if (!s.you) return null;
+    if (s.phase === 'ended') return this.rematchBox();
     const me = s.you;
     const b = (label, testid, onclick, attrs = {}) => el('button', { type: 'button', 'data-testid': testid, onclick, ...attrs }, label);
     const buttons = [];
     if (s.phase === 'play') {
       const stopped = s.paused || s.sealedBy;
-      buttons.push(b('Pass', 'pass', () => this.send({ type: 'pass', move_number: s.moves.length + 1 }), { disabled: !this.myTurn() }));
+      // A pass is confirmed like a stone on touch screens, and always when it would end
+      // play (the opponent has just passed): a slip must not end the game.
+      const ends = s.passes > 0;
+      buttons.push(this.twoStep('pass', 'Pass', ends ? 'Pass again: play ends' : 'Pass again to pass', ends || prefs.get('confirm'),
+        () => this.send({ type: 'pass', move_number: s.moves.length + 1 }), { disabled: !this.myTurn() }));
       if (stopped) {
         const label = s.resumeBy && s.resumeBy !== me ? 'Agree to resume' : s.resumeBy === me ? 'Resume requested' : 'Resume';
         buttons.push(b(label, 'resume', () => this.send({ type: 'resume' }), { disabled: s.resumeBy === me }));
@@ -646,18 +698,140 @@ export class GameView {
       }, { disabled: mine, class: 'primary' }));
       buttons.push(b(s.disputes > 0 ? 'Reject (count all alive)' : 'Reject & resume play', 'reject-score', () => this.send({ type: 'reject_score' })));
     }
-    const resign = b('Resign', 'resign', () => {
-      if (resign.dataset.armed) {
-        this.send({ type: 'resign' });
-      } else {
-        resign.dataset.armed = '1';
-        resign.textContent = 'Click again to resign';
-        resign.classList.add('danger');
-        setTimeout(() => { if (resign.isConnected) { delete resign.dataset.armed; resign.textContent = 'Resign'; resign.classList.remove('danger'); } }, 4000);
-      }
-    });
-    buttons.push(resign);
+    buttons.push(this.twoStep('resign', 'Resign', 'Click again to resign', true, () => this.send({ type: 'resign' })));
     return el('div', { class: 'actions' }, buttons);
+  }
+
+  /**
+   * A button that acts on a second press within 4 s when `confirm`: the first arms it
+   * (red, saying so); any move disarms it.
+   */
+  twoStep(name, label, armedLabel, confirm, action, attrs = {}) {
+    const armed = this.armed === name;
+    return el('button', {
+      type: 'button', 'data-testid': name, 'data-armed': armed ? 'yes' : null, ...attrs, class: armed ? 'danger' : attrs.class,
+      onclick: () => {
+        if (!confirm || armed) {
+          this.disarm();
+          action();
+          return;
+        }
+        this.armed = name;
+        clearTimeout(this.armTimer);
+        this.armTimer = setTimeout(() => this.disarm(), 4000);
+        fill(this.slots.actions, this.actions());
+      },
+    }, armed ? armedLabel : label);
+  }
+
+  disarm() {
+    clearTimeout(this.armTimer);
+    if (this.armed === null) return;
+    this.armed = null;
+    fill(this.slots.actions, this.actions());
+  }
+
+  /** The opponent, when this page plays in the game. */
+  opponent() {
+    const s = this.s;
+    return s && s.you ? s[other(s.you)].user : null;
+  }
+
+  /** Whether `c` (a challenge to us) is the opponent's rematch offer, shown in this view. */
+  takesChallenge(c) {
+    const me = this.conn.user;
+    const them = this.opponent();
+    return !!(me && them && this.s.phase === 'ended' && c.from.id === them.id && c.to === me.id);
+  }
+
+  /** Challenges between the opponent and us come and go: the rematch follows them. */
+  challengeNews(msg) {
+    const r = this.rematch;
+    const them = this.opponent();
+    if (!them) return;
+    if (msg.type === 'challenge_added') {
+      if (!this.takesChallenge(msg.challenge)) return;
+      r.offer = msg.challenge;
+    } else if (r.offer?.challenge_id === msg.challenge_id) {
+      r.offer = null;
+    } else if (r.sent?.challenge_id === msg.challenge_id) {
+      r.sent = null;
+      r.declined = msg.reason === 'declined';
+    } else {
+      return;
+    }
+    if (this.s.phase === 'ended') fill(this.slots.actions, this.actions());
+  }
+
+  /** A rematch offered before this page opened the ended game: the open challenges say. */
+  async findRematch() {
+    try {
+      const reply = await this.conn.request({ type: 'list_seeks' });
+      const me = this.conn.user;
+      const them = this.opponent();
+      if (!me || !them) return;
+      const r = this.rematch;
+      r.offer = reply.challenges.find((c) => this.takesChallenge(c)) || null;
+      r.sent = reply.challenges.find((c) => c.from.id === me.id && c.to === them.id) || null;
+      fill(this.slots.actions, this.actions());
+    } catch (err) {
+      if (err.code) showError(err);
+    }
+  }
+
+  /**
+   * The same settings with the colours swapped, as a challenge to the opponent. A
+   * handicap game keeps its colours: Black is the weaker player's.
+   */
+  async offerRematch() {
+    const s = this.s;
+    const settings = { ...s.settings, color: s.settings.handicap >= 2 ? s.you : other(s.you) };
+    // A scheduled start has passed; the rematch starts when accepted.
+    delete settings.start_at;
+    try {
+      const reply = await this.conn.request({ type: 'challenge', opponent: this.opponent().id, settings });
+      this.rematch = { offer: null, sent: reply.challenge, declined: false };
+    } catch (err) {
+      showError(err);
+    }
+    fill(this.slots.actions, this.actions());
+  }
+
+  async answerRematch(accept) {
+    const c = this.rematch.offer;
+    const msg = accept ? { type: 'accept', challenge_id: c.challenge_id } : { type: 'decline', challenge_id: c.challenge_id };
+    if (accept && c.settings.color === 'nigiri') msg.nigiri_seed = randomSeed();
+    try {
+      const ack = await this.conn.request(msg);
+      if (ack.game_id) location.hash = `#/game/${ack.game_id}`;
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  /** After the end: a rematch to offer, offered, or offered to us. */
+  rematchBox() {
+    const { offer, sent, declined } = this.rematch;
+    const them = this.opponent();
+    const b = (label, testid, onclick, cls = null) => el('button', { type: 'button', 'data-testid': testid, class: cls, onclick }, label);
+    if (offer) {
+      const colour = offer.settings.color === 'nigiri' ? 'colours by nigiri' : `you play ${other(offer.settings.color)}`;
+      return el('div', { class: 'rematch', 'data-testid': 'rematch-offer', 'data-challenge-id': offer.challenge_id },
+        el('div', {}, el('strong', {}, `${offer.from.name} offers a rematch`), ` · ${colour}`),
+        el('div', { class: 'small muted' }, describeSettings(offer.settings, { colour: false })),
+        el('div', { class: 'actions' },
+          b('Accept', 'rematch-accept', () => this.answerRematch(true), 'primary'),
+          b('Decline', 'rematch-decline', () => this.answerRematch(false))));
+    }
+    if (sent) {
+      return el('div', { class: 'rematch', 'data-testid': 'rematch-sent' },
+        el('span', {}, `Rematch offered: waiting for ${them.name}`), ' ',
+        b('Cancel', 'rematch-cancel', () => this.conn.request({ type: 'cancel', challenge_id: sent.challenge_id }).catch(showError)));
+    }
+    return el('div', { class: 'actions' },
+      b('Rematch', 'rematch', () => this.offerRematch()),
+      el('span', { class: 'muted small', 'data-testid': 'rematch-note' },
+        declined ? `${them.name} declined the rematch.` : 'Same settings, colours swapped.'));
   }
 
   /**
@@ -757,6 +931,7 @@ export class GameView {
     const items = s.moves.map((m, i) => el('li', {},
       el('button', {
         type: 'button', class: `move${i + 1 === at ? ' current' : ''}`, 'data-testid': 'move', 'data-move': i + 1,
+        title: this.times.used(i + 1) === null ? null : `took ${spent(this.times.used(i + 1))}`,
         onclick: () => this.show(i + 1),
       }, `${i + 1}. ${m.color === 'black' ? 'B' : 'W'} ${m.vertex}`)));
     const list = el('ol', { class: 'move-list', 'data-testid': 'move-list' }, items);
@@ -835,7 +1010,7 @@ export class GameView {
       [['off', 'off'], ['en', 'in English'], ['zh', 'in Chinese']].map(([v, t]) => el('option', { value: v, selected: prefs.get('count') === v }, t)));
     return el('details', { class: 'options small' }, el('summary', {}, 'Options'),
       check('sound', 'Stone sound'),
-      check('confirm', 'Confirm each move with a second tap'),
+      check('confirm', 'Confirm each move and pass with a second tap'),
       el('label', { class: 'option' }, 'Count my byo-yomi seconds aloud: ', count),
       el('button', {
         type: 'button', class: 'quiet', 'data-testid': 'unmute-all',
@@ -880,15 +1055,20 @@ export class GameView {
     if (s.you) this.tickClaim();
     if (!s.clock) return;
     const now = s.clockStopped ?? this.frozenAt ?? Date.now();
-    const ended = s.phase === 'ended';
-    const onTime = ended && /^[BW]\+T$/.test(s.result || '') ? (s.result[0] === 'B' ? 'white' : 'black') : null;
+    // In review, the clocks as the shown move left them.
+    const review = this.cursor !== null;
+    const past = review ? this.times.clockAfter(this.cursor) : null;
+    const ended = review || s.phase === 'ended';
+    const onTime = !review && ended && /^[BW]\+T$/.test(s.result || '') ? (s.result[0] === 'B' ? 'white' : 'black') : null;
     for (const colour of ['black', 'white']) {
       const box = this.panel.querySelector(`[data-testid="clock-${colour}"]`);
       if (!box) continue;
+      box.classList.toggle('past', review);
       const running = !ended && s.clock.running === colour && !s.clock.paused;
-      const shown = colour === onTime
-        ? { main: formatMs(0), extra: 'out of time', low: true, period: null }
-        : showClock(s.settings.clock, s.clock[colour], running ? now - s.clockAt : 0);
+      let shown;
+      if (colour === onTime) shown = { main: formatMs(0), extra: 'out of time', low: true, period: null };
+      else if (review) shown = past ? showClock(s.settings.clock, past[colour], 0) : { main: '–', extra: 'not known here', low: false, period: null };
+      else shown = showClock(s.settings.clock, s.clock[colour], running ? now - s.clockAt : 0);
       if (!shown) continue;
       box.querySelector('.clock-main').textContent = shown.main;
       box.querySelector('.clock-extra').textContent = shown.extra;

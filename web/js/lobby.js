@@ -4,6 +4,7 @@
 // size and speed, and the bots. Kept current by
 // `watch_lobby` and a periodic `list_games`.
 
+import { SPEEDS, speed } from './speed.js';
 import { describeClock, describeSettings, el, fill, icon, mayRate, randomSeed, resultText, showError, toast } from './ui.js';
 
 const REFRESH_MS = 5000;
@@ -28,17 +29,6 @@ export function age(ms, now) {
 }
 
 /**
- * The speed of a time control, from the time one player may spend on a game of about
- * 40 moves each: `blitz` under 10 minutes, `rapid` under 40, `slow` beyond, `untimed`.
- */
-export function speed(c) {
-  if (!c || c.system === 'none') return 'untimed';
-  const perMove = { fischer: c.increment_ms, byoyomi: c.period_ms, canadian: c.moves ? c.block_ms / c.moves : 0, simple: c.per_move_ms }[c.system] || 0;
-  const total = (c.main_ms || 0) + 40 * perMove;
-  return total < 600000 ? 'blitz' : total < 2400000 ? 'rapid' : 'slow';
-}
-
-/**
  * A player's rank beside their name (`from_rank`, `black_rank`, `white_rank`): nothing for
  * a player with no rated game, which the server leaves out; `14k?` while provisional.
  */
@@ -49,7 +39,8 @@ export function rankTag(rank) {
 }
 
 const SIZES = [['', 'all sizes'], ['9', '9×9'], ['13', '13×13'], ['19', '19×19'], ['other', 'other sizes']];
-const SPEEDS = [['', 'all speeds'], ['blitz', 'blitz'], ['rapid', 'rapid'], ['slow', 'slow'], ['untimed', 'untimed']];
+/** The speed filter: the server's classes, as automatch names them. */
+const SPEED_FILTER = [['', 'all speeds'], ...SPEEDS.map((c) => [c.name, c.name])];
 
 const GUESTS_UNRATED = 'Guests play unrated games only: sign up (or log in) to play a rated game.';
 
@@ -81,7 +72,7 @@ export class LobbyView {
     this.root = el('div', { class: 'lobby' },
       el('section', { class: 'card seeks-card', id: 'seeks' },
         el('div', { class: 'card-head' }, el('h2', {}, 'Open seeks and challenges'),
-          el('div', { class: 'filters' }, choose('size', SIZES, 'Board size'), choose('speed', SPEEDS, 'Speed'))),
+          el('div', { class: 'filters' }, choose('size', SIZES, 'Board size'), choose('speed', SPEED_FILTER, 'Speed'))),
         this.seekList),
       el('section', { class: 'card automatch-card' }, el('h2', {}, 'Automatch'), this.app.automatch.panel()),
       el('section', { class: 'card create' }, el('h2', {}, 'New game'), this.createForm()),
@@ -189,8 +180,8 @@ export class LobbyView {
       return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, 'data-speed': speed(clock), class: forMe ? 'highlight' : null },
         el('td', { 'data-testid': 'seek-who' }, who),
         el('td', { 'data-testid': 'seek-settings' }, describeSettings(c.settings, { clock: false })),
-        // An untimed game's speed is "untimed" too: said once.
-        el('td', { 'data-testid': 'seek-time' }, describeClock(clock), speed(clock) === 'untimed' ? null : el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
+        // An untimed game is "untimed", said once (its class, long, goes without saying).
+        el('td', { 'data-testid': 'seek-time' }, describeClock(clock), clock.system === 'none' ? null : el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
         el('td', { class: 'muted', 'data-testid': 'seek-age', title: 'posted' }, age(c.created_at, now)),
         el('td', { class: 'row-actions' }, actions));
     });

@@ -48,6 +48,34 @@ export function toast(message, kind = 'info', detail = '', onTap = null) {
     el('button', { class: 'toast-close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×'));
   box.append(item);
   setTimeout(() => item.remove(), kind === 'error' || onTap ? 8000 : 4000);
+  placeToasts();
+}
+
+/** What a notice must never cover: the game's buttons and the review bar. */
+const CONTROLS = '.actions button, .nav-bar button';
+
+let placing = null;
+
+/**
+ * Keeps the notices off the controls: at the foot of the screen, or at its top (over the
+ * header at worst) while the foot would cover a control on the screen. Looked at again
+ * as long as notices are shown, since the page under them scrolls and changes.
+ */
+function placeToasts() {
+  const box = document.getElementById('toasts');
+  if (!box.childElementCount) {
+    clearInterval(placing);
+    placing = null;
+    return;
+  }
+  placing ??= setInterval(placeToasts, 200);
+  box.classList.remove('toasts-top');
+  const r = box.getBoundingClientRect();
+  const covered = [...document.querySelectorAll(CONTROLS)].some((c) => {
+    const b = c.getBoundingClientRect();
+    return b.width > 0 && b.left < r.right && b.right > r.left && b.top < r.bottom && b.bottom > r.top;
+  });
+  box.classList.toggle('toasts-top', covered);
 }
 
 /** Shows a refused request or a lost connection to the person, in words. */
@@ -136,37 +164,47 @@ export function resultText(result, score) {
   }
 }
 
+/** Whether Chinese can be drawn: null until known. */
 let cjk = null;
 
 /**
- * Whether this system has a font for Chinese: a character drawn in the page's fonts
+ * Whether the page can draw Chinese, in a font of the system or in the one the server
+ * serves for the result (web/fonts/, loaded): a character drawn in the page's fonts
  * differs from a character no font has (the empty box every missing glyph becomes).
  */
-export function hasCjkFont() {
-  if (cjk !== null) return cjk;
+function drawsChinese() {
   const canvas = document.createElement('canvas');
   canvas.width = 64;
   canvas.height = 32;
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
-  if (!ctx) return (cjk = false);
+  if (!ctx) return false;
   const draw = (text) => {
     ctx.clearRect(0, 0, 64, 32);
-    ctx.font = '24px sans-serif';
+    ctx.font = '24px "tengen CJK", sans-serif';
     ctx.fillText(text, 2, 26);
     return ctx.getImageData(0, 0, 64, 32).data.join();
   };
-  cjk = draw('黑') !== draw('\u{10FFFD}');
-  return cjk;
+  return draw('黑') !== draw('\u{10FFFD}');
 }
 
 /**
- * The Chinese result (`黑胜3/4子`, `和棋`) of a counted game, shown only where a font
- * can draw it (else it would be a row of empty boxes) and kept as text for copying.
+ * The Chinese result (`黑胜3/4子`, `和棋`) of a counted game, shown once a font can draw
+ * it (never as a row of empty boxes: the served font is fetched first, if it must be)
+ * and kept as text for copying.
  */
 export function chineseText(result, score) {
   const text = result === '0' && score ? '和棋' : score && score.chinese;
   if (!text) return null;
-  return el('span', { class: 'chinese', lang: 'zh-Hans', 'data-testid': 'result-chinese', hidden: !hasCjkFont() }, ` · ${text}`);
+  const span = el('span', { class: 'chinese', lang: 'zh-Hans', 'data-testid': 'result-chinese', hidden: !cjk }, ` · ${text}`);
+  if (!cjk) {
+    document.fonts.load('24px "tengen CJK"', text)
+      .catch(() => [])
+      .then(() => {
+        cjk = drawsChinese();
+        span.hidden = !cjk;
+      });
+  }
+  return span;
 }
 
 /** An inline SVG icon (no icon font, no emoji): `eye`, `bot`, `first`, `back`, `forward`, `last`. */
