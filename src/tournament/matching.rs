@@ -692,7 +692,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(30000))]
+        #![proptest_config(ProptestConfig::with_cases(4000))]
         #[test]
         fn the_matching_is_perfect_and_as_cheap_as_exhaustive_search(
             half in 1usize..=6,
