@@ -60,7 +60,7 @@ fn event(rounds: usize) -> Record {
             .boards
             .iter()
             .map(|p| {
-                let black_wins = draw(2, round, p.board.black as u64, 0) % 2 == 0;
+                let black_wins = draw(2, round, p.board.black as u64, 0).is_multiple_of(2);
                 let outcome = if black_wins {
                     Outcome::Black
                 } else {

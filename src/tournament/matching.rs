@@ -665,7 +665,7 @@ mod tests {
 
     /// The least total cost over every perfect matching, by trying them all.
     fn exhaustive(n: usize, cost: &[Vec<Option<i64>>]) -> Option<i64> {
-        fn go(free: &mut Vec<usize>, cost: &[Vec<Option<i64>>]) -> Option<i64> {
+        fn go(free: &mut [usize], cost: &[Vec<Option<i64>>]) -> Option<i64> {
             let Some(&a) = free.first() else {
                 return Some(0);
             };
@@ -681,7 +681,7 @@ mod tests {
             }
             best
         }
-        go(&mut (0..n).collect(), cost)
+        go(&mut (0..n).collect::<Vec<_>>(), cost)
     }
 
     fn total(mate: &[usize], cost: &[Vec<Option<i64>>]) -> i64 {
@@ -702,14 +702,12 @@ mod tests {
             let mut cost = vec![vec![None; n]; n];
             let mut edges = Vec::new();
             let mut s = seed.iter();
-            for a in 0..n {
-                for b in a + 1..n {
-                    let &(c, present) = s.next().unwrap();
-                    if present < 8 {
-                        cost[a][b] = Some(c);
-                        cost[b][a] = Some(c);
-                        edges.push((a, b, c));
-                    }
+            for (a, b) in (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))) {
+                let &(c, present) = s.next().unwrap();
+                if present < 8 {
+                    cost[a][b] = Some(c);
+                    cost[b][a] = Some(c);
+                    edges.push((a, b, c));
                 }
             }
             let expected = exhaustive(n, &cost);

@@ -304,8 +304,8 @@ fn place(record: &Record, a: &Entry, b: &Entry, costs: Costs, seed: u64) -> Prop
             2,
             a.seat.min(b.seat) as u64,
             a.seat.max(b.seat) as u64,
-        ) % 2
-            == 0;
+        )
+        .is_multiple_of(2);
         lower_seat_black == (a.seat < b.seat)
     };
     let (black, white) = if a_black {

@@ -192,10 +192,11 @@ pub fn read_table(text: &str, regulations: Regulations) -> Result<Record, TableE
             .iter()
             .filter_map(|t| read_cell(t))
             .collect();
-        if let Some(first) = cells.first() {
-            if row.len() != first.len() {
-                return Err(bad("every line must have the same number of rounds"));
-            }
+        if cells
+            .first()
+            .is_some_and(|first: &Vec<Cell>| row.len() != first.len())
+        {
+            return Err(bad("every line must have the same number of rounds"));
         }
         let dash = |s: &str| {
             if s == "-" {

@@ -127,16 +127,18 @@ fn refine(record: &Record, group: &mut [Standing], level: usize, equals: &mut Ve
     }
     let tie_break = tie_breaks[level];
     if tie_break == TieBreak::Direct {
-        if group.len() == 2 {
-            if let Some(winner) = winner_between(record, group[0].seat, group[1].seat) {
-                if winner == group[1].seat {
-                    group.swap(0, 1);
-                }
-                let (first, second) = group.split_at_mut(1);
-                refine(record, first, tie_breaks.len(), equals);
-                refine(record, second, tie_breaks.len(), equals);
-                return;
+        let winner = match group {
+            [a, b] => winner_between(record, a.seat, b.seat),
+            _ => None,
+        };
+        if let Some(winner) = winner {
+            if winner == group[1].seat {
+                group.swap(0, 1);
             }
+            let (first, second) = group.split_at_mut(1);
+            refine(record, first, tie_breaks.len(), equals);
+            refine(record, second, tie_breaks.len(), equals);
+            return;
         }
         refine(record, group, level + 1, equals);
         return;
