@@ -27,3 +27,4 @@ pub mod server;
 pub mod standings;
 pub mod store;
 pub mod time;
+pub mod tournament;

@@ -6,6 +6,9 @@
 //! with N stones, taken into the expected score so handicap games rate fairly.
 
 use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::glicko2::Rating;
 
@@ -41,6 +44,59 @@ impl Rank {
             0..=29 => Rank::Kyu(30 - steps),
             _ => Rank::Dan(steps - 29),
         }
+    }
+
+    /// Ranks above 30k: 30k is 0, 1k is 29, 1d is 30, 9d is 38. A McMahon start score
+    /// and a rank difference in stones are both counted in these steps.
+    pub fn steps(self) -> u8 {
+        match self {
+            Rank::Kyu(k) => 30 - k.clamp(1, 30),
+            Rank::Dan(d) => 29 + d.clamp(1, 9),
+        }
+    }
+
+    /// The rank `steps` above 30k; past 9d is 9d.
+    pub fn from_steps(steps: u8) -> Rank {
+        match steps.min(38) {
+            s @ 0..=29 => Rank::Kyu(30 - s),
+            s => Rank::Dan(s - 29),
+        }
+    }
+}
+
+/// A rank that is not `1k`–`30k` or `1d`–`9d`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a rank is 30k to 1k or 1d to 9d, not {0:?}")]
+pub struct BadRank(pub String);
+
+impl FromStr for Rank {
+    type Err = BadRank;
+
+    /// `"3d"`, `"15k"`, any case.
+    fn from_str(s: &str) -> Result<Rank, BadRank> {
+        let bad = || BadRank(s.to_string());
+        let lower = s.trim().to_ascii_lowercase();
+        let unit = lower.len().checked_sub(1).ok_or_else(bad)?;
+        let (number, unit) = lower.split_at(unit);
+        let n: u8 = number.parse().map_err(|_| bad())?;
+        match unit {
+            "k" if (1..=30).contains(&n) => Ok(Rank::Kyu(n)),
+            "d" if (1..=9).contains(&n) => Ok(Rank::Dan(n)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Serialize for Rank {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rank {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Rank, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -111,6 +167,19 @@ mod tests {
             volatility: 0.06,
         })
         .to_string()
+    }
+
+    #[test]
+    fn ranks_read_back_from_their_names_and_steps() {
+        for steps in 0..=38 {
+            let rank = Rank::from_steps(steps);
+            assert_eq!(rank.steps(), steps);
+            assert_eq!(rank.to_string().parse::<Rank>(), Ok(rank));
+        }
+        assert_eq!("3D".parse::<Rank>(), Ok(Rank::Dan(3)));
+        for bad in ["", "d", "0k", "31k", "10d", "3p", "-1k"] {
+            assert!(bad.parse::<Rank>().is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,0 +1,416 @@
+//! The pairing's promises, checked on simulated events.
+
+use proptest::prelude::*;
+
+use super::field::{Board, Entrant, Outcome, Record, Round, Seat, Status};
+use super::pairing::{Costs, all_costs, draw, pair};
+use super::regulations::{ColourRule, HandicapRule, Regulations, Seeding, System, TieBreak};
+use crate::rating::Rank;
+
+fn regulations(system: System, handicap: bool) -> Regulations {
+    Regulations {
+        system,
+        rounds: 5,
+        handicap: handicap.then_some(HandicapRule {
+            correction: 1,
+            ceiling: 9,
+            threshold: Rank::Dan(1),
+        }),
+        colours: ColourRule::Draw,
+        seeding: Seeding::SplitAndFold,
+        tie_breaks: vec![TieBreak::Sos, TieBreak::Sosos, TieBreak::Direct],
+        bye: 2,
+        missed_round: 0,
+        separate_clubs: true,
+        separate_countries: false,
+    }
+}
+
+/// A field of `n` players with ranks, clubs and countries drawn from `seed`.
+fn field(n: usize, seed: u64) -> Vec<Entrant> {
+    (0..n)
+        .map(|i| Entrant {
+            id: format!("p{i}"),
+            rank: Rank::from_steps(10 + (draw(seed, 10, i as u64, 0) % 28) as u8),
+            club: format!("club{}", draw(seed, 11, i as u64, 0) % 4),
+            country: format!("c{}", draw(seed, 12, i as u64, 0) % 2),
+            first_round: 1,
+            status: Status::Playing,
+        })
+        .collect()
+}
+
+/// Plays a proposed round: the stronger by rank wins, unless the draw says otherwise.
+fn play(record: &mut Record, seed: u64) {
+    let seats: Vec<Seat> = (0..record.field.len()).collect();
+    let proposal = pair(record, &seats, &[], seed).expect("a field of two or more pairs");
+    let round = record.rounds.len() as u64;
+    let boards = proposal
+        .boards
+        .iter()
+        .map(|p| {
+            let b = p.board;
+            let coin = draw(seed, 20 + round, b.black as u64, b.white as u64) % 3;
+            let (rb, rw) = (
+                record.field[b.black].rank.steps(),
+                record.field[b.white].rank.steps(),
+            );
+            let outcome = match coin {
+                0 => Outcome::Black,
+                1 => Outcome::White,
+                _ if rb >= rw => Outcome::Black,
+                _ => Outcome::White,
+            };
+            Board {
+                outcome: Some(outcome),
+                ..b
+            }
+        })
+        .collect();
+    record.rounds.push(Round {
+        boards,
+        byes: proposal.bye.into_iter().collect(),
+    });
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Five rounds of a McMahon of 9 to 40 players: no repeat game, one bye each at most,
+    /// everyone paired once a round.
+    #[test]
+    fn no_repeat_and_everyone_paired(n in 9usize..40, seed in any::<u64>()) {
+        let mut record = Record {
+            regulations: regulations(System::McMahon { bar: Rank::Dan(2), floor: Rank::Kyu(20) }, true),
+            field: field(n, seed),
+            rounds: Vec::new(),
+        };
+        for _ in 0..5 {
+            play(&mut record, seed);
+            let round = record.rounds.last().unwrap();
+            let mut seen = vec![0; n];
+            for b in &round.boards {
+                seen[b.black] += 1;
+                seen[b.white] += 1;
+            }
+            for &s in &round.byes {
+                seen[s] += 1;
+            }
+            prop_assert!(seen.iter().all(|&c| c == 1), "everyone once: {seen:?}");
+            prop_assert_eq!(round.byes.len(), n % 2);
+        }
+        for a in 0..n {
+            let opponents: Vec<Seat> = record.opponents(a).collect();
+            let mut unique = opponents.clone();
+            unique.sort();
+            unique.dedup();
+            prop_assert_eq!(unique.len(), opponents.len(), "{} met someone twice", a);
+            prop_assert!(record.rounds.iter().filter(|r| r.byes.contains(&a)).count() <= 1);
+        }
+    }
+
+    /// Every pairing is as cheap as the cheapest of all pairings, found by trying them
+    /// all, for fields up to 10 after a few played rounds.
+    #[test]
+    fn the_pairing_is_the_cheapest(half in 1usize..=5, rounds in 0usize..4, seed in any::<u64>()) {
+        let n = 2 * half;
+        let mut record = Record {
+            regulations: regulations(System::McMahon { bar: Rank::Dan(2), floor: Rank::Kyu(20) }, seed % 2 == 0),
+            field: field(n, seed),
+            rounds: Vec::new(),
+        };
+        for _ in 0..rounds.min(n - 1) {
+            play(&mut record, seed);
+        }
+        let seats: Vec<Seat> = (0..n).collect();
+        let proposal = pair(&record, &seats, &[], seed).unwrap();
+        let total: i64 = proposal.boards.iter().map(|p| p.costs.total()).sum();
+        let mut costs = vec![vec![0; n]; n];
+        for (a, b, c) in all_costs(&record, &seats, &[], seed).unwrap() {
+            costs[a][b] = c.total();
+            costs[b][a] = c.total();
+        }
+        prop_assert_eq!(total, cheapest(&costs, n));
+    }
+}
+
+fn cheapest(costs: &[Vec<i64>], n: usize) -> i64 {
+    fn go(free: &[usize], costs: &[Vec<i64>]) -> i64 {
+        let Some((&a, rest)) = free.split_first() else {
+            return 0;
+        };
+        rest.iter()
+            .map(|&b| {
+                let others: Vec<usize> = rest.iter().copied().filter(|&v| v != b).collect();
+                costs[a][b] + go(&others, costs)
+            })
+            .min()
+            .unwrap_or(0)
+    }
+    go(&(0..n).collect::<Vec<_>>(), costs)
+}
+
+#[test]
+fn costs_order_the_criteria() {
+    let repeat = Costs {
+        repeat: true,
+        ..Costs::default()
+    };
+    let far = Costs {
+        score_gap: 60,
+        floats: 4,
+        colour: 2,
+        seeding: 100,
+        same_club: true,
+        same_country: true,
+        ..Costs::default()
+    };
+    assert!(repeat.total() > far.total());
+    let gap = Costs {
+        score_gap: 1,
+        ..Costs::default()
+    };
+    let rest = Costs {
+        floats: 4,
+        colour: 2,
+        seeding: 100,
+        same_club: true,
+        same_country: true,
+        ..Costs::default()
+    };
+    assert!(gap.total() > rest.total());
+}
+
+/// A McMahon of 24 with a late entry and a withdrawal, written as a results table and
+/// read back: the same standings, player by player.
+#[test]
+fn the_results_table_reads_back_to_the_same_standings() {
+    use super::results::{Header, read_table, write_table};
+    use super::standings::standings;
+    for seed in 0..20u64 {
+        let mut regs = regulations(
+            System::McMahon {
+                bar: Rank::Dan(2),
+                floor: Rank::Kyu(20),
+            },
+            true,
+        );
+        regs.missed_round = 1;
+        let mut record = Record {
+            regulations: regs.clone(),
+            field: field(24, seed),
+            rounds: Vec::new(),
+        };
+        record.field[5].first_round = 3;
+        for round in 0..5 {
+            if round == 3 {
+                record.field[7].status = Status::Withdrawn;
+            }
+            let seats: Vec<Seat> = (0..24)
+                .filter(|&s| {
+                    let p = &record.field[s];
+                    p.status == Status::Playing && usize::from(p.first_round) <= round + 1
+                })
+                .collect();
+            let proposal = pair(&record, &seats, &[], seed).unwrap();
+            let boards = proposal
+                .boards
+                .iter()
+                .map(|p| {
+                    let coin = draw(seed, 30 + round as u64, p.board.black as u64, 0) % 7;
+                    let outcome = [
+                        Outcome::Black,
+                        Outcome::White,
+                        Outcome::Black,
+                        Outcome::White,
+                        Outcome::Black,
+                        Outcome::Jigo,
+                        Outcome::BothLose,
+                    ][coin as usize];
+                    Board {
+                        outcome: Some(outcome),
+                        ..p.board
+                    }
+                })
+                .collect();
+            record.rounds.push(Round {
+                boards,
+                byes: proposal.bye.into_iter().collect(),
+            });
+        }
+        let text = write_table(&record, &Header::default());
+        let back = read_table(&text, regs).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let before = standings(&record);
+        let after = standings(&back);
+        for (a, b) in before.iter().zip(&after) {
+            let (pa, pb) = (&record.field[a.seat], &back.field[b.seat]);
+            assert_eq!(pa.id, pb.id, "seed {seed}\n{text}");
+            assert_eq!(
+                (a.place, a.score, a.wins, a.sos, a.sosos, a.sodos, a.cuss),
+                (b.place, b.score, b.wins, b.sos, b.sosos, b.sodos, b.cuss),
+                "{}, seed {seed}\n{text}",
+                pa.id
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Every handicap is the rule's for the scores at pairing time, and the lower score
+    /// (then the lower rank) takes Black in a handicap game; no handicap above the bar.
+    #[test]
+    fn handicaps_follow_the_rule(n in 8usize..30, seed in any::<u64>()) {
+        let mut record = Record {
+            regulations: regulations(System::McMahon { bar: Rank::Dan(2), floor: Rank::Kyu(20) }, true),
+            field: field(n, seed),
+            rounds: Vec::new(),
+        };
+        for _ in 0..4 {
+            let seats: Vec<Seat> = (0..n).collect();
+            let proposal = pair(&record, &seats, &[], seed).unwrap();
+            for p in &proposal.boards {
+                let (b, w) = (p.board.black, p.board.white);
+                let (rb, rw) = (record.field[b].rank, record.field[w].rank);
+                let stronger = if rb.steps() >= rw.steps() { rb } else { rw };
+                let gap = record.score(b) - record.score(w);
+                prop_assert_eq!(p.board.handicap, record.regulations.handicap_stones(gap, stronger));
+                if p.board.handicap > 0 {
+                    prop_assert!((record.score(b), rb.steps()) < (record.score(w), rw.steps()));
+                    prop_assert!(stronger.steps() < Rank::Dan(1).steps());
+                }
+            }
+            play(&mut record, seed);
+        }
+    }
+
+    /// A pair the director forbade is never chosen when another pairing avoids it.
+    #[test]
+    fn forbidden_pairs_are_kept_apart(seed in any::<u64>()) {
+        let mut field = field(8, seed);
+        for p in field.iter_mut() {
+            p.rank = Rank::Kyu(5);
+        }
+        let record = Record { regulations: regulations(System::Swiss, false), field, rounds: Vec::new() };
+        let seats: Vec<Seat> = (0..8).collect();
+        // Every pair of seat 0 but 0–7 is forbidden, and 1–2 as well.
+        let mut forbidden: Vec<(Seat, Seat)> = (1..7).map(|s| (0, s)).collect();
+        forbidden.push((2, 1));
+        let proposal = pair(&record, &seats, &forbidden, seed).unwrap();
+        for p in &proposal.boards {
+            prop_assert!(!p.costs.forbidden, "{:?}", p);
+        }
+        prop_assert!(proposal.boards.iter().any(|p| p.board.has(0) && p.board.has(7)));
+    }
+}
+
+/// Equal players whose colours lean opposite ways are paired across, and the one who
+/// has had White more often takes Black.
+#[test]
+fn colours_are_evened_out() {
+    let mut record = Record {
+        regulations: regulations(System::Swiss, false),
+        field: field(4, 1),
+        rounds: Vec::new(),
+    };
+    for p in record.field.iter_mut() {
+        p.rank = Rank::Kyu(5);
+    }
+    // Round one: 0 and 1 had Black, 2 and 3 White; every game a jigo keeps one group.
+    record.rounds.push(Round {
+        boards: vec![
+            Board {
+                black: 0,
+                white: 2,
+                handicap: 0,
+                outcome: Some(Outcome::Jigo),
+            },
+            Board {
+                black: 1,
+                white: 3,
+                handicap: 0,
+                outcome: Some(Outcome::Jigo),
+            },
+        ],
+        byes: vec![],
+    });
+    for seed in 0..20 {
+        let proposal = pair(&record, &[0, 1, 2, 3], &[], seed).unwrap();
+        let mut boards: Vec<(Seat, Seat)> = proposal
+            .boards
+            .iter()
+            .map(|p| (p.board.black, p.board.white))
+            .collect();
+        boards.sort();
+        assert_eq!(boards, vec![(2, 1), (3, 0)], "seed {seed}");
+    }
+}
+
+/// Players of one club are kept apart when nothing above it decides: a round-one
+/// McMahon of two groups of two in which each group's pair is of one club, beside a
+/// cross-club pairing that floats both groups equally, is still paired in its groups
+/// (the score group comes first), and with the flag off the club costs nothing.
+#[test]
+fn the_club_criterion_counts_only_when_asked_and_below_the_score_group() {
+    let mut field = field(4, 3);
+    for (i, p) in field.iter_mut().enumerate() {
+        p.rank = if i < 2 { Rank::Kyu(5) } else { Rank::Kyu(8) };
+        p.club = if i < 2 { "x".into() } else { "y".into() };
+    }
+    let mut regs = regulations(
+        System::McMahon {
+            bar: Rank::Dan(2),
+            floor: Rank::Kyu(25),
+        },
+        false,
+    );
+    let record = Record {
+        regulations: regs.clone(),
+        field: field.clone(),
+        rounds: Vec::new(),
+    };
+    let proposal = pair(&record, &[0, 1, 2, 3], &[], 5).unwrap();
+    assert!(
+        proposal
+            .boards
+            .iter()
+            .all(|p| p.costs.same_club && p.costs.score_gap == 0)
+    );
+    regs.separate_clubs = false;
+    let record = Record {
+        regulations: regs,
+        field,
+        rounds: Vec::new(),
+    };
+    let proposal = pair(&record, &[0, 1, 2, 3], &[], 5).unwrap();
+    assert!(proposal.boards.iter().all(|p| !p.costs.same_club));
+}
+
+/// Round one of a McMahon whose groups are all even never pairs across groups.
+#[test]
+fn score_groups_are_kept_when_they_can_be() {
+    for seed in 0..50 {
+        let mut field = field(24, seed);
+        for (i, p) in field.iter_mut().enumerate() {
+            p.rank = Rank::Kyu(1 + (i / 4) as u8 * 3); // six groups of four
+        }
+        let record = Record {
+            regulations: regulations(
+                System::McMahon {
+                    bar: Rank::Dan(2),
+                    floor: Rank::Kyu(25),
+                },
+                false,
+            ),
+            field,
+            rounds: Vec::new(),
+        };
+        let seats: Vec<Seat> = (0..24).collect();
+        let proposal = pair(&record, &seats, &[], seed).unwrap();
+        assert!(
+            proposal.boards.iter().all(|p| p.costs.score_gap == 0),
+            "seed {seed}"
+        );
+    }
+}
