@@ -185,12 +185,7 @@ pub fn sgf(view: &GameView) -> String {
     let s = &view.settings;
     let mut record = Sgf::new(s.board_size);
     record.komi = Some(s.komi());
-    let ruleset = match s.ruleset {
-        crate::rules::Ruleset::Chinese => "Chinese",
-        crate::rules::Ruleset::Japanese => "Japanese",
-        crate::rules::Ruleset::Korean => "Korean",
-        crate::rules::Ruleset::TrompTaylor => "Tromp-Taylor",
-    };
+    let ruleset = s.ruleset.sgf_name();
     // A ko rule other than the ruleset's own is part of the rules the game was legal
     // under, so the record says it (`tengen rules` reads it back).
     record.ruleset = Some(match s.ko_rule() {
