@@ -201,15 +201,19 @@ pub fn sgf(view: &GameView) -> String {
     record.date = Some(date(view.created_at));
     record.time_limit = s.clock.main_ms().map(|ms| ms as f64 / 1000.0);
     record.overtime = overtime(&s.clock);
-    // Free placement's stones are on the board only once placed.
-    if s.handicap >= 2 && !view.handicap_stones.is_empty() {
+    // Free placement's stones are on the board only once placed. The set stones of the
+    // ancient rules are there from the start, and White moves first (docs/RULES.md §9.1).
+    let placed = s.handicap >= 2 && !view.handicap_stones.is_empty();
+    if placed {
         record.handicap = Some(s.handicap);
-        record.setup = view
-            .handicap_stones
-            .iter()
-            .map(|&v| (v, Color::Black))
-            .collect();
-        record.to_move = Some(Color::White);
+    }
+    record.setup = s.starting_stones(&view.handicap_stones);
+    if !record.setup.is_empty() {
+        record.to_move = Some(if placed {
+            Color::White
+        } else {
+            s.first_to_move()
+        });
     }
     record.moves = view
         .moves
