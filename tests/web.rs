@@ -3,8 +3,9 @@
 //! headless Chromium): `tests/browser/game.mjs`, in which two players log in with the dev
 //! login and play a 9x9 game to an agreed count while a logged-out spectator watches, and
 //! `tests/browser/client.mjs`, the client on a phone and a wide screen (lobby, review,
-//! archive, offline clocks, move confirmation, the spoken count; see
-//! tests/browser/README.md). Screenshots go to `target/browser-artifacts/`.
+//! archive, offline clocks, move confirmation, the spoken count), and
+//! `tests/browser/ancient.mjs`, a game under the ancient rules; see
+//! tests/browser/README.md. Screenshots go to `target/browser-artifacts/`.
 
 #[path = "common/browser.rs"]
 mod browser;
@@ -74,6 +75,13 @@ async fn browser_scenario(script: &str, shots: &[&str]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_is_played_watched_and_counted_in_the_browser() {
     browser_scenario("game.mjs", &["final-board.png"]).await;
+}
+
+/// `tests/browser/ancient.mjs`: a 9x9 game under the ancient rules, from the set stones
+/// with White first to a count that shows the group tax (docs/RULES.md §9.1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ancient_rules_game_starts_from_the_set_stones_and_counts_the_group_tax() {
+    browser_scenario("ancient.mjs", &["ancient-count.png"]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
