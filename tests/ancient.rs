@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Client, TestServer, get, play};
+use common::{Client, TestServer, agree_count, get, play, tengen_rules};
 use serde_json::{Value, json};
 
 /// Alice (Black) seeks with `settings`, Bob accepts; both join. Returns the game id and
@@ -77,16 +77,7 @@ async fn a_whole_game_starts_from_the_set_stones_and_is_counted_and_recorded_wit
         let c = if n % 2 == 1 { &mut bob } else { &mut alice };
         play(c, &id, n, v).await;
     }
-    for vertex in ["C7", "G7"] {
-        alice
-            .ok(json!({"type": "mark_dead", "game_id": id, "vertex": vertex}))
-            .await;
-    }
-    bob.ok(json!({"type": "accept_score", "game_id": id})).await;
-    alice
-        .ok(json!({"type": "accept_score", "game_id": id}))
-        .await;
-    let ended = bob.recv_type("game_ended").await;
+    let ended = agree_count(&mut alice, &mut bob, &id, &["C7", "G7"]).await;
     // Black: columns A to E, 45 points, less 2 groups (the wall and C3); White: F to J,
     // 36, less 1 group. The area alone would say B+9.
     assert_eq!(ended["result"], "B+8", "{ended}");
@@ -114,22 +105,9 @@ async fn a_whole_game_starts_from_the_set_stones_and_is_counted_and_recorded_wit
     assert!(!sgf.contains("HA["), "set stones are no handicap: {sgf}");
 
     // `tengen rules` replays the record under the rules it names, to the same result.
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("ancient.sgf");
-    std::fs::write(&file, &sgf).unwrap();
     let rules = |extra: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .args(["rules", "--dead", "C7,G7"])
-            .args(extra)
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+        let args: Vec<&str> = ["--dead", "C7,G7"].iter().chain(extra).copied().collect();
+        tengen_rules(&sgf, &args)
     };
     let verdict = rules(&[]);
     assert_eq!(verdict["legal"], true);

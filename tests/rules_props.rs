@@ -5,10 +5,11 @@
 //! - stones on the board + stones captured = stones played, per colour,
 //! - `check` and `play` give the same verdict, and a refused move changes nothing,
 //! - a superko refusal names a real repetition, and no accepted move makes one,
-//! - replaying the move list on a fresh game gives the same position;
-//! and under the ancient rules, whatever the position and the dead stones, the group tax
-//! is the number of groups a separate flood fill finds, and the count is the Chinese
-//! count less the tax.
+//! - replaying the move list on a fresh game gives the same position.
+//!
+//! Under the ancient rules, whatever the position and the dead stones, the group tax is
+//! the number of groups a separate flood fill finds, and the count is the Chinese count
+//! less the tax.
 
 mod rng;
 

@@ -906,5 +906,5 @@ export class GameView {
 function taxLine(tax) {
   const groups = (n) => `${n} group${n === 1 ? '' : 's'}`;
   return el('div', { class: 'small', 'data-testid': 'group-tax' },
-    `还棋头, one point back per living group: Black ${groups(tax.black)} (−${tax.black}) · White ${groups(tax.white)} (−${tax.white})`);
+    `Group tax, one point back per living group: Black ${groups(tax.black)} (−${tax.black}) · White ${groups(tax.white)} (−${tax.white})`);
 }

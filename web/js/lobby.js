@@ -285,7 +285,7 @@ export class LobbyView {
         field('Board', el('select', { name: 'board_size', 'data-testid': 'seek-size' }, sizes, el('optgroup', { label: 'Other sizes' }, others))),
         field('Rules', el('select', { name: 'ruleset', 'data-testid': 'seek-ruleset', onchange: () => this.showClockFields() },
           option('chinese', 'Chinese (area)', true), option('japanese', 'Japanese'), option('korean', 'Korean'), option('tromp-taylor', 'Tromp-Taylor'),
-          el('optgroup', { label: 'Historical rules' }, option('ancient-chinese', 'Ancient Chinese (座子, 还棋头)')))),
+          el('optgroup', { label: 'Historical rules' }, option('ancient-chinese', 'Ancient Chinese')))),
         el('p', { class: 'field wide needs-ancient', 'data-testid': 'seek-ancient-note' },
           'As played in ancient China: four stones start on the corner star points, White moves first, and at the count each side gives back one point per living group.'),
         field('Ko rule', el('select', { name: 'ko_rule', 'data-testid': 'seek-ko' },
