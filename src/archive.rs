@@ -185,12 +185,7 @@ pub fn sgf(view: &GameView) -> String {
     let s = &view.settings;
     let mut record = Sgf::new(s.board_size);
     record.komi = Some(s.komi());
-    let ruleset = match s.ruleset {
-        crate::rules::Ruleset::Chinese => "Chinese",
-        crate::rules::Ruleset::Japanese => "Japanese",
-        crate::rules::Ruleset::Korean => "Korean",
-        crate::rules::Ruleset::TrompTaylor => "Tromp-Taylor",
-    };
+    let ruleset = s.ruleset.sgf_name();
     // A ko rule other than the ruleset's own is part of the rules the game was legal
     // under, so the record says it (`tengen rules` reads it back).
     record.ruleset = Some(match s.ko_rule() {
@@ -206,15 +201,19 @@ pub fn sgf(view: &GameView) -> String {
     record.date = Some(date(view.created_at));
     record.time_limit = s.clock.main_ms().map(|ms| ms as f64 / 1000.0);
     record.overtime = overtime(&s.clock);
-    // Free placement's stones are on the board only once placed.
-    if s.handicap >= 2 && !view.handicap_stones.is_empty() {
+    // Free placement's stones are on the board only once placed. The set stones of the
+    // ancient rules are there from the start, and White moves first (docs/RULES.md §9.1).
+    let placed = s.handicap >= 2 && !view.handicap_stones.is_empty();
+    if placed {
         record.handicap = Some(s.handicap);
-        record.setup = view
-            .handicap_stones
-            .iter()
-            .map(|&v| (v, Color::Black))
-            .collect();
-        record.to_move = Some(Color::White);
+    }
+    record.setup = s.starting_stones(&view.handicap_stones);
+    if !record.setup.is_empty() {
+        record.to_move = Some(if placed {
+            Color::White
+        } else {
+            s.first_to_move()
+        });
     }
     record.moves = view
         .moves

@@ -27,6 +27,7 @@ pub struct Config {
     pub clock: ClockConfig,
     pub log: LogConfig,
     pub cluster: ClusterConfig,
+    pub rules: RulesConfig,
 }
 
 impl Default for Config {
@@ -40,6 +41,7 @@ impl Default for Config {
             clock: ClockConfig::default(),
             log: LogConfig::default(),
             cluster: ClusterConfig::default(),
+            rules: RulesConfig::default(),
         }
     }
 }
@@ -363,6 +365,16 @@ fn nats_url_problem(url: &str) -> Option<String> {
 pub struct ClockConfig {
     pub limits: ClockLimits,
     pub lag: LagSettings,
+}
+
+/// Rules policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RulesConfig {
+    /// Whether games under the ancient Chinese rules (`ancient-chinese`, docs/RULES.md
+    /// §9.1) may be rated. Off by default: their set stones, White's first move and the
+    /// group tax make another game, which the ratings of modern games do not measure.
+    pub rated_ancient: bool,
 }
 
 /// Log output.

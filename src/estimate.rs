@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::archive::GameView;
-use crate::rules::{Color, DeadStones, Game, count};
+use crate::rules::{Color, DeadStones, count};
 
 /// The estimate as the client receives it. `Deserialize` too, for the documentation test.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -27,17 +27,7 @@ pub struct Estimate {
 /// record does not replay (a log the rules engine refuses).
 pub fn estimate(v: &GameView) -> Option<Estimate> {
     let s = &v.settings;
-    let setup: Vec<_> = v
-        .handicap_stones
-        .iter()
-        .map(|&p| (p, Color::Black))
-        .collect();
-    let first = if setup.is_empty() {
-        Color::Black
-    } else {
-        Color::White
-    };
-    let mut game = Game::with_setup(s.board_size, s.ko_rule(), &setup, first).ok()?;
+    let mut game = s.starting_game(&v.handicap_stones).ok()?;
     for m in &v.moves {
         game.play(m.color, m.vertex).ok()?;
     }

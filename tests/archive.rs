@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{TestServer, get, get_with_head, play, start_game};
+use common::{TestServer, agree_count, get, get_with_head, play, start_game, tengen_rules};
 use serde_json::{Value, json};
 
 /// A finished 9x9 game with a capture, a dead stone and a byo-yomi clock.
@@ -26,14 +26,7 @@ async fn finished_game(server: &TestServer) -> String {
         let c = if n % 2 == 1 { &mut alice } else { &mut bob };
         play(c, &id, n, v).await;
     }
-    alice
-        .ok(json!({"type": "mark_dead", "game_id": id, "vertex": "C5"}))
-        .await;
-    bob.ok(json!({"type": "accept_score", "game_id": id})).await;
-    alice
-        .ok(json!({"type": "accept_score", "game_id": id}))
-        .await;
-    let ended = bob.recv_type("game_ended").await;
+    let ended = agree_count(&mut alice, &mut bob, &id, &["C5"]).await;
     assert_eq!(ended["result"], "B+2.5");
     id
 }
@@ -83,20 +76,7 @@ async fn finished_games_are_listed_recorded_and_downloadable_as_sgf() {
         assert!(sgf.contains(needle), "{needle} missing from {sgf}");
     }
     // The download replays through `tengen rules` to the same result.
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("game.sgf");
-    std::fs::write(&file, &sgf).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .args(["rules", "--dead", "C5"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let verdict = tengen_rules(&sgf, &["--dead", "C5"]);
     assert_eq!(verdict["legal"], true);
     assert_eq!(verdict["moves"], 22);
     assert_eq!(verdict["result"], "B+2.5");

@@ -1,4 +1,4 @@
-//! The rules of docs/RULES.md §1–§7, one position at a time: an ASCII board (`X` black, `O`
+//! The rules of docs/RULES.md §1–§7 and §9.1, one position at a time: an ASCII board (`X` black, `O`
 //! white, top row first), the moves, and the verdict the rules give.
 
 use tengen::rules::{
@@ -980,4 +980,120 @@ fn komi_is_read_in_half_points() {
     assert_eq!(HalfPoints::parse_points("nan"), None);
     assert_eq!(HalfPoints(15).stones(), 3.75);
     assert_eq!(HalfPoints(-1).to_string(), "-0.5");
+}
+
+// §9.1 The ancient rules
+
+fn ancient() -> ScoreRules {
+    rules(Ruleset::AncientChinese, 0.0, 0)
+}
+
+/// Black is one group (the B column with its two arms); White is three, each in its own
+/// pocket. The middle one is in atari at G4, which is dame.
+const ONE_AGAINST_THREE: &str = "
+    . X O . O . O
+    . X O O O O O
+    . X X X X X X
+    . X O O O O .
+    . X X X X X X
+    . X O O O O O
+    . X O . O . O";
+
+#[test]
+fn one_group_against_three_pays_one_point_against_three() {
+    let board = Board::from_diagram(ONE_AGAINST_THREE).unwrap();
+    // Black: 17 stones + 7 points of the A column + half of G4; White: 20 stones + 4
+    // eyes + half of G4. Under the Chinese rules without komi that is a draw.
+    let s = score(&board, &rules(Ruleset::Chinese, 0.0, 0));
+    assert_eq!((s.black.points(), s.white.points()), (24.5, 24.5));
+    assert_eq!(s.result.to_string(), "0");
+    assert_eq!(s.tax, None, "the modern rules have no group tax");
+    // 还棋头: Black gives back 1, White 3.
+    let s = score(&board, &ancient());
+    assert_eq!(s.tax, Some([1, 3]));
+    assert_eq!((s.black.points(), s.white.points()), (23.5, 21.5));
+    assert_eq!(s.result.to_string(), "B+2");
+    assert_eq!(s.chinese(), "黑胜1子");
+    // Agreed dead, the middle group pays nothing, and its pocket is Black's.
+    let mut dead = DeadStones::new();
+    dead.set_chain(&board, v("C4"), true);
+    let s = count(&board, &dead, &ancient(), [0, 0]);
+    assert_eq!(s.tax, Some([1, 2]));
+    assert_eq!(
+        (s.black.points(), s.white.points()),
+        (29.0 - 1.0, 20.0 - 2.0)
+    );
+    assert_eq!(s.result.to_string(), "B+10");
+}
+
+#[test]
+fn both_groups_of_a_seki_live_and_pay() {
+    // The seki of §6: Black's outer group and B3-B4, White's outer group and D3-D4.
+    // Each side pays for two groups; the shared liberties are split as under the
+    // Chinese rules.
+    let board = Board::from_diagram(SEKI).unwrap();
+    let s = score(&board, &ancient());
+    assert_eq!(s.tax, Some([2, 2]));
+    assert_eq!(
+        (s.black.points(), s.white.points()),
+        (29.0 - 2.0, 20.0 - 2.0)
+    );
+    assert_eq!(s.result.to_string(), "B+9");
+}
+
+/// White's C5-C4, D3 and C2-C1 all touch C3: whoever plays there last decides whether
+/// White ends as one group or three.
+const CUTTING_POINT: &str = "
+    . X O . .
+    . X O . .
+    . X . O .
+    . X O . .
+    . X O . .";
+
+#[test]
+fn a_group_cut_late_in_the_game_pays_for_every_piece() {
+    // White connects at C3: one group each. Black 5 stones + 5 points, White 6 + 9.
+    let mut connected = game(CUTTING_POINT, W, KoRule::Situational);
+    play(&mut connected, W, "C3");
+    let s = score(connected.board(), &ancient());
+    assert_eq!(s.tax, Some([1, 1]));
+    assert_eq!((s.black.points(), s.white.points()), (9.0, 14.0));
+    assert_eq!(s.result.to_string(), "W+5");
+    // Black cuts at C3 instead, as the last move of the game: White's group is now
+    // three, which costs it two more points than the stone alone would.
+    let mut cut = game(CUTTING_POINT, B, KoRule::Situational);
+    play(&mut cut, B, "C3");
+    play(&mut cut, W, "pass");
+    play(&mut cut, B, "pass");
+    let chinese = score(cut.board(), &rules(Ruleset::Chinese, 0.0, 0));
+    assert_eq!(
+        (chinese.black.points(), chinese.white.points()),
+        (11.0, 14.0)
+    );
+    assert_eq!(chinese.result.to_string(), "W+3");
+    let s = score(cut.board(), &ancient());
+    assert_eq!(s.tax, Some([1, 3]));
+    assert_eq!((s.black.points(), s.white.points()), (10.0, 11.0));
+    assert_eq!(s.result.to_string(), "W+1");
+}
+
+#[test]
+fn the_ancient_game_starts_from_the_set_stones_with_white_to_move() {
+    let set = Ruleset::AncientChinese.set_stones(19).unwrap();
+    let first = Ruleset::AncientChinese.first_in_even_game();
+    let mut g =
+        Game::with_setup(19, Ruleset::AncientChinese.default_ko_rule(), &set, first).unwrap();
+    assert_eq!(g.to_move(), W);
+    assert_eq!((g.start().stones(B), g.start().stones(W)), (2, 2));
+    for (p, c) in [("D4", B), ("Q16", B), ("D16", W), ("Q4", W)] {
+        assert_eq!(g.board().get(v(p)), Some(c), "{p}");
+    }
+    assert!(g.moves().is_empty(), "the set stones are not moves");
+    play(&mut g, W, "R3");
+    assert_eq!(g.to_move(), B);
+    // Counted at once, each set stone is a group of its own: the board is all dame but
+    // for the stones, and both sides pay for two groups.
+    let s = score(g.start(), &ancient());
+    assert_eq!(s.tax, Some([2, 2]));
+    assert_eq!(s.result.to_string(), "0");
 }

@@ -6,6 +6,10 @@
 //! - `check` and `play` give the same verdict, and a refused move changes nothing,
 //! - a superko refusal names a real repetition, and no accepted move makes one,
 //! - replaying the move list on a fresh game gives the same position.
+//!
+//! Under the ancient rules, whatever the position and the dead stones, the group tax is
+//! the number of groups a separate flood fill finds, and the count is the Chinese count
+//! less the tax.
 
 mod rng;
 
@@ -13,7 +17,10 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use rng::Rng;
-use tengen::rules::{Board, Color, Game, IllegalMove, KoRule, Move, Vertex};
+use tengen::rules::{
+    Board, Color, DeadStones, Game, HalfPoints, IllegalMove, KoRule, Move, Ruleset, ScoreRules,
+    Vertex, count,
+};
 
 /// Every chain has at least one liberty; checked once per chain.
 fn every_chain_breathes(board: &Board) -> Result<(), TestCaseError> {
@@ -136,6 +143,87 @@ fn random_game(
     Ok(())
 }
 
+/// Living groups per colour, found on a plain grid by a flood fill of its own: the stones
+/// of `board` less the `dead`, joined along the lines.
+fn groups_by_flood_fill(board: &Board, dead: &DeadStones) -> [u32; 2] {
+    let n = usize::from(board.size());
+    let mut grid: Vec<Option<Color>> = vec![None; n * n];
+    for p in board.points() {
+        if !dead.contains(p) {
+            grid[usize::from(p.y) * n + usize::from(p.x)] = board.get(p);
+        }
+    }
+    let mut groups = [0u32; 2];
+    let mut seen = vec![false; n * n];
+    for start in 0..n * n {
+        let Some(c) = grid[start] else { continue };
+        if seen[start] {
+            continue;
+        }
+        groups[c.index()] += 1;
+        seen[start] = true;
+        let mut queue = std::collections::VecDeque::from([start]);
+        while let Some(i) = queue.pop_front() {
+            let (x, y) = (i % n, i / n);
+            let next = [
+                (x > 0).then(|| i - 1),
+                (x + 1 < n).then(|| i + 1),
+                (y > 0).then(|| i - n),
+                (y + 1 < n).then(|| i + n),
+            ];
+            for j in next.into_iter().flatten() {
+                if grid[j] == Some(c) && !seen[j] {
+                    seen[j] = true;
+                    queue.push_back(j);
+                }
+            }
+        }
+    }
+    groups
+}
+
+/// An ancient-rules game of random legal moves from the set stones, some chains then
+/// marked dead at random, counted with and without the tax.
+fn ancient_count(
+    size: u8,
+    seed: u64,
+    plies: usize,
+    dead_per_mille: usize,
+) -> Result<(), TestCaseError> {
+    let mut rng = Rng(seed);
+    let ruleset = Ruleset::AncientChinese;
+    let set = ruleset.set_stones(size).unwrap();
+    let mut game = Game::with_setup(size, KoRule::Situational, &set, Color::White).unwrap();
+    let points: Vec<Vertex> = game.board().points().collect();
+    for _ in 0..plies {
+        let color = game.to_move();
+        let p = points[rng.below(points.len())];
+        if game.play(color, Move::Play(p)).is_err() {
+            game.play(color, Move::Pass).unwrap();
+        }
+    }
+    let board = game.board();
+    let mut dead = DeadStones::new();
+    for &p in &points {
+        if board.get(p).is_some() && rng.below(1000) < dead_per_mille {
+            dead.set_chain(board, p, true);
+        }
+    }
+    let rules = |ruleset| ScoreRules {
+        ruleset,
+        komi: HalfPoints(0),
+        handicap: 0,
+    };
+    let taxed = count(board, &dead, &rules(ruleset), [0, 0]);
+    let groups = groups_by_flood_fill(board, &dead);
+    prop_assert_eq!(taxed.tax, Some(groups), "\n{:?}", board);
+    let plain = count(board, &dead, &rules(Ruleset::Chinese), [0, 0]);
+    prop_assert_eq!(plain.tax, None);
+    prop_assert_eq!(taxed.black.0, plain.black.0 - 2 * groups[0] as i32);
+    prop_assert_eq!(taxed.white.0, plain.white.0 - 2 * groups[1] as i32);
+    Ok(())
+}
+
 fn ko_rules() -> impl Strategy<Value = KoRule> {
     prop_oneof![
         Just(KoRule::Situational),
@@ -168,6 +256,17 @@ proptest! {
         pass_per_mille in 0usize..30,
     ) {
         random_game(size, ko_rule, seed, plies, pass_per_mille)?;
+    }
+
+    /// 还棋头 is the number of living groups, however the stones lie and whichever died.
+    #[test]
+    fn the_group_tax_is_the_number_of_groups_a_flood_fill_finds(
+        size in prop_oneof![Just(7u8), Just(9u8), Just(13u8), Just(19u8)],
+        seed in any::<u64>(),
+        plies in 0usize..400,
+        dead_per_mille in 0usize..150,
+    ) {
+        ancient_count(size, seed, plies, dead_per_mille)?;
     }
 }
 

@@ -6,8 +6,9 @@
 //! archive, offline clocks, move confirmation, the spoken count), and
 //! `tests/browser/details.mjs`, around one game (passes confirmed, notices off the
 //! controls, one set of speed names, the served CJK font, each move's clock in review,
-//! links that keep their place, a rematch; see tests/browser/README.md). Screenshots go
-//! to `target/browser-artifacts/`.
+//! links that keep their place, a rematch), and `tests/browser/ancient.mjs`, a game under
+//! the ancient rules; see tests/browser/README.md. Screenshots go to
+//! `target/browser-artifacts/`.
 
 #[path = "common/browser.rs"]
 mod browser;
@@ -77,6 +78,13 @@ async fn browser_scenario(script: &str, shots: &[&str]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_is_played_watched_and_counted_in_the_browser() {
     browser_scenario("game.mjs", &["final-board.png"]).await;
+}
+
+/// `tests/browser/ancient.mjs`: a 9x9 game under the ancient rules, from the set stones
+/// with White first to a count that shows the group tax (docs/RULES.md §9.1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ancient_rules_game_starts_from_the_set_stones_and_counts_the_group_tax() {
+    browser_scenario("ancient.mjs", &["ancient-count.png"]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -371,22 +371,11 @@ impl GameBridge {
     }
 
     fn fresh_position(&self) -> Game {
-        let setup: Vec<(Vertex, Color)> =
-            self.handicap.iter().map(|&v| (v, Color::Black)).collect();
-        let first = if self.handicap.is_empty() {
-            Color::Black
-        } else {
-            Color::White
-        };
-        Game::with_setup(
-            self.settings.board_size,
-            self.settings.ko_rule(),
-            &setup,
-            first,
-        )
-        .unwrap_or_else(|_| {
-            Game::new(rules::MIN_SIZE, self.settings.ko_rule()).expect("the smallest board")
-        })
+        self.settings
+            .starting_game(&self.handicap)
+            .unwrap_or_else(|_| {
+                Game::new(rules::MIN_SIZE, self.settings.ko_rule()).expect("the smallest board")
+            })
     }
 
     /// Komi as the engine should count it: the server's komi, plus the points Black
@@ -426,6 +415,11 @@ impl GameBridge {
             time_settings(&tc)
         };
         optional(self.ask(&command, QUICK).await)?;
+        // The set stones of the ancient rules (none under others), as plain moves.
+        for (v, color) in self.settings.starting_stones(&[]) {
+            self.ask(&format!("play {} {v}", gtp_color(color)), QUICK)
+                .await?;
+        }
         if !self.handicap.is_empty() {
             let list: Vec<String> = self.handicap.iter().map(Vertex::to_string).collect();
             let set = format!("set_free_handicap {}", list.join(" "));

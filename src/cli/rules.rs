@@ -10,6 +10,7 @@ use anyhow::Context as _;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use serde::Serialize;
 
+use tengen::protocol::GroupTax;
 use tengen::rules::sgf::GameRecord;
 use tengen::rules::{
     Color, DeadStones, Game, HalfPoints, KoRule, Ruleset, ScoreRules, Vertex, count,
@@ -29,7 +30,9 @@ One JSON object per file is printed on its own line:
 occupied, suicide, ko, superko or off_board. `black` and `white` are areas (chinese,
 tromp-taylor) or territory plus prisoners (japanese, korean); `result` is in SGF form and
 `margin_stones` is Black's margin in stones after komi and, under chinese rules, the
-handicap compensation of one point per handicap stone (HA[]).
+handicap compensation of one point per handicap stone (HA[]). Under ancient-chinese
+rules (RU[Ancient Chinese]) `black` and `white` are the areas less one point per living
+group, and \"tax\":{\"black\":2,\"white\":3} gives those groups.
 
 Exit status: 0 when every file is legal, 1 when some file has an illegal move, 2 when a
 file cannot be read or an argument is wrong (the message on stderr names the file).";
@@ -42,14 +45,14 @@ pub struct Args {
     #[arg(
         long,
         value_name = "RULESET",
-        value_parser = PossibleValuesParser::new(["chinese", "japanese", "korean", "tromp-taylor"])
+        value_parser = PossibleValuesParser::new(["chinese", "japanese", "korean", "tromp-taylor", "ancient-chinese"])
             .try_map(|s| s.parse::<Ruleset>()),
     )]
     pub ruleset: Option<Ruleset>,
 
     /// Repetition rule [default: the file's, as tengen writes it in RU[] (`RU[Chinese,
-    /// simple ko]`), else the ruleset's: situational for chinese, simple for japanese
-    /// and korean, positional for tromp-taylor]
+    /// simple ko]`), else the ruleset's: situational for chinese and ancient-chinese,
+    /// simple for japanese and korean, positional for tromp-taylor]
     #[arg(
         long,
         value_name = "RULE",
@@ -59,7 +62,7 @@ pub struct Args {
     pub superko: Option<KoRule>,
 
     /// Komi in points, a multiple of 0.5 such as 7.5 or -3 [default: the file's KM[], else
-    /// 7.5 for area and 6.5 for territory counting]
+    /// 7.5 for area and 6.5 for territory counting, 0 under ancient-chinese]
     #[arg(long, value_name = "POINTS", allow_negative_numbers = true, value_parser = parse_komi)]
     pub komi: Option<HalfPoints>,
 
@@ -94,6 +97,9 @@ struct Verdict {
     white: f64,
     result: String,
     margin_stones: f64,
+    /// Living groups per side under rules with a group tax.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tax: Option<GroupTax>,
 }
 
 #[derive(Debug, Serialize)]
@@ -204,5 +210,6 @@ fn replay(path: &Path, args: &Args) -> anyhow::Result<Verdict> {
         white: score.white.points(),
         result: score.result.to_string(),
         margin_stones: score.margin_stones(),
+        tax: score.tax.map(|[black, white]| GroupTax { black, white }),
     })
 }

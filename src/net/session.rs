@@ -671,6 +671,7 @@ impl Session {
     ) -> Result<(), Refusal> {
         let user = self.user()?;
         let settings = settings.resolve(&self.hub.config.clock.limits)?;
+        settings.check_rated_ruleset(self.hub.config.rules.rated_ancient)?;
         let mut bot = to.as_deref().and_then(|t| self.hub.lobby.offer_of(t));
         if let Some(listing) = &bot {
             listing

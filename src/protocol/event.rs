@@ -35,6 +35,17 @@ pub struct ScoreView {
     pub chinese: String,
     /// The stones both players agreed were dead.
     pub dead: Vec<Vertex>,
+    /// Under the ancient rules only: the points each side gave back, one per living group
+    /// (还棋头, docs/RULES.md §9.1). `black` and `white` are the counts after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tax: Option<GroupTax>,
+}
+
+/// The group tax of a count: each side's living groups, one point each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupTax {
+    pub black: u32,
+    pub white: u32,
 }
 
 /// Something that happened in a game.

@@ -17,7 +17,7 @@ pub use client::{
     ClientMsg, DecodeError, GameAction, LobbyMsg, Request, RequestId, decode, request_id,
 };
 pub use error::{ErrorCode, Refusal};
-pub use event::{EventFrame, GameEvent, NigiriProof, ScoreView};
+pub use event::{EventFrame, GameEvent, GroupTax, NigiriProof, ScoreView};
 pub use offer::{BotListing, BotOffer, time_system};
 pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Report, Ruling};
 pub use server::{

@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 use super::error::{ErrorCode, Refusal};
 use crate::clock::settings::listed;
 use crate::clock::{ClockLimits, TimeControl};
-use crate::rules::{self, HalfPoints, KoRule, MAX_SIZE, MIN_SIZE, Ruleset};
+use crate::rules::{
+    self, Color, Game, HalfPoints, KoRule, MAX_SIZE, MIN_SIZE, Ruleset, SizeError, Vertex,
+};
 
 /// Where handicap stones go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -306,6 +308,22 @@ impl GameSettings {
                 "settings.handicap: more stones than the board has points".into(),
             ));
         }
+        if self.ruleset.set_stones(self.board_size).is_none() {
+            return Err(bad(format!(
+                "settings.ruleset: the {} rules set four stones on the corner star points, which a {size}x{size} board does not have; use a board of 7 or more",
+                self.ruleset,
+                size = self.board_size
+            )));
+        }
+        if self.handicap >= 2
+            && self.handicap_placement == HandicapPlacement::Fixed
+            && !self.starting_stones(&[]).is_empty()
+        {
+            return Err(bad(format!(
+                "settings.handicap_placement: under the {} rules the set stones hold the corner star points; Black places handicap stones freely (handicap_placement free)",
+                self.ruleset
+            )));
+        }
         if self.handicap >= 2 && self.handicap_placement == HandicapPlacement::Fixed {
             rules::fixed_handicap(self.board_size, self.handicap).map_err(|e| {
                 bad(format!(
@@ -406,6 +424,56 @@ impl GameSettings {
         self.komi.unwrap_or(self.ruleset.default_komi())
     }
 
+    /// Refuses a rated game under the ancient rules unless the server rates them
+    /// (`rules.rated_ancient`): another game than the one the ratings measure.
+    pub fn check_rated_ruleset(&self, rated_ancient: bool) -> Result<(), Refusal> {
+        if self.rated && self.ruleset == Ruleset::AncientChinese && !rated_ancient {
+            return Err(Refusal::new(
+                ErrorCode::RatedNotAllowed,
+                format!(
+                    "this server does not rate games under the {} rules; post the game unrated",
+                    self.ruleset
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The stones on the board before the first move: the ruleset's set stones (座子
+    /// under the ancient rules, docs/RULES.md §9.1), then Black's `handicap` stones.
+    pub fn starting_stones(&self, handicap: &[Vertex]) -> Vec<(Vertex, Color)> {
+        let mut stones = self.ruleset.set_stones(self.board_size).unwrap_or_default();
+        stones.extend(handicap.iter().map(|&v| (v, Color::Black)));
+        stones
+    }
+
+    /// Who is to move when the game starts: Black when it has free handicap stones to
+    /// place, White after fixed ones, else the ruleset's first player (White under the
+    /// ancient rules). After free handicap stones White moves.
+    pub fn first_to_move(&self) -> Color {
+        match (self.handicap >= 2, self.handicap_placement) {
+            (true, HandicapPlacement::Free) => Color::Black,
+            (true, HandicapPlacement::Fixed) => Color::White,
+            (false, _) => self.ruleset.first_in_even_game(),
+        }
+    }
+
+    /// The game before its first move, with the `handicap` stones on the board so far
+    /// (fixed ones, or free ones once placed: then White moves).
+    pub fn starting_game(&self, handicap: &[Vertex]) -> Result<Game, SizeError> {
+        let first = if handicap.is_empty() {
+            self.first_to_move()
+        } else {
+            Color::White
+        };
+        Game::with_setup(
+            self.board_size,
+            self.ko_rule(),
+            &self.starting_stones(handicap),
+            first,
+        )
+    }
+
     /// What counting needs.
     pub fn score_rules(&self) -> rules::ScoreRules {
         rules::ScoreRules {
@@ -457,6 +525,14 @@ mod tests {
             (r#"{"komi":600}"#, "settings.komi"),
             (r#"{"komi":7.25}"#, "settings.komi"),
             (r#"{"ruleset":"go"}"#, "settings.ruleset"),
+            (
+                r#"{"ruleset":"ancient-chinese","board_size":6}"#,
+                "settings.ruleset",
+            ),
+            (
+                r#"{"ruleset":"ancient-chinese","handicap":2}"#,
+                "settings.handicap_placement",
+            ),
             (r#"{"color":"red"}"#, "settings.color"),
             (r#"{"boardsize":9}"#, "settings.boardsize"),
             (r#"{"clock":[]}"#, "settings.clock"),
@@ -495,6 +571,31 @@ mod tests {
         assert_eq!(edge.komi, Some(HalfPoints(-1000)));
         let unset: GameSettings = serde_json::from_str(r#"{"komi":null}"#).unwrap();
         assert_eq!(unset.komi, None);
+    }
+
+    /// The ancient rules: no komi, White first, the set stones before any handicap.
+    #[test]
+    fn the_ancient_rules_start_from_the_set_stones() {
+        let s: GameSettings =
+            serde_json::from_str(r#"{"board_size":9,"ruleset":"ancient-chinese"}"#).unwrap();
+        let s = s.resolve(&ClockLimits::default()).unwrap();
+        assert_eq!(s.komi, Some(HalfPoints(0)));
+        assert_eq!(s.ko_rule, Some(KoRule::Situational));
+        assert_eq!(s.first_to_move(), Color::White);
+        assert_eq!(s.starting_stones(&[]).len(), 4);
+        let h: GameSettings = serde_json::from_str(
+            r#"{"board_size":9,"ruleset":"ancient-chinese","handicap":2,"handicap_placement":"free"}"#,
+        )
+        .unwrap();
+        let h = h.resolve(&ClockLimits::default()).unwrap();
+        assert_eq!(
+            h.first_to_move(),
+            Color::Black,
+            "Black places its stones first"
+        );
+        let e5 = Vertex::new(4, 4);
+        assert_eq!(h.starting_stones(&[e5]).last(), Some(&(e5, Color::Black)));
+        assert_eq!(h.starting_stones(&[e5]).len(), 5);
     }
 
     #[test]

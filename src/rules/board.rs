@@ -8,13 +8,9 @@
 
 use std::sync::OnceLock;
 
+use super::cells::CELLS;
 use super::vertex::{Color, MAX_SIZE, MIN_SIZE, Vertex};
 use super::zobrist;
-
-/// Width of the padded array for the largest board: one edge cell on each side.
-const MAX_STRIDE: usize = MAX_SIZE as usize + 2;
-/// Cells in the padded array.
-pub(super) const CELLS: usize = MAX_STRIDE * MAX_STRIDE;
 
 const EMPTY: u8 = 0;
 const BLACK: u8 = 1;

@@ -3,6 +3,7 @@
 //! move; usable as a library on its own.
 
 mod board;
+mod cells;
 mod game;
 mod handicap;
 mod points;

@@ -1,5 +1,6 @@
 //! Counting a finished position (docs/RULES.md §6): area counting with dame split for the
-//! Chinese rules, territory plus prisoners for the Japanese and Korean ones. Counts are
+//! Chinese rules, territory plus prisoners for the Japanese and Korean ones, and under the
+//! ancient rules area counting less one point per living group (还棋头, §9.1). Counts are
 //! kept in exact half points; floats appear only when a number is shown.
 
 use serde::{Deserialize, Serialize};
@@ -71,9 +72,13 @@ pub struct ScoreRules {
 /// A counted position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Score {
-    /// Black's count: area (stones + surrounded points) or territory + prisoners.
+    /// Black's count: area (stones + surrounded points) or territory + prisoners, less
+    /// the group tax where the rules have one.
     pub black: HalfPoints,
     pub white: HalfPoints,
+    /// Living groups per colour (Black, White): the points each gave back under the
+    /// ancient rules' group tax (还棋头); `None` under rules without it.
+    pub tax: Option<[u32; 2]>,
     /// Black's margin after komi and handicap compensation; negative when White wins.
     pub black_margin: HalfPoints,
     pub result: GameResult,
@@ -111,22 +116,21 @@ impl Score {
 pub fn count(board: &Board, dead: &DeadStones, rules: &ScoreRules, prisoners: [u32; 2]) -> Score {
     let size = board.size() as usize;
     let at = |v: Vertex| board.get(v).filter(|_| !dead.contains(v));
-    // Per colour: live stones, surrounded empty points; dame is shared.
+    // Per colour: live stones, living groups, surrounded empty points; dame is shared.
     let mut stones = [0i32; 2];
+    let mut groups = [0u32; 2];
     let mut surrounded = [0i32; 2];
     let mut dame = 0i32;
     let mut seen = vec![false; size * size];
     let mut stack = Vec::new();
     for v in board.points() {
-        if let Some(c) = at(v) {
-            stones[c.index()] += 1;
-            continue;
-        }
         let slot = |v: Vertex| v.y as usize * size + v.x as usize;
         if seen[slot(v)] {
             continue;
         }
-        // Flood the empty (or dead) region from v; note which colours border it.
+        // Flood from v what is like it: a group of live stones of its colour, or an empty
+        // (or dead) region, noting which colours border the region.
+        let here = at(v);
         let (mut region, mut borders) = (0i32, [false; 2]);
         seen[slot(v)] = true;
         stack.push(v);
@@ -134,14 +138,19 @@ pub fn count(board: &Board, dead: &DeadStones, rules: &ScoreRules, prisoners: [u
             region += 1;
             for n in board.neighbors(p) {
                 match at(n) {
-                    Some(c) => borders[c.index()] = true,
-                    None if !seen[slot(n)] => {
+                    c if c == here && !seen[slot(n)] => {
                         seen[slot(n)] = true;
                         stack.push(n);
                     }
-                    None => {}
+                    Some(c) if here.is_none() => borders[c.index()] = true,
+                    _ => {}
                 }
             }
+        }
+        if let Some(c) = here {
+            stones[c.index()] += region;
+            groups[c.index()] += 1;
+            continue;
         }
         match borders {
             [true, false] => surrounded[0] += region,
@@ -151,7 +160,7 @@ pub fn count(board: &Board, dead: &DeadStones, rules: &ScoreRules, prisoners: [u
         }
     }
     let dead_of = |c: Color| dead.iter().filter(|&v| board.get(v) == Some(c)).count() as i32;
-    let (black, white) = match rules.ruleset.counting() {
+    let (mut black, mut white) = match rules.ruleset.counting() {
         Counting::Area { split_dame } => {
             let shared = if split_dame { dame } else { 0 };
             (
@@ -164,6 +173,12 @@ pub fn count(board: &Board, dead: &DeadStones, rules: &ScoreRules, prisoners: [u
             2 * (surrounded[1] + prisoners[1] as i32 + dead_of(Color::Black)),
         ),
     };
+    // 还棋头: one point (two half points) given back per living group.
+    let tax = rules.ruleset.taxes_groups().then_some(groups);
+    if let Some([b, w]) = tax {
+        black -= 2 * b as i32;
+        white -= 2 * w as i32;
+    }
     let compensation = if rules.ruleset.compensates_handicap() && rules.handicap >= 2 {
         2 * i32::from(rules.handicap)
     } else {
@@ -178,6 +193,7 @@ pub fn count(board: &Board, dead: &DeadStones, rules: &ScoreRules, prisoners: [u
     Score {
         black: HalfPoints(black),
         white: HalfPoints(white),
+        tax,
         black_margin,
         result: GameResult::Score {
             winner,

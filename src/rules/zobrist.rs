@@ -1,7 +1,7 @@
 //! Zobrist keys: one fixed random 64-bit number per (colour, cell), made at compile time
 //! so every process, test and stored game hashes positions the same way.
 
-use super::board::CELLS;
+use super::cells::CELLS;
 use super::vertex::Color;
 
 /// Mixed into a position key when White is to move (situational superko).

@@ -500,3 +500,44 @@ pub fn tengen(dir: &std::path::Path, args: &[&str], stdin: &str) -> (bool, Strin
         String::from_utf8_lossy(&out.stderr).to_string(),
     )
 }
+
+/// `black` marks the chains through `dead` dead, White accepts, then Black: returns the
+/// `game_ended` White receives.
+pub async fn agree_count(
+    black: &mut Client,
+    white: &mut Client,
+    game_id: &str,
+    dead: &[&str],
+) -> Value {
+    for vertex in dead {
+        black
+            .ok(json!({"type": "mark_dead", "game_id": game_id, "vertex": vertex}))
+            .await;
+    }
+    white
+        .ok(json!({"type": "accept_score", "game_id": game_id}))
+        .await;
+    black
+        .ok(json!({"type": "accept_score", "game_id": game_id}))
+        .await;
+    white.recv_type("game_ended").await
+}
+
+/// `tengen rules` with `args` on the SGF text `sgf`, which must replay: its verdict.
+pub fn tengen_rules(sgf: &str, args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("game.sgf");
+    std::fs::write(&file, sgf).expect("the record is written");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .arg("rules")
+        .args(args)
+        .arg(&file)
+        .output()
+        .expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON verdict")
+}

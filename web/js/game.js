@@ -191,7 +191,7 @@ export class GameView {
     if (lastMove) s.last = parseVertex(lastMove.vertex, size);
     this.s = s;
     this.times ??= new MoveTimes(s.settings.clock);
-    this.replay = new Replay(size, s.handicap);
+    this.replay = new Replay(size, s.handicap, s.settings.ruleset);
     if (this.cursor !== null && this.cursor >= s.moves.length) this.cursor = null;
     this.frozenAt = null;
     this.forgetClaim();
@@ -295,7 +295,7 @@ export class GameView {
           if (p) s.board[p.y][p.x] = 'X';
         }
         s.handicap = ev.vertices;
-        this.replay = new Replay(s.size, s.handicap);
+        this.replay = new Replay(s.size, s.handicap, s.settings.ruleset);
         this.selected.clear();
         s.phase = 'play';
         s.toMove = 'white';
@@ -622,13 +622,15 @@ export class GameView {
       return el('div', { class: 'result', 'data-testid': 'result', 'data-result': s.result },
         el('div', { class: 'result-main' }, s.result),
         el('div', {}, resultText(s.result, sc), chineseText(s.result, sc)),
-        sc ? el('div', { class: 'muted small' }, `Black ${sc.black} · White ${sc.white} · komi ${sc.komi}${sc.dead.length ? ` · dead: ${sc.dead.join(' ')}` : ''}`) : null);
+        sc ? el('div', { class: 'muted small' }, `Black ${sc.black} · White ${sc.white} · komi ${sc.komi}${sc.dead.length ? ` · dead: ${sc.dead.join(' ')}` : ''}`) : null,
+        sc?.tax ? taxLine(sc.tax) : null);
     }
     if (s.phase !== 'scoring') return null;
     const acc = ['black', 'white'].map((c) => `${this.nameOf(c)} ${s.accepted.has(c) ? 'accepted ✓' : 'has not accepted'}`).join(' · ');
     const marked = [...s.dead].map((k) => { const [x, y] = k.split(',').map(Number); return vertexName(x, y, s.size); });
     return el('div', { class: 'count', 'data-testid': 'count', 'data-estimate': count.result },
       el('div', {}, el('strong', {}, `If accepted: ${count.result}`), el('span', { class: 'muted' }, ` (Black ${count.black} · White ${count.white} · komi ${s.settings.komi})`)),
+      count.tax ? taxLine(count.tax) : null,
       el('div', { class: 'small' }, marked.length ? `Marked dead: ${marked.join(' ')}` : 'No stones marked dead.'),
       el('div', { class: 'small muted', 'data-testid': 'accepted' }, acc),
       s.disputes > 0 ? el('div', { class: 'small warn' }, 'A count was disputed before: if the marks are rejected again, every stone counts as alive.') : null);
@@ -1078,4 +1080,11 @@ export class GameView {
       if (colour === s.you) this.count.update(ticking ? shown.period : null);
     }
   }
+}
+
+/** The group tax of a count under the ancient rules (还棋头): one point per living group. */
+function taxLine(tax) {
+  const groups = (n) => `${n} group${n === 1 ? '' : 's'}`;
+  return el('div', { class: 'small', 'data-testid': 'group-tax' },
+    `Group tax, one point back per living group: Black ${groups(tax.black)} (−${tax.black}) · White ${groups(tax.white)} (−${tax.white})`);
 }

@@ -274,8 +274,11 @@ export class LobbyView {
     this.form = el('form', { class: 'create-form', 'data-testid': 'create-form', onsubmit: (e) => this.submit(e) },
       el('div', { class: 'fields' },
         field('Board', el('select', { name: 'board_size', 'data-testid': 'seek-size' }, sizes, el('optgroup', { label: 'Other sizes' }, others))),
-        field('Rules', el('select', { name: 'ruleset', 'data-testid': 'seek-ruleset' },
-          option('chinese', 'Chinese (area)', true), option('japanese', 'Japanese'), option('korean', 'Korean'), option('tromp-taylor', 'Tromp-Taylor'))),
+        field('Rules', el('select', { name: 'ruleset', 'data-testid': 'seek-ruleset', onchange: () => this.showClockFields() },
+          option('chinese', 'Chinese (area)', true), option('japanese', 'Japanese'), option('korean', 'Korean'), option('tromp-taylor', 'Tromp-Taylor'),
+          el('optgroup', { label: 'Historical rules' }, option('ancient-chinese', 'Ancient Chinese')))),
+        el('p', { class: 'field wide needs-ancient', 'data-testid': 'seek-ancient-note' },
+          'As played in ancient China: four stones start on the corner star points, White moves first, and at the count each side gives back one point per living group.'),
         field('Ko rule', el('select', { name: 'ko_rule', 'data-testid': 'seek-ko' },
           option('', 'the rules’ own', true), option('situational', 'situational superko'), option('positional', 'positional superko'), option('simple', 'simple ko'))),
         field('Komi', num('komi', '', { step: 0.5, min: -500, max: 500, placeholder: 'rules’ default' })),
@@ -316,6 +319,7 @@ export class LobbyView {
       'clock-canadian': system === 'canadian',
       'clock-simple': system === 'simple',
       'needs-handicap': Number(f.elements.handicap.value) >= 2,
+      'needs-ancient': f.elements.ruleset.value === 'ancient-chinese',
     };
     for (const [cls, on] of Object.entries(shown)) f.querySelectorAll(`.${cls}`).forEach((n) => { n.hidden = !on; });
   }

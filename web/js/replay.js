@@ -2,16 +2,16 @@
 // after each move, replayed from the moves alone (captures by liberties; the server
 // already refused every illegal move, so no ko or superko check is needed here).
 
-import { chainAt, neighbours, parseVertex } from './coords.js';
+import { chainAt, neighbours, parseVertex, starPoints } from './coords.js';
 
 const STONE = { black: 'X', white: 'O' };
 
 /** The position after each move: `positions[k]` follows move k (0 is the start). */
 export class Replay {
-  /** `handicap`: vertex names of Black's handicap stones. */
-  constructor(size, handicap = []) {
+  /** `handicap`: vertex names of Black's handicap stones; `ruleset`: the game's. */
+  constructor(size, handicap = [], ruleset = null) {
     this.size = size;
-    this.positions = [start(size, handicap)];
+    this.positions = [start(size, handicap, ruleset)];
   }
 
   /** The position after `k` moves, replaying what is not replayed yet. */
@@ -23,9 +23,17 @@ export class Replay {
   }
 }
 
-/** The empty board with Black's `handicap` stones (vertex names). */
-export function start(size, handicap = []) {
+/**
+ * The board before the first move: under `ancient-chinese` rules the set stones (座子,
+ * docs/RULES.md §9.1: Black on the lower-left and upper-right corner star points, White
+ * on the other two), and Black's `handicap` stones (vertex names).
+ */
+export function start(size, handicap = [], ruleset = null) {
   const board = Array.from({ length: size }, () => Array(size).fill('.'));
+  if (ruleset === 'ancient-chinese' && size >= 7) {
+    const [topLeft, topRight, bottomLeft, bottomRight] = starPoints(size);
+    for (const [[x, y], c] of [[topLeft, 'O'], [topRight, 'X'], [bottomLeft, 'X'], [bottomRight, 'O']]) board[y][x] = c;
+  }
   for (const v of handicap) {
     const p = parseVertex(v, size);
     if (p) board[p.y][p.x] = 'X';

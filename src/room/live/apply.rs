@@ -5,7 +5,7 @@
 use super::{CHAT_KEPT, LiveGame, Moment, Play, ReplayError, Scoring, Sealed, Stage};
 use crate::clock::{ClockView, Millis};
 use crate::protocol::{ChatLine, GameEvent, Ruling};
-use crate::rules::{Color, DeadStones, Game, Vertex};
+use crate::rules::{Color, DeadStones, Vertex};
 
 impl LiveGame {
     /// Applies event number `seq`, which must be the next one and must fit the game.
@@ -391,14 +391,10 @@ impl LiveGame {
                 self.settings.handicap
             ));
         }
-        let setup: Vec<(Vertex, Color)> = vertices.iter().map(|&v| (v, Color::Black)).collect();
-        self.game = Game::with_setup(
-            self.settings.board_size,
-            self.settings.ko_rule(),
-            &setup,
-            Color::White,
-        )
-        .map_err(|e| e.to_string())?;
+        self.game = self
+            .settings
+            .starting_game(vertices)
+            .map_err(|e| e.to_string())?;
         self.handicap_stones = vertices.to_vec();
         Ok(())
     }

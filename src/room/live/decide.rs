@@ -5,7 +5,7 @@
 
 use super::{Action, LiveGame, MAX_CHAT_CHARS, Moment, Play, Scoring, Sealed, Stage, Step};
 use crate::clock::{ClockView, Flagged, GameClock};
-use crate::protocol::{ErrorCode, GameEvent, Refusal, ScoreView};
+use crate::protocol::{ErrorCode, GameEvent, GroupTax, Refusal, ScoreView};
 use crate::rules::{self, Color, DeadStones, GameResult, Move, Vertex};
 
 /// A decision being built: the game after the events so far, and those events.
@@ -497,6 +497,13 @@ impl Draft {
         {
             return Err(Refusal::illegal(rules::IllegalMove::OffBoard(*v)));
         }
+        // The board holds the set stones of the ancient rules, if any (RULES.md §9.1).
+        if let Some(v) = vertices
+            .iter()
+            .find(|v| self.game.game.board().get(**v).is_some())
+        {
+            return Err(Refusal::illegal(rules::IllegalMove::Occupied(*v)));
+        }
         if let Some(loser) = self.flagged() {
             return self.push(time_loss(loser));
         }
@@ -595,6 +602,7 @@ impl Draft {
                 margin_stones: score.margin_stones(),
                 chinese: score.chinese(),
                 dead: dead.iter().collect(),
+                tax: score.tax.map(|[black, white]| GroupTax { black, white }),
             },
         )
     }

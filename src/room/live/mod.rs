@@ -175,20 +175,9 @@ impl LiveGame {
         else {
             return Err(bad("a game's first event must be game_created"));
         };
-        let setup: Vec<(Vertex, Color)> =
-            handicap_stones.iter().map(|&v| (v, Color::Black)).collect();
-        let first_to_move = if settings.handicap >= 2 && !free_handicap(settings) {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let game = Game::with_setup(
-            settings.board_size,
-            settings.ko_rule(),
-            &setup,
-            first_to_move,
-        )
-        .map_err(|e| bad(&e.to_string()))?;
+        let game = settings
+            .starting_game(handicap_stones)
+            .map_err(|e| bad(&e.to_string()))?;
         // A scheduled start, moved onto the room's clock (a past one is now).
         let later = |wall: i64| now + wall.saturating_sub(at.wall_ms).max(0) as Millis;
         let stage = match settings.start_at {
