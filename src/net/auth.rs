@@ -16,6 +16,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::de::DeserializeOwned;
 
+use super::extract::{bearer, from_object};
+
 use crate::accounts::wire::{AuthCode, AuthProblem};
 use crate::accounts::{Accounts, Issued};
 use crate::auth::load_or_create_secret;
@@ -171,15 +173,6 @@ fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, 
     })
 }
 
-/// Reads a JSON object into `T`. serde would also fill a struct from an array, by the
-/// fields' order, which a route that names its fields must not take.
-pub(super) fn from_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    if bytes.trim_ascii_start().first() != Some(&b'{') {
-        return Err("not a JSON object".into());
-    }
-    serde_json::from_slice(bytes).map_err(|e| e.to_string())
-}
-
 /// The client's address: the socket's peer, or, when the peer is one of
 /// `auth.trusted_proxies`, the nearest address in `X-Forwarded-For` that is not.
 fn client_address(desk: &Desk, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
@@ -280,7 +273,7 @@ async fn password(
     let result = match body(bytes) {
         Ok(req) => {
             desk.accounts
-                .change_password(&desk.hub.verifier, super::http::bearer(&headers), req, from)
+                .change_password(&desk.hub.verifier, bearer(&headers), req, from)
                 .await
         }
         Err(p) => Err(p),

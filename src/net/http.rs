@@ -1,4 +1,6 @@
-//! HTTP routes: the WebSocket endpoint, health and readiness, metrics.
+//! The router: the WebSocket endpoint, health and readiness, metrics, and the route
+//! files' routes. Only this file imports the route files; what they share is in
+//! [`super::reply`] and [`super::extract`].
 
 use std::sync::Arc;
 
@@ -10,8 +12,10 @@ use axum::routing::get;
 use axum::{Extension, Router};
 use serde::Deserialize;
 
+use super::extract::bearer;
 use super::limits::PerUser;
-use super::session;
+use super::reply::problem;
+use super::{api, auth, estimate, ratings, reviews, session, web};
 use crate::fanout::encode;
 use crate::hub::Hub;
 use crate::protocol::{Refusal, ServerMsg};
@@ -36,10 +40,12 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .merge(super::api::routes())
-        .merge(super::ratings::routes())
-        .merge(super::web::routes(&hub))
-        .merge(super::auth::routes(&hub))
+        .merge(api::routes())
+        .merge(estimate::routes())
+        .merge(reviews::routes())
+        .merge(ratings::routes())
+        .merge(web::routes(&hub))
+        .merge(auth::routes(&hub))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(Extension(Arc::new(PerUser::default())))
         .with_state(hub)
@@ -48,14 +54,6 @@ pub fn router(hub: Arc<Hub>) -> Router {
 #[derive(Deserialize)]
 struct WsQuery {
     token: Option<String>,
-}
-
-/// The token of an `Authorization: Bearer <token>` header. The scheme's name is
-/// case-insensitive (RFC 7235 §2.1): `bearer` and `BEARER` name it too.
-pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
 async fn websocket(
@@ -128,7 +126,7 @@ async fn refuse(mut socket: WebSocket, r: Refusal, (code, reason): (u16, &'stati
 /// A known path asked with a method it does not take: a JSON error like every other
 /// refusal of the API, not an empty body.
 async fn method_not_allowed() -> Response {
-    super::api::problem(
+    problem(
         StatusCode::METHOD_NOT_ALLOWED,
         "this path does not take that method",
     )

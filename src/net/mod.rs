@@ -5,10 +5,13 @@
 mod api;
 mod auth;
 mod estimate;
+mod extract;
 mod fairplay;
 mod http;
 mod limits;
 mod ratings;
+mod record;
+mod reply;
 mod reviews;
 mod session;
 mod web;

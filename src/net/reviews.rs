@@ -5,15 +5,17 @@
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 
-use super::api::{GameIdPath, blocking, problem};
+use super::extract::{GameIdPath, bearer};
+use super::reply::{blocking, problem};
 use crate::hub::Hub;
 use crate::protocol::ErrorCode;
 use crate::store::ReviewRecord;
@@ -45,7 +47,14 @@ struct ReviewView {
     sgf: String,
 }
 
-pub async fn create(
+pub fn routes() -> Router<Arc<Hub>> {
+    Router::new()
+        .route("/api/reviews", post(create))
+        .route("/api/reviews/{id}", get(one))
+        .route("/api/reviews/{id}/sgf", get(sgf))
+}
+
+async fn create(
     State(hub): State<Arc<Hub>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -66,7 +75,7 @@ pub async fn create(
             );
         }
     };
-    let Some(token) = super::http::bearer(&headers) else {
+    let Some(token) = bearer(&headers) else {
         return problem(
             StatusCode::UNAUTHORIZED,
             "saving a review needs a token in an `Authorization: Bearer` header",
@@ -172,7 +181,7 @@ async fn find(hub: &Arc<Hub>, path: GameIdPath) -> Result<ReviewRecord, Response
         .ok_or_else(|| problem(StatusCode::NOT_FOUND, "no such review"))
 }
 
-pub async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
     match find(&hub, path).await {
         Ok(r) => Json(ReviewView {
             review_id: r.id,
@@ -187,7 +196,7 @@ pub async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
     }
 }
 
-pub async fn sgf(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+async fn sgf(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
     match find(&hub, path).await {
         Ok(r) => (
             [

@@ -15,6 +15,8 @@ use axum::routing::get;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use super::extract::from_object;
+
 use crate::accounts::username::{GUEST_PREFIX, Username};
 use crate::auth::{claims_for, display_name, load_or_create_secret, sign};
 use crate::config::JwtAlgorithm;
@@ -189,7 +191,7 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
         Ok(s) => s.clone(),
         Err(why) => return problem(StatusCode::FORBIDDEN, *why),
     };
-    let request: DevLoginRequest = match super::auth::from_object(&body) {
+    let request: DevLoginRequest = match from_object(&body) {
         Ok(r) => r,
         Err(e) => {
             return problem(
