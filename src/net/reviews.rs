@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -22,8 +22,9 @@ use crate::store::ReviewRecord;
 
 /// The largest SGF a review may hold.
 pub const MAX_SGF_BYTES: usize = 64 * 1024;
-/// The most reviews one user may keep.
-pub const MAX_REVIEWS_PER_USER: u64 = 500;
+/// The largest body `POST /api/reviews` reads: the largest SGF as a JSON string (each
+/// line break, quote or backslash escaped takes two bytes) and the other fields.
+pub const MAX_BODY_BYTES: usize = 2 * MAX_SGF_BYTES + 1024;
 
 /// What `POST /api/reviews` takes.
 #[derive(Deserialize)]
@@ -49,7 +50,10 @@ struct ReviewView {
 
 pub fn routes() -> Router<Arc<Hub>> {
     Router::new()
-        .route("/api/reviews", post(create))
+        .route(
+            "/api/reviews",
+            post(create).layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        )
         .route("/api/reviews/{id}", get(one))
         .route("/api/reviews/{id}/sgf", get(sgf))
 }
@@ -129,6 +133,11 @@ async fn create(
         move_number: new.move_number,
         sgf: new.sgf,
     };
+    // A guest is made in one request and lasts as long as a cookie: it keeps few.
+    let most = match user.role {
+        crate::protocol::Role::Guest => hub.config.limits.max_reviews_per_guest,
+        _ => hub.config.limits.max_reviews_per_user,
+    };
     let store = hub.store().clone();
     let (owner, game_id) = (review.owner.clone(), review.game_id.clone());
     let checked = blocking(move || {
@@ -142,7 +151,7 @@ async fn create(
     match checked {
         Err(r) => return r,
         Ok((_, false)) => return problem(StatusCode::NOT_FOUND, "no such game"),
-        Ok((n, true)) if n >= MAX_REVIEWS_PER_USER => {
+        Ok((n, true)) if n >= most => {
             return problem(
                 StatusCode::CONFLICT,
                 format!("you keep {n} reviews already, the most a user may keep"),
