@@ -37,7 +37,7 @@ run() {
     psql -q "$pg/postgres" -c "CREATE DATABASE $db"
     local dir
     dir=$(mktemp -d)
-    echo "bench-secret-$stamp" >"$dir/secret"
+    echo "bench-secret-of-32-bytes-or-more-$stamp" >"$dir/secret"
     for i in $(seq 0 $((nodes - 1))); do
         local port=$((7600 + i))
         TENGEN_LOG=warn TENGEN_LIMITS__MAX_CONNECTIONS=19900 \
@@ -45,7 +45,7 @@ run() {
         TENGEN_STORE__BACKEND=postgres TENGEN_STORE__POSTGRES_URL="$pg/$db" \
         TENGEN_CLUSTER__NATS_URL=nats://127.0.0.1:4222 \
         TENGEN_CLUSTER__NAME="bench${stamp}$name" TENGEN_CLUSTER__NODE_ID="n$i" \
-        TENGEN_CLUSTER__LEASE_MS="$lease" TENGEN_AUTH__SECRET="bench-secret-$stamp" \
+        TENGEN_CLUSTER__LEASE_MS="$lease" TENGEN_AUTH__SECRET="bench-secret-of-32-bytes-or-more-$stamp" \
             "$bin" serve --listen "127.0.0.1:$port" --data "$dir/n$i" &
         pids+=($!)
         urls+=(--url "ws://127.0.0.1:$port/ws")

@@ -57,6 +57,11 @@ pub enum AuthError {
         what: &'static str,
         cause: jsonwebtoken::errors::Error,
     },
+    #[error(
+        "the JWT secret in {path} is {bytes} bytes; an HS256 secret must have at least {} (delete the file to have a new one generated, which ends every session)",
+        crate::config::MIN_SECRET_BYTES
+    )]
+    ShortSecret { path: PathBuf, bytes: usize },
     #[error("the secret is not usable: {0}")]
     SecretKey(jsonwebtoken::errors::Error),
     #[error("auth.algorithm {0:?} needs auth.public_key_file")]
@@ -122,6 +127,15 @@ pub fn load_or_create_secret(config: &AuthConfig, data_dir: &Path) -> Result<Vec
         cause,
     };
     match std::fs::read_to_string(&path) {
+        // A configured secret is checked with the settings; one in the file, here.
+        Ok(text)
+            if text.trim().len() < crate::config::MIN_SECRET_BYTES && !text.trim().is_empty() =>
+        {
+            return Err(AuthError::ShortSecret {
+                bytes: text.trim().len(),
+                path,
+            });
+        }
         Ok(text) if !text.trim().is_empty() => return Ok(text.trim().as_bytes().to_vec()),
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

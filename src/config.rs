@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockLimits, LagSettings};
 
+mod http;
 mod network;
+pub use http::HttpConfig;
 pub use network::Network;
 
 /// The whole configuration of a server.
@@ -23,6 +25,7 @@ pub struct Config {
     pub data_dir: PathBuf,
     pub auth: AuthConfig,
     pub limits: Limits,
+    pub http: HttpConfig,
     pub store: StoreConfig,
     pub clock: ClockConfig,
     pub log: LogConfig,
@@ -37,6 +40,7 @@ impl Default for Config {
             data_dir: PathBuf::from("tengen-data"),
             auth: AuthConfig::default(),
             limits: Limits::default(),
+            http: HttpConfig::default(),
             store: StoreConfig::default(),
             clock: ClockConfig::default(),
             log: LogConfig::default(),
@@ -165,6 +169,24 @@ pub struct Limits {
     /// Games one connection may have joined at once: each is a room kept in memory (a
     /// finished one rebuilt from the store) for as long as it stays joined.
     pub max_joined_games: usize,
+    /// Open WebSocket connections from one client address at most (an IPv6 client is its
+    /// /64; behind `auth.trusted_proxies`, the address they forward).
+    pub max_connections_per_address: usize,
+    /// The share of `max_connections`, in percent, that connections without a login may
+    /// hold, so that logged-in players always find room.
+    pub anonymous_connections_percent: u8,
+    /// Seconds a connection without a login may follow nothing (no game joined, the lobby
+    /// not watched) before it is closed.
+    pub anonymous_idle_secs: u64,
+    /// Chat lines one user may send per minute, in all games and connections together.
+    pub chat_lines_per_minute: u32,
+    /// Bytes of chat (players' and spectators') one game takes at most while its room is
+    /// open on this node.
+    pub max_chat_bytes_per_game: usize,
+    /// Reviews (saved analysis boards) one account may keep.
+    pub max_reviews_per_user: u64,
+    /// Reviews one guest may keep: guests cost one request each to make.
+    pub max_reviews_per_guest: u64,
 }
 
 impl Default for Limits {
@@ -184,6 +206,13 @@ impl Default for Limits {
             max_connections: 19_000,
             max_connections_per_user: 20,
             max_joined_games: 100,
+            max_connections_per_address: 100,
+            anonymous_connections_percent: 50,
+            anonymous_idle_secs: 30,
+            chat_lines_per_minute: 20,
+            max_chat_bytes_per_game: 256 * 1024,
+            max_reviews_per_user: 500,
+            max_reviews_per_guest: 20,
         }
     }
 }
@@ -245,6 +274,10 @@ pub fn create_data_dir(path: &std::path::Path) -> std::io::Result<()> {
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(path)
 }
+
+/// The shortest HS256 secret taken, in bytes: as long as the SHA-256 it keys, so that it
+/// cannot be found by trying short ones against a token.
+pub const MIN_SECRET_BYTES: usize = 32;
 
 /// The longest `store.group_wait_us`: a move waits up to this much longer under load.
 pub const MAX_GROUP_WAIT_US: u64 = 100_000;
@@ -659,6 +692,15 @@ impl Config {
                     "must not be empty; leave it unset to use a generated one",
                 );
             }
+            (Some(s), _) if s.len() < MIN_SECRET_BYTES && s != REDACTED => {
+                return invalid(
+                    "auth.secret",
+                    format!(
+                        "is {} bytes; an HS256 secret must have at least {MIN_SECRET_BYTES}, or a token signed with a guessed one passes (e.g. `head -c 32 /dev/urandom | base64`; or leave it unset to use a generated one)",
+                        s.len()
+                    ),
+                );
+            }
             (Some(s), _) if s == REDACTED => {
                 return invalid(
                     "auth.secret",
@@ -745,6 +787,19 @@ impl Config {
                 l.max_connections_per_user as u64,
             ),
             ("limits.max_joined_games", l.max_joined_games as u64),
+            (
+                "limits.max_connections_per_address",
+                l.max_connections_per_address as u64,
+            ),
+            ("limits.anonymous_idle_secs", l.anonymous_idle_secs),
+            (
+                "limits.chat_lines_per_minute",
+                u64::from(l.chat_lines_per_minute),
+            ),
+            (
+                "limits.max_chat_bytes_per_game",
+                l.max_chat_bytes_per_game as u64,
+            ),
         ];
         for (key, value) in at_least_one {
             if value == 0 {
@@ -759,6 +814,15 @@ impl Config {
                     l.max_message_bytes, l.max_frame_bytes
                 ),
             );
+        }
+        if l.anonymous_connections_percent > 100 {
+            return invalid(
+                "limits.anonymous_connections_percent",
+                "must be from 0 to 100 (a share of limits.max_connections)",
+            );
+        }
+        if let Err((key, message)) = self.http.check() {
+            return invalid(key, message);
         }
         if l.idle_timeout_secs <= l.heartbeat_secs {
             return invalid(

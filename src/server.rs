@@ -52,6 +52,13 @@ pub enum StartError {
     },
     #[error(transparent)]
     Locked(#[from] LockError),
+    #[error(
+        "cannot make the store's files in {path} readable by their owner only (they hold password hashes): {cause}"
+    )]
+    Private {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
 }
 
 /// The lock file in a SQLite data directory.
@@ -160,6 +167,40 @@ fn open_shared(config: &Config) -> Result<Shared, StoreError> {
     }
 }
 
+/// Makes the store's files (`tengen.db` and every file beside it named after it) readable
+/// by their owner only: they hold password hashes, and a data directory an operator made
+/// may let others in. With `create`, makes an empty `tengen.db` 0600 when there is none.
+fn private_files(dir: &Path, create: bool) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        if create {
+            let made = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(dir.join(DB_FILE));
+            match made {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+                _ => {}
+            }
+        }
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            if !entry.file_name().to_string_lossy().starts_with(DB_FILE) {
+                continue;
+            }
+            let mode = entry.metadata()?.permissions().mode();
+            if mode & 0o077 != 0 {
+                std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o600))?;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (dir, create);
+    Ok(())
+}
+
 /// A running server.
 pub struct Server {
     addr: SocketAddr,
@@ -180,7 +221,20 @@ impl Server {
             cause,
         })?;
         let lock = DataLock::for_store_waiting(&config).await?;
+        let private = |cause| StartError::Private {
+            path: data.clone(),
+            cause,
+        };
+        // SQLite gives its -wal and -shm files the database's mode: made 0600 first, they
+        // are all private whatever the directory's mode and the umask.
+        let sqlite = config.store.backend == StoreBackend::Sqlite;
+        if sqlite {
+            private_files(&data, true).map_err(private)?;
+        }
         let (store, leases) = open_shared(&config)?;
+        if sqlite {
+            private_files(&data, false).map_err(private)?;
+        }
         let group_wait = Duration::from_micros(config.store.group_wait_us);
         let writer = StoreWriter::spawn(store.clone(), 4096, group_wait);
         let verifier = Verifier::new(&config.auth, &data)?;
@@ -219,20 +273,8 @@ impl Server {
             cause,
         })?;
         tracing::info!(%addr, data = %data.display(), restored, "tengen is serving: ws://{addr}/ws");
-        let app = crate::net::router(hub.clone());
-        let mut stop = hub.shutdown.subscribe();
-        let task = tokio::spawn(async move {
-            let serving = axum::serve(
-                listener,
-                app.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move {
-                let _ = stop.wait_for(|s| *s).await;
-            });
-            if let Err(e) = serving.await {
-                tracing::error!(error = %e, "the server stopped with an error");
-            }
-        });
+        let stop = hub.shutdown.subscribe();
+        let task = tokio::spawn(crate::net::serve(listener, hub.clone(), stop));
         Ok(Server {
             addr,
             hub,

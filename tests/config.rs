@@ -111,13 +111,16 @@ fn strings_that_look_like_numbers_stay_strings() {
     let config = Config::load(
         None,
         env(&[
-            ("TENGEN_AUTH__SECRET", "12345678901234567890"),
+            ("TENGEN_AUTH__SECRET", "12345678901234567890123456789012"),
             ("TENGEN_AUTH__AUDIENCE", "true"),
             ("TENGEN_DATA_DIR", "2024"),
         ]),
     )
     .expect("load");
-    assert_eq!(config.auth.secret.as_deref(), Some("12345678901234567890"));
+    assert_eq!(
+        config.auth.secret.as_deref(),
+        Some("12345678901234567890123456789012")
+    );
     assert_eq!(config.auth.audience.as_deref(), Some("true"));
     assert_eq!(config.data_dir, PathBuf::from("2024"));
 }
@@ -514,7 +517,10 @@ fn tengen_config_print_shows_the_effective_configuration() {
         ],
         &[
             ("TENGEN_LIMITS__BURST", "50"),
-            ("TENGEN_AUTH__SECRET", "very-secret-value-0123456789"),
+            (
+                "TENGEN_AUTH__SECRET",
+                "very-secret-value-0123456789-0123456789",
+            ),
             ("TENGEN_LOG", "debug"),
         ],
         dir.path(),
@@ -851,7 +857,10 @@ fn a_cluster_needs_the_shared_store_and_one_secret_and_hides_the_nats_password()
         Config::load(None, env(&[nats, pg, backend])),
         &["cluster.nats_url", "auth.secret"],
     );
-    let secret = ("TENGEN_AUTH__SECRET", "the same on every node");
+    let secret = (
+        "TENGEN_AUTH__SECRET",
+        "the same on every node, 32 bytes or more",
+    );
     let config = Config::load(None, env(&[nats, pg, backend, secret])).expect("a cluster node");
     assert_eq!(config.cluster.lease_ms, 5000);
     let printed = config.to_toml_redacted();

@@ -33,26 +33,7 @@ async fn connect(server: &TestServer, token: &str) -> Result<Value, String> {
 
 /// A plain HTTP/1.1 request: status, headers and body.
 async fn http(server: &TestServer, method: &str, path: &str, body: &str) -> (u16, String, String) {
-    let addr = server.server.as_ref().expect("running").addr();
-    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", addr.port()))
-        .await
-        .expect("connect");
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).await.expect("write");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).await.expect("read");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .expect("status")
-        .parse()
-        .expect("code");
-    (status, head.to_ascii_lowercase(), body.to_string())
+    http_with(server, method, path, "", body).await
 }
 
 #[tokio::test]
@@ -416,4 +397,223 @@ async fn a_fresh_token_of_the_same_user_brings_its_new_name_and_role_to_the_conn
     li.clear();
     common::play(&mut white, &id, 4, "C7").await;
     assert_eq!(moves_seen(&mut li).await, [4]);
+}
+
+/// A plain HTTP/1.1 request with extra header lines: status, head (lower case), body.
+async fn http_with(
+    server: &TestServer,
+    method: &str,
+    path: &str,
+    extra: &str,
+    body: &str,
+) -> (u16, String, String) {
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .expect("status")
+        .parse()
+        .expect("code");
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+#[tokio::test]
+async fn api_and_sgf_answers_say_nosniff() {
+    let server = TestServer::start().await;
+    for path in [
+        "/api/games",
+        "/api/games/none/sgf",
+        "/api/ratings",
+        "/api/reviews/none",
+    ] {
+        let (_, head, _) = http(&server, "GET", path, "").await;
+        assert!(
+            head.contains("x-content-type-options: nosniff"),
+            "{path}: {head}"
+        );
+    }
+    let (status, head, _) = http(&server, "POST", "/api/reviews", "{}").await;
+    assert_eq!(status, 401);
+    assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+}
+
+#[tokio::test]
+async fn the_page_may_connect_only_to_its_own_server() {
+    let policy = |head: &str| {
+        head.lines()
+            .find_map(|l| l.strip_prefix("content-security-policy: "))
+            .expect("a policy")
+            .to_owned()
+    };
+    let server = TestServer::start().await;
+    let addr = server.server.as_ref().expect("running").addr();
+    let (_, head, _) = http(&server, "GET", "/", "").await;
+    let csp = policy(&head);
+    assert!(
+        csp.contains(&format!("connect-src 'self' ws://{addr} wss://{addr};")),
+        "{csp}"
+    );
+    assert!(
+        !csp.contains(" ws: ") && !csp.contains(" wss:;"),
+        "any host: {csp}"
+    );
+    // A Host header cannot write into the policy.
+    let (_, head, _) = http_with(
+        &server,
+        "GET",
+        "/",
+        "Host: evil.example; script-src *\r\n",
+        "",
+    )
+    .await;
+    let csp = policy(&head);
+    assert!(
+        !csp.contains("evil") && !csp.contains("script-src *"),
+        "{csp}"
+    );
+    // Behind a proxy, the public address names it.
+    let proxied = TestServer::start_with(|c| {
+        c.auth.public_url = Some("https://go.example.org".into());
+    })
+    .await;
+    let (_, head, _) = http(&proxied, "GET", "/", "").await;
+    assert!(
+        policy(&head).contains("connect-src 'self' wss://go.example.org;"),
+        "{head}"
+    );
+}
+
+#[tokio::test]
+async fn a_short_hs256_secret_is_refused_in_the_settings_and_in_the_file() {
+    let refused =
+        tengen::config::Config::load(None, [("TENGEN_AUTH__SECRET".to_string(), "a".to_string())])
+            .expect_err("a one-byte secret");
+    let said = refused.to_string();
+    assert!(
+        said.contains("auth.secret") && said.contains("32"),
+        "{said}"
+    );
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("jwt-secret"), "short\n").expect("written");
+    let config = tengen::config::Config {
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        data_dir: dir.path().to_path_buf(),
+        ..Default::default()
+    };
+    let refused = tengen::server::Server::start(config)
+        .await
+        .err()
+        .expect("a five-byte secret file");
+    let said = refused.to_string();
+    assert!(said.contains("jwt-secret") && said.contains("32"), "{said}");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_store_files_are_their_owners_alone_in_an_open_data_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    // As a shell's usual umask would leave them: readable by all unless made private.
+    // SAFETY: umask(2) only sets the process's mask; it cannot fail.
+    unsafe { libc::umask(0o022) };
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let server = TestServer::start_in(dir, |_| {}).await;
+    let mut alice = server.login("alice").await;
+    alice.ok(json!({"type": "ping"})).await;
+    let dir = server.stop().await;
+    for file in ["tengen.db", "tengen.db-wal", "tengen.db-shm", "jwt-secret"] {
+        let path = dir.path().join(file);
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{file}");
+    }
+    assert!(dir.path().join("tengen.db").exists());
+}
+
+#[tokio::test]
+async fn a_guest_keeps_few_reviews() {
+    let server = TestServer::start_with(|c| c.limits.max_reviews_per_guest = 2).await;
+    let (status, _, body) = http(&server, "POST", "/api/auth/guest", "").await;
+    assert_eq!(status, 201, "{body}");
+    let guest: Value = serde_json::from_str(&body).expect("JSON");
+    let token = guest["access_token"].as_str().expect("a token");
+    let auth = format!("Authorization: Bearer {token}\r\n");
+    let review = json!({"sgf": "(;FF[4]GM[1]SZ[9];B[ee])"}).to_string();
+    for _ in 0..2 {
+        let (status, _, body) = http_with(&server, "POST", "/api/reviews", &auth, &review).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let (status, _, body) = http_with(&server, "POST", "/api/reviews", &auth, &review).await;
+    assert_eq!(status, 409, "{body}");
+    // An account keeps more.
+    let alice = format!("Authorization: Bearer {}\r\n", server.token("alice"));
+    for _ in 0..3 {
+        let (status, _, body) = http_with(&server, "POST", "/api/reviews", &alice, &review).await;
+        assert_eq!(status, 201, "{body}");
+    }
+}
+
+#[tokio::test]
+async fn chat_is_rated_per_user_and_capped_per_game() {
+    let server = TestServer::start_with(|c| {
+        c.limits.chat_lines_per_minute = 3;
+        c.limits.max_chat_bytes_per_game = 1000;
+    })
+    .await;
+    let settings = json!({"board_size": 9, "color": "black"});
+    let (mut alice, mut bob) = (server.login("alice").await, server.login("bob").await);
+    let first = common::start_game(&mut alice, &mut bob, settings.clone()).await;
+    let (mut carol, mut dave) = (server.login("carol").await, server.login("dave").await);
+    let second = common::start_game(&mut carol, &mut dave, settings).await;
+
+    // One user: 3 lines a minute over all connections and games.
+    let mut erin = server.login("erin").await;
+    let mut erin_too = server.login("erin").await;
+    for c in [&mut erin, &mut erin_too] {
+        c.ok(json!({"type": "join", "game_id": first})).await;
+        c.ok(json!({"type": "join", "game_id": second})).await;
+    }
+    erin.ok(json!({"type": "chat", "game_id": first, "text": "hi"}))
+        .await;
+    erin.ok(json!({"type": "chat", "game_id": second, "text": "hi"}))
+        .await;
+    erin_too
+        .ok(json!({"type": "chat", "game_id": first, "text": "hi"}))
+        .await;
+    let refused = erin_too
+        .refused(
+            json!({"type": "chat", "game_id": second, "text": "hi"}),
+            "rate_limited",
+        )
+        .await;
+    assert!(refused["retry_after_ms"].as_u64().is_some(), "{refused}");
+
+    // One game: 1000 bytes of chat, whoever writes them.
+    let line = "x".repeat(400);
+    alice
+        .ok(json!({"type": "chat", "game_id": first, "text": line}))
+        .await;
+    bob.ok(json!({"type": "chat", "game_id": first, "text": line}))
+        .await;
+    alice
+        .refused(
+            json!({"type": "chat", "game_id": first, "text": line}),
+            "limit_reached",
+        )
+        .await;
+    // Another game's chat is its own.
+    carol
+        .ok(json!({"type": "chat", "game_id": second, "text": line}))
+        .await;
 }

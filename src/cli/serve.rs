@@ -4,7 +4,10 @@ use std::process::ExitCode;
 
 use tengen::config::LogFormat;
 use tengen::server::Server;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::{EnvFilter, filter_fn};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{Layer, fmt};
 
 use super::config_args::ServerArgs;
 
@@ -18,15 +21,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.server.load()?;
     // TENGEN_LOG was folded into log.filter (and checked) by the config loader.
     let filter = EnvFilter::try_new(&config.log.filter)?;
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let logs = fmt::layer()
         .with_writer(std::io::stderr)
         // Colours for a person at a terminal, plain text for journald and log files.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    match config.log.format {
-        LogFormat::Human => logs.init(),
-        LogFormat::Json => logs.json().init(),
-    }
+    let logs = match config.log.format {
+        LogFormat::Human => logs.boxed(),
+        LogFormat::Json => logs.json().boxed(),
+    };
+    tracing_subscriber::registry()
+        .with(logs.with_filter(filter).with_filter(filter_fn(no_frames)))
+        .init();
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
         tracing::info!(
@@ -42,6 +47,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The WebSocket library logs every frame whole at the trace level, an `auth` frame's
+/// token included: those lines are never written, whatever `log.filter` asks.
+fn no_frames(meta: &tracing::Metadata<'_>) -> bool {
+    let frames = ["tungstenite", "tokio_tungstenite"]
+        .iter()
+        .any(|library| meta.target().starts_with(library));
+    !(frames && *meta.level() == tracing::Level::TRACE)
 }
 
 /// Ctrl-C or SIGTERM, listened for from before the server starts: a supervisor that

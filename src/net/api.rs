@@ -5,13 +5,15 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::archive::{self, GameView, ListedGame};
+use super::extract::GameIdPath;
+use super::record::view;
+use super::reply::{blocking, problem};
+use crate::archive::{self, ListedGame};
 use crate::hub::Hub;
 use crate::store::{GameQuery, GameStatus};
 
@@ -20,10 +22,6 @@ pub fn routes() -> Router<Arc<Hub>> {
         .route("/api/games", get(list))
         .route("/api/games/{id}", get(one))
         .route("/api/games/{id}/sgf", get(sgf))
-        .route("/api/games/{id}/estimate", get(super::estimate::handler))
-        .route("/api/reviews", axum::routing::post(super::reviews::create))
-        .route("/api/reviews/{id}", get(super::reviews::one))
-        .route("/api/reviews/{id}/sgf", get(super::reviews::sgf))
 }
 
 /// The query of `GET /api/games`, read by hand rather than by the framework's extractor,
@@ -103,21 +101,6 @@ impl ListQuery {
     }
 }
 
-pub(super) fn problem(status: StatusCode, message: impl Into<String>) -> Response {
-    let body = serde_json::json!({"error": message.into()});
-    (status, Json(body)).into_response()
-}
-
-pub(super) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
-) -> Result<T, Response> {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(problem(StatusCode::SERVICE_UNAVAILABLE, e.to_string())),
-        Err(e) => Err(problem(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
-    }
-}
-
 async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, String)>>) -> Response {
     let q = match ListQuery::parse(pairs) {
         Ok(q) => q,
@@ -159,53 +142,6 @@ async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, Stri
     };
     let games: Vec<ListedGame> = games.into_iter().map(ListedGame::from).collect();
     Json(serde_json::json!({"games": games, "next": next})).into_response()
-}
-
-/// A game id from the URL, taken with the framework's refusal in hand, so that a path
-/// that does not decode (`/api/games/%FF`) is a JSON 400 like every archive error.
-pub(super) type GameIdPath = Result<Path<String>, PathRejection>;
-
-pub(super) async fn view(hub: &Arc<Hub>, path: GameIdPath) -> Result<GameView, Response> {
-    let Path(id) = path.map_err(|e| {
-        problem(
-            StatusCode::BAD_REQUEST,
-            format!("the game id in the path cannot be read: {}", e.body_text()),
-        )
-    })?;
-    let store = hub.store().clone();
-    let found = blocking(move || {
-        let row = store.game(&id)?;
-        let events = match &row {
-            Some(_) => store.events(&id)?,
-            None => Vec::new(),
-        };
-        // Spectators' chat is evidence, kept from the players while they play.
-        let kibitz = match &row {
-            Some(r) if r.status == crate::store::GameStatus::Finished => store.kibitz(&id)?,
-            _ => Vec::new(),
-        };
-        Ok(row.map(|r| (r, events, kibitz)))
-    })
-    .await?;
-    let (row, events, kibitz) =
-        found.ok_or_else(|| problem(StatusCode::NOT_FOUND, "no such game"))?;
-    let tournament = serde_json::from_str::<crate::protocol::GameSettings>(&row.settings)
-        .is_ok_and(|s| s.fair_play == crate::protocol::FairPlay::Tournament);
-    if tournament && row.status == crate::store::GameStatus::Live {
-        // Its spectators see moves late; the record would show them at once.
-        return Err(problem(
-            StatusCode::FORBIDDEN,
-            "a tournament game's record is published when it ends",
-        ));
-    }
-    let mut view = archive::game_view(&row, &events).ok_or_else(|| {
-        problem(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the game's log could not be read",
-        )
-    })?;
-    view.kibitz = kibitz.into_iter().map(Into::into).collect();
-    Ok(view)
 }
 
 async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {

@@ -16,7 +16,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::de::DeserializeOwned;
 
-use crate::accounts::wire::{AuthCode, AuthProblem};
+use super::extract::{bearer, from_object};
+use super::peer::Peers;
+
+use crate::accounts::wire::{AuthCode, AuthProblem, LoginRequest};
 use crate::accounts::{Accounts, Issued};
 use crate::auth::load_or_create_secret;
 use crate::hub::Hub;
@@ -32,10 +35,11 @@ const COOKIE_PATH: &str = "/api/auth";
 struct Desk {
     hub: Arc<Hub>,
     accounts: Arc<Accounts>,
+    peers: Arc<Peers>,
 }
 
 /// The account routes, to merge into the server's router.
-pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
+pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>, peers: &Arc<Peers>) -> Router<S> {
     let secret = match load_or_create_secret(&hub.config.auth, &hub.config.data_dir) {
         Ok(secret) => secret,
         Err(e) => {
@@ -51,6 +55,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
     let desk = Desk {
         hub: hub.clone(),
         accounts: Arc::new(Accounts::new(&hub.config.auth, hub.store().clone(), secret)),
+        peers: peers.clone(),
     };
     Router::new()
         .route("/api/auth/register", post(register))
@@ -171,39 +176,9 @@ fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, 
     })
 }
 
-/// Reads a JSON object into `T`. serde would also fill a struct from an array, by the
-/// fields' order, which a route that names its fields must not take.
-pub(super) fn from_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    if bytes.trim_ascii_start().first() != Some(&b'{') {
-        return Err("not a JSON object".into());
-    }
-    serde_json::from_slice(bytes).map_err(|e| e.to_string())
-}
-
-/// The client's address: the socket's peer, or, when the peer is one of
-/// `auth.trusted_proxies`, the nearest address in `X-Forwarded-For` that is not.
+/// The client's address, as [`Peers::client`] tells it.
 fn client_address(desk: &Desk, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
-    let proxies = &desk.hub.config.auth.trusted_proxies;
-    let trusted = |ip: &IpAddr| proxies.iter().any(|n| n.contains(*ip));
-    let mut address = peer.ip();
-    if !trusted(&address) {
-        return address;
-    }
-    let forwarded = headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .collect::<Vec<_>>();
-    for hop in forwarded.iter().rev() {
-        match hop.parse::<IpAddr>() {
-            Ok(ip) if trusted(&ip) => address = ip,
-            Ok(ip) => return ip,
-            Err(_) => return address,
-        }
-    }
-    address
+    desk.peers.client(peer.ip(), headers)
 }
 
 /// The refresh token from the `Cookie` header(s).
@@ -242,11 +217,33 @@ async fn login(
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
     let from = client_address(&desk, peer, &headers);
-    let result = match body(bytes) {
-        Ok(req) => desk.accounts.login(req, from).await,
+    let result = match body::<LoginRequest>(bytes) {
+        Ok(req) => {
+            let name: String = req.username.chars().take(64).collect();
+            let result = desk.accounts.login(req, from).await;
+            if let Err(p) = &result {
+                log_refused_login(p, &name, from);
+            }
+            result
+        }
         Err(p) => Err(p),
     };
     answer(result, StatusCode::OK, &desk.accounts)
+}
+
+/// A failed login, or one refused for too many failures, for the operator: the name
+/// tried (escaped, at most 64 characters) and the client's address, never the password.
+fn log_refused_login(p: &AuthProblem, name: &str, from: IpAddr) {
+    match p.code {
+        AuthCode::InvalidCredentials => tracing::info!(user = ?name, %from, "failed login"),
+        AuthCode::RateLimited => tracing::warn!(
+            user = ?name,
+            %from,
+            retry_after_secs = p.retry_after,
+            "login refused: too many failed logins (locked out for now)"
+        ),
+        _ => {}
+    }
 }
 
 async fn refresh(State(desk): State<Desk>, headers: HeaderMap) -> Response {
@@ -280,7 +277,7 @@ async fn password(
     let result = match body(bytes) {
         Ok(req) => {
             desk.accounts
-                .change_password(&desk.hub.verifier, super::http::bearer(&headers), req, from)
+                .change_password(&desk.hub.verifier, bearer(&headers), req, from)
                 .await
         }
         Err(p) => Err(p),

@@ -3,17 +3,24 @@
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
 
-use super::api::{GameIdPath, problem, view};
+use super::extract::GameIdPath;
+use super::record::view;
+use super::reply::problem;
 use crate::estimate::estimate;
 use crate::hub::Hub;
 use crate::store::GameStatus;
 
-pub async fn handler(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+pub fn routes() -> Router<Arc<Hub>> {
+    Router::new().route("/api/games/{id}/estimate", get(handler))
+}
+
+async fn handler(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
     let v = match view(&hub, path).await {
         Ok(v) => v,
         Err(r) => return r,

@@ -1,17 +1,25 @@
-//! HTTP routes: the WebSocket endpoint, health and readiness, metrics.
+//! The router: the WebSocket endpoint, health and readiness, metrics, and the route
+//! files' routes. Only this file imports the route files; what they share is in
+//! [`super::reply`] and [`super::extract`].
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{ConnectInfo, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
 use serde::Deserialize;
 
-use super::limits::PerUser;
-use super::session;
+use super::chat::ChatQuota;
+use super::deadline::ConnState;
+use super::extract::bearer;
+use super::limits::{AddressKey, PerAddress, PerUser};
+use super::peer::Peers;
+use super::reply::problem;
+use super::{api, auth, estimate, ratings, reviews, session, web};
 use crate::fanout::encode;
 use crate::hub::Hub;
 use crate::protocol::{Refusal, ServerMsg};
@@ -30,18 +38,24 @@ pub const READ_BUFFER_BYTES: usize = 1024;
 /// How much tungstenite gathers before writing; a batch is flushed whole anyway.
 pub const WRITE_BUFFER_BYTES: usize = 16 * 1024;
 
-pub fn router(hub: Arc<Hub>) -> Router {
+pub fn router(hub: Arc<Hub>, peers: Arc<Peers>) -> Router {
     Router::new()
         .route("/ws", get(websocket))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .merge(super::api::routes())
-        .merge(super::ratings::routes())
-        .merge(super::web::routes(&hub))
-        .merge(super::auth::routes(&hub))
+        .merge(api::routes())
+        .merge(estimate::routes())
+        .merge(reviews::routes())
+        .merge(ratings::routes())
+        .merge(web::routes(&hub))
+        .merge(auth::routes(&hub, &peers))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(Extension(Arc::new(PerUser::default())))
+        .layer(Extension(Arc::new(PerAddress::default())))
+        .layer(Extension(Arc::new(ChatQuota::new(&hub.config.limits))))
+        .layer(Extension(peers))
+        .layer(axum::middleware::map_response(nosniff))
         .with_state(hub)
 }
 
@@ -50,29 +64,57 @@ struct WsQuery {
     token: Option<String>,
 }
 
-/// The token of an `Authorization: Bearer <token>` header. The scheme's name is
-/// case-insensitive (RFC 7235 §2.1): `bearer` and `BEARER` name it too.
-pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-}
-
+/// The upgrade: refused with an HTTP status when the server, the share of connections
+/// without a login or the client's address is full; else a session, or a refusal on the
+/// socket when the token is refused or its user has too many connections.
+#[allow(clippy::too_many_arguments)]
 async fn websocket(
     State(hub): State<Arc<Hub>>,
     Extension(per_user): Extension<Arc<PerUser>>,
+    Extension(per_address): Extension<Arc<PerAddress>>,
+    Extension(peers): Extension<Arc<Peers>>,
+    Extension(chat): Extension<Arc<ChatQuota>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    // The plain HTTP connection being upgraded, which leaves its deadlines.
+    conn: Option<Extension<Arc<ConnState>>>,
     Query(query): Query<WsQuery>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let limits = &hub.config.limits;
-    if hub.open_connections() >= limits.max_connections {
+    let open = hub.open_connections();
+    if open >= limits.max_connections {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             "too many connections; try again later",
         )
             .into_response();
     }
+    let token = query.token.or_else(|| bearer(&headers).map(str::to_string));
+    // Room is kept for players: connections without a login may hold only a share.
+    let anonymous_share =
+        limits.max_connections * usize::from(limits.anonymous_connections_percent) / 100;
+    if token.is_none() && open.saturating_sub(per_user.total()) >= anonymous_share {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many connections without a login; log in, or try again later",
+        )
+            .into_response();
+    }
+    let client = peers.client(peer.ip(), &headers);
+    let from_client = per_address.take(&AddressKey::of(client), limits.max_connections_per_address);
+    let Ok(from_client) = from_client else {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many connections from your address; close one first",
+        )
+            .into_response();
+    };
+    let upgraded = move || {
+        if let Some(Extension(conn)) = conn {
+            conn.upgraded();
+        }
+    };
     let upgrade = upgrade
         .read_buffer_size(READ_BUFFER_BYTES)
         .write_buffer_size(WRITE_BUFFER_BYTES)
@@ -81,26 +123,40 @@ async fn websocket(
         )
         .max_message_size(limits.max_frame_bytes)
         .max_frame_size(limits.max_frame_bytes);
-    let login = match query.token.or_else(|| bearer(&headers).map(str::to_string)) {
+    let login = match token {
         None => None,
         Some(token) => {
             let user = match crate::accounts::admit(hub.store(), &hub.verifier, &token).await {
                 Ok(user) => user,
                 Err(refusal) => {
                     let close = (UNAUTHORIZED, "unauthorized");
-                    return upgrade.on_upgrade(move |socket| refuse(socket, refusal, close));
+                    return upgrade.on_upgrade(move |socket| {
+                        upgraded();
+                        refuse(socket, refusal, close)
+                    });
                 }
             };
             match per_user.enter(&user.id, limits.max_connections_per_user) {
                 Ok(slot) => Some((user, slot)),
                 Err(refusal) => {
                     let close = (TOO_MANY, "too many connections");
-                    return upgrade.on_upgrade(move |socket| refuse(socket, refusal, close));
+                    return upgrade.on_upgrade(move |socket| {
+                        upgraded();
+                        refuse(socket, refusal, close)
+                    });
                 }
             }
         }
     };
-    upgrade.on_upgrade(move |socket| session::serve(hub, socket, login, per_user))
+    upgrade.on_upgrade(move |socket| {
+        upgraded();
+        let session = session::serve(hub, socket, login, per_user, chat);
+        async move {
+            // The client address's place, held as long as the session.
+            let _from_client = from_client;
+            session.await
+        }
+    })
 }
 
 /// Answers a login refused at the upgrade on the socket itself (browsers cannot read an
@@ -125,10 +181,20 @@ async fn refuse(mut socket: WebSocket, r: Refusal, (code, reason): (u16, &'stati
     let _ = tokio::time::timeout(REFUSE_WAIT, refusal).await;
 }
 
+/// Every answer says its content type is the truth: a browser must not guess a record,
+/// an SGF or an error to be HTML and run it.
+async fn nosniff(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .entry(header::X_CONTENT_TYPE_OPTIONS)
+        .or_insert(HeaderValue::from_static("nosniff"));
+    response
+}
+
 /// A known path asked with a method it does not take: a JSON error like every other
 /// refusal of the API, not an empty body.
 async fn method_not_allowed() -> Response {
-    super::api::problem(
+    problem(
         StatusCode::METHOD_NOT_ALLOWED,
         "this path does not take that method",
     )

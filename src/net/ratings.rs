@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use super::api::{blocking, problem};
+use super::reply::{blocking, problem};
 use crate::accounts::username::Username;
 use crate::hub::Hub;
 use crate::rating::Pool;

@@ -5,23 +5,26 @@
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 
-use super::api::{GameIdPath, blocking, problem};
+use super::extract::{GameIdPath, bearer};
+use super::reply::{blocking, problem};
 use crate::hub::Hub;
 use crate::protocol::ErrorCode;
 use crate::store::ReviewRecord;
 
 /// The largest SGF a review may hold.
 pub const MAX_SGF_BYTES: usize = 64 * 1024;
-/// The most reviews one user may keep.
-pub const MAX_REVIEWS_PER_USER: u64 = 500;
+/// The largest body `POST /api/reviews` reads: the largest SGF as a JSON string (each
+/// line break, quote or backslash escaped takes two bytes) and the other fields.
+pub const MAX_BODY_BYTES: usize = 2 * MAX_SGF_BYTES + 1024;
 
 /// What `POST /api/reviews` takes.
 #[derive(Deserialize)]
@@ -45,7 +48,17 @@ struct ReviewView {
     sgf: String,
 }
 
-pub async fn create(
+pub fn routes() -> Router<Arc<Hub>> {
+    Router::new()
+        .route(
+            "/api/reviews",
+            post(create).layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        )
+        .route("/api/reviews/{id}", get(one))
+        .route("/api/reviews/{id}/sgf", get(sgf))
+}
+
+async fn create(
     State(hub): State<Arc<Hub>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -66,7 +79,7 @@ pub async fn create(
             );
         }
     };
-    let Some(token) = super::http::bearer(&headers) else {
+    let Some(token) = bearer(&headers) else {
         return problem(
             StatusCode::UNAUTHORIZED,
             "saving a review needs a token in an `Authorization: Bearer` header",
@@ -120,6 +133,11 @@ pub async fn create(
         move_number: new.move_number,
         sgf: new.sgf,
     };
+    // A guest is made in one request and lasts as long as a cookie: it keeps few.
+    let most = match user.role {
+        crate::protocol::Role::Guest => hub.config.limits.max_reviews_per_guest,
+        _ => hub.config.limits.max_reviews_per_user,
+    };
     let store = hub.store().clone();
     let (owner, game_id) = (review.owner.clone(), review.game_id.clone());
     let checked = blocking(move || {
@@ -133,7 +151,7 @@ pub async fn create(
     match checked {
         Err(r) => return r,
         Ok((_, false)) => return problem(StatusCode::NOT_FOUND, "no such game"),
-        Ok((n, true)) if n >= MAX_REVIEWS_PER_USER => {
+        Ok((n, true)) if n >= most => {
             return problem(
                 StatusCode::CONFLICT,
                 format!("you keep {n} reviews already, the most a user may keep"),
@@ -172,7 +190,7 @@ async fn find(hub: &Arc<Hub>, path: GameIdPath) -> Result<ReviewRecord, Response
         .ok_or_else(|| problem(StatusCode::NOT_FOUND, "no such review"))
 }
 
-pub async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
     match find(&hub, path).await {
         Ok(r) => Json(ReviewView {
             review_id: r.id,
@@ -187,7 +205,7 @@ pub async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
     }
 }
 
-pub async fn sgf(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
+async fn sgf(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {
     match find(&hub, path).await {
         Ok(r) => (
             [

@@ -11,8 +11,9 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::time::{Instant, MissedTickBehavior};
 
+use super::chat::ChatQuota;
 use super::fairplay;
-use super::limits::{PerUser, RateLimit, UserSlot};
+use super::limits::{PerUser, RateLimit, Unfollowed, UserSlot};
 use crate::fanout::{Inbox, Next, Outbox, encode};
 use crate::hub::Hub;
 use crate::lobby::automatch::Wish;
@@ -32,6 +33,8 @@ const SLOW_CONSUMER: u16 = 4008;
 const WRITE_TIMEOUT: Duration = Duration::from_secs(15);
 /// Close code for a connection that kept flooding.
 const FLOODING: u16 = 4029;
+/// Close code for a connection without a login that followed nothing for too long.
+const UNFOLLOWED: u16 = 4010;
 /// How long the last frames (a close reply, our own close) may take to leave.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 /// After our close, how long the peer may be silent before the socket is closed without
@@ -50,6 +53,8 @@ struct Session {
     /// Every user's open connections, and this one's place among its user's.
     per_user: Arc<PerUser>,
     slot: Option<UserSlot>,
+    watching_lobby: bool,
+    chat: Arc<ChatQuota>,
 }
 
 /// Serves one upgraded connection until it closes or the server shuts down. `login` is
@@ -62,6 +67,7 @@ pub fn serve(
     socket: WebSocket,
     login: Option<(UserInfo, UserSlot)>,
     per_user: Arc<PerUser>,
+    chat: Arc<ChatQuota>,
 ) -> impl Future<Output = ()> + Send {
     let conn = hub.next_conn();
     let span = tracing::info_span!(
@@ -71,7 +77,7 @@ pub fn serve(
     );
     // Instrumented, not entered: a guard held across `.await` would leak the span into
     // whatever else runs on this thread while the connection waits.
-    tracing::Instrument::instrument(serve_conn(hub, socket, login, per_user, conn), span)
+    tracing::Instrument::instrument(serve_conn(hub, socket, login, per_user, chat, conn), span)
 }
 
 /// [`serve`], inside the connection's span. It owns the socket and the queue and lends
@@ -81,6 +87,7 @@ async fn serve_conn(
     mut socket: WebSocket,
     login: Option<(UserInfo, UserSlot)>,
     per_user: Arc<PerUser>,
+    chat: Arc<ChatQuota>,
     conn: u64,
 ) {
     hub.connection_opened();
@@ -96,6 +103,8 @@ async fn serve_conn(
         rtt_ms: None,
         per_user,
         slot: None,
+        watching_lobby: false,
+        chat,
     };
     if let Some((user, slot)) = login {
         session.log_in(user, slot);
@@ -193,6 +202,7 @@ impl Session {
         heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let idle_timeout = Duration::from_secs(limits.idle_timeout_secs.max(1));
         let mut last_heard = Instant::now();
+        let mut unfollowed = Unfollowed::new(Duration::from_secs(limits.anonymous_idle_secs));
         let mut shutdown = self.hub.shutdown.subscribe();
         // Made once, not on every wake-up: a new `wait_for()` registers with the channel's
         // waiters (a lock) each time it is polled and deregisters when dropped. It is
@@ -278,6 +288,10 @@ impl Session {
                 _ = heartbeat.tick() => {
                     if last_heard.elapsed() > idle_timeout {
                         break Some((1000, "idle timeout"));
+                    }
+                    let follows = self.user.is_some() || self.watching_lobby || !self.joined.is_empty();
+                    if unfollowed.too_long(follows) {
+                        break Some((UNFOLLOWED, "idle without a login: log in, join a game or watch the lobby"));
                     }
                     let stamp = (epoch.elapsed().as_millis() as u64).to_be_bytes();
                     in_time(socket.send(Message::Ping(stamp.to_vec().into()))).await
@@ -407,10 +421,12 @@ impl Session {
             }),
             LobbyMsg::WatchLobby {} => {
                 hub.lobby.watch(self.outbox.clone());
+                self.watching_lobby = true;
                 self.ack(id, None, None);
             }
             LobbyMsg::UnwatchLobby {} => {
                 hub.lobby.unwatch(self.conn);
+                self.watching_lobby = false;
                 self.ack(id, None, None);
             }
             LobbyMsg::Offer { offer } => {
@@ -553,6 +569,8 @@ impl Session {
                 let user = self.user()?;
                 self.chat_allowed(&user, &game_id).await?;
                 let room = self.room(&game_id).await?;
+                let open = |game: &str| self.hub.registered(game).is_some();
+                self.chat.take(&user.id, &game_id, text.len(), open)?;
                 let seq = room
                     .ask(|reply| RoomCmd::Chat { user, text, reply })
                     .await??;

@@ -15,6 +15,8 @@ use axum::routing::get;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use super::extract::from_object;
+
 use crate::accounts::username::{GUEST_PREFIX, Username};
 use crate::auth::{claims_for, display_name, load_or_create_secret, sign};
 use crate::config::JwtAlgorithm;
@@ -84,8 +86,39 @@ static ASSETS: &[Asset] = &[
     ),
 ];
 
-/// The page may load only its own files and talk only to its own server.
-const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+/// The page may load only its own files and talk only to its own server: `connect-src`
+/// names the server's own WebSocket origin ([`csp`]).
+const CSP_BEFORE_CONNECT: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'";
+const CSP_AFTER_CONNECT: &str = "; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/// The page's policy. `'self'` covers the page's own `ws:`/`wss:` origin in browsers
+/// that follow CSP 3; the origin is named as well for those that do not: the one of
+/// `auth.public_url` when it is set, else the host the page was asked from (checked to
+/// be a plain host name or address, so a header cannot add to the policy).
+fn csp(public_url: Option<&str>, headers: &HeaderMap) -> String {
+    let from_url = public_url.and_then(|url| {
+        let (scheme, rest) = url.split_once("://")?;
+        let host = rest.split(['/', '?', '#']).next()?;
+        let ws = if scheme.eq_ignore_ascii_case("https") {
+            "wss"
+        } else {
+            "ws"
+        };
+        Some(format!("{ws}://{host}"))
+    });
+    let origin = from_url.or_else(|| {
+        let host = headers.get(header::HOST)?.to_str().ok()?;
+        Some(format!("ws://{host} wss://{host}"))
+    });
+    let origin = origin.filter(|o| {
+        o.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b" .-:/[]".contains(&b))
+    });
+    match origin {
+        Some(origin) => format!("{CSP_BEFORE_CONNECT} {origin}{CSP_AFTER_CONNECT}"),
+        None => format!("{CSP_BEFORE_CONNECT}{CSP_AFTER_CONNECT}"),
+    }
+}
 
 /// What the dev login needs: the HS256 secret, loaded once at start-up, or why there is
 /// none.
@@ -126,15 +159,23 @@ pub fn routes<S: Clone + Send + Sync + 'static>(hub: &Arc<Hub>) -> Router<S> {
         secret,
     };
     let mut router = Router::new().route("/api/dev-login", get(dev_status).post(dev_login));
+    let public_url: Arc<Option<String>> = Arc::new(auth.public_url.clone());
     for (i, asset) in ASSETS.iter().enumerate() {
-        router = router.route(asset.path, get(move |headers: HeaderMap| file(i, headers)));
+        let public_url = public_url.clone();
+        router =
+            router.route(
+                asset.path,
+                get(move |headers: HeaderMap| async move {
+                    file(i, &headers, public_url.as_deref()).await
+                }),
+            );
     }
     router.with_state(dev)
 }
 
 /// Serves one embedded file. The names carry no hash, so browsers must revalidate
 /// (`no-cache`); the ETag makes that a 304 until the binary changes.
-async fn file(index: usize, headers: HeaderMap) -> Response {
+async fn file(index: usize, headers: &HeaderMap, public_url: Option<&str>) -> Response {
     static ETAGS: OnceLock<Vec<String>> = OnceLock::new();
     let etags = ETAGS.get_or_init(|| {
         ASSETS
@@ -162,11 +203,10 @@ async fn file(index: usize, headers: HeaderMap) -> Response {
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    if asset.path == "/" {
-        h.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CSP),
-        );
+    if asset.path == "/"
+        && let Ok(policy) = HeaderValue::from_str(&csp(public_url, headers))
+    {
+        h.insert(header::CONTENT_SECURITY_POLICY, policy);
         h.insert(
             header::REFERRER_POLICY,
             HeaderValue::from_static("no-referrer"),
@@ -202,7 +242,7 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
         Ok(s) => s.clone(),
         Err(why) => return problem(StatusCode::FORBIDDEN, *why),
     };
-    let request: DevLoginRequest = match super::auth::from_object(&body) {
+    let request: DevLoginRequest = match from_object(&body) {
         Ok(r) => r,
         Err(e) => {
             return problem(

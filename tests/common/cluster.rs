@@ -44,7 +44,10 @@ impl Cluster {
         Cluster {
             db: postgres_db(),
             name: unique_prefix(),
-            secret: format!("secret-{}", unique_prefix()),
+            secret: format!(
+                "a shared test secret of 32 bytes or more {}",
+                unique_prefix()
+            ),
             lease_ms,
             nats,
         }

@@ -124,6 +124,12 @@ impl Client {
         let (ws, _) = frozen(connect_async(url))
             .await
             .expect("websocket connects");
+        Client::over(ws).await
+    }
+
+    /// A client on a WebSocket connected some other way (from another source address,
+    /// with headers of its own), once its first message has come.
+    pub async fn over(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
         let mut client = Client {
             ws,
             pending: VecDeque::new(),

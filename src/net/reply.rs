@@ -1,0 +1,24 @@
+//! What every JSON route answers with: a refusal as `{"error": ...}`, and a store call
+//! run off the async threads whose failure is such a refusal. Shared by the route files,
+//! which import it rather than each other.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+/// A refusal in the API's shape: the status and `{"error": message}`.
+pub(super) fn problem(status: StatusCode, message: impl Into<String>) -> Response {
+    let body = serde_json::json!({"error": message.into()});
+    (status, Json(body)).into_response()
+}
+
+/// Runs a store call on the blocking pool; a store failure is a 503, a panic a 500.
+pub(super) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
+) -> Result<T, Response> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(problem(StatusCode::SERVICE_UNAVAILABLE, e.to_string())),
+        Err(e) => Err(problem(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
+    }
+}
