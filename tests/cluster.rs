@@ -978,3 +978,30 @@ async fn a_take_over_records_no_absence_of_players_whose_connections_stayed_open
     assert!(absent.is_empty(), "presence changed: {absent:?}");
 }
 
+/// Issue 40, item 16: a second process started under a node id already live in the
+/// cluster refuses to start, saying why; the first one plays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_refuses_to_start_under_an_id_live_elsewhere() {
+    let cluster = Processes::new(Cluster::new(), 1, Vec::new());
+    let n0 = cluster.spawn(0);
+    let mut alice = cluster.login(&n0, "alice").await;
+    let mut bob = cluster.login(&n0, "bob").await;
+    let game = start_game(
+        &mut alice,
+        &mut bob,
+        json!({"board_size": 19, "color": "black"}),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("a data dir");
+    let ended =
+        tokio::task::block_in_place(|| cluster.run_twin(0, dir.path(), Duration::from_secs(30)));
+    let (status, log) = ended.expect("the second n0 stops by itself");
+    assert!(!status.success(), "{status}\n{log}");
+    assert!(log.contains("cluster.node_id"), "{log}");
+    play_through(&mut alice, &game, 1, &vertex(1))
+        .await
+        .expect("the first n0 plays on");
+    play_through(&mut bob, &game, 2, &vertex(2))
+        .await
+        .expect("the first n0 plays on");
+}
