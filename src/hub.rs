@@ -724,11 +724,13 @@ impl Hub {
                         Ok(_) => return,
                         Err(refusal) if refusal.code != ErrorCode::Unavailable => {
                             tracing::info!(%game, %refusal, "a connection could not follow its game");
-                            return;
+                            return mirror::unfollowed(&member.outbox, &game, &refusal);
                         }
-                        Err(_) if tokio::time::Instant::now() > until || *hub.shutdown.borrow() => {
+                        Err(refusal)
+                            if tokio::time::Instant::now() > until || *hub.shutdown.borrow() =>
+                        {
                             tracing::warn!(%game, "a game found no node to run on; a connection stops following it");
-                            return;
+                            return mirror::unfollowed(&member.outbox, &game, &refusal);
                         }
                         Err(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
                     }

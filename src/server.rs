@@ -292,6 +292,15 @@ impl Server {
         &self.hub
     }
 
+    /// Returns once the server must stop of its own accord, and why: in a cluster,
+    /// another process runs under its node id, started first. Never on a single node.
+    pub async fn must_stop(&self) -> BusError {
+        match self.hub.lobby.cluster() {
+            Some(link) => link.displaced().await,
+            None => std::future::pending().await,
+        }
+    }
+
     /// Stops accepting, tells every client, waits (bounded) for connections to close,
     /// finishes in-flight commits and closes the store.
     pub async fn shutdown(self) {

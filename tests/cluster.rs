@@ -579,7 +579,8 @@ async fn white_gone_and_back(client: &mut Client, after: Option<u64>) {
 
 /// A node that dies says nothing to the mirrors of its rooms. When another node takes a
 /// game over, a player whose connection is on a third node and who sends nothing is
-/// still followed there: not counted absent (so not forfeitable), and able to move.
+/// still followed there: given the game's events, counted present (so not
+/// forfeitable), and able to move.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_quiet_player_on_a_third_node_follows_a_game_taken_over_after_a_crash() {
     let cluster = Processes::new(Cluster::new(), 3, Vec::new());
@@ -598,7 +599,6 @@ async fn a_quiet_player_on_a_third_node_follows_a_game_taken_over_after_a_crash(
     bob.ok(json!({"type": "join", "game_id": game})).await;
     let mut alice = cluster.login(&n1, "alice").await;
     alice.ok(json!({"type": "join", "game_id": game})).await;
-    let after = alice.recv_type("snapshot").await["seq"].as_u64();
     // The owner dies; Bob's node is paused meanwhile, so Alice's node takes the game.
     n2.signal(libc::SIGSTOP);
     n0.kill();
@@ -606,12 +606,16 @@ async fn a_quiet_player_on_a_third_node_follows_a_game_taken_over_after_a_crash(
         .await
         .expect("Alice's node takes the game over");
     n2.signal(libc::SIGCONT);
-    // The game rebuilt on Alice's node first counts everyone gone; Bob, who sends
-    // nothing, is back in it all the same.
-    white_gone_and_back(&mut alice, after).await;
+    // Bob, who sends nothing, is in the game on Alice's node all the same.
+    let played = bob.recv_type("move_played").await;
+    assert_eq!(played["move_number"], 1, "{played}");
     play_through(&mut bob, &game, 2, &vertex(2))
         .await
         .expect("Bob's connection follows the game");
+    let mut carol = cluster.login(&n1, "carol").await;
+    carol.ok(json!({"type": "join", "game_id": game})).await;
+    let snapshot = carol.recv_type("snapshot").await;
+    assert_eq!(snapshot["white"]["online"], true, "{snapshot}");
 }
 
 /// NATS goes down under a game whose players are on two nodes. The node cut off from
@@ -798,4 +802,211 @@ async fn rated_games_ending_on_two_nodes_fold_into_the_ratings_in_one_order() {
     );
     n1.stop().await;
     n2.stop().await;
+}
+
+/// Reads `c`'s frames of `game` until its numbered events reach `last`, checking that
+/// they come one after another from `after + 1` and that no error names the game (a
+/// connection that stopped following it is told so with one); what went wrong, if
+/// anything did.
+async fn follows_through(c: &mut Client, game: &str, after: u64, last: u64) -> Result<(), String> {
+    let mut seen = after;
+    let reading = async {
+        while seen < last {
+            let v = c.recv().await;
+            if v["game_id"] != game || v["type"] == "snapshot" || v["type"] == "ack" {
+                continue;
+            }
+            if v["type"] == "error" {
+                return Err(format!("told after event {seen}: {v}"));
+            }
+            let Some(seq) = v["seq"].as_u64() else {
+                continue;
+            };
+            if seq != seen + 1 {
+                return Err(format!("a gap or a repeat after event {seen}: {v}"));
+            }
+            seen = seq;
+        }
+        Ok(())
+    };
+    // Shorter than a client's own wait for a frame, so a silent connection is reported.
+    match tokio::time::timeout(Duration::from_secs(8), reading).await {
+        Ok(read) => read,
+        Err(_) => Err(format!("stood at event {seen} of {last}")),
+    }
+}
+
+/// Plays move `n` at `vertex` through `c`, sending it again every 80 ms while the game
+/// is moving between nodes (`unavailable`); a `stale_move` means an earlier try went in.
+/// Any other answer fails the test: a live game is never `not_found`.
+async fn play_insistently(c: &mut Client, game: &str, n: u32, vertex: &str) {
+    loop {
+        let msg = json!({"type": "play", "game_id": game, "move_number": n, "vertex": vertex});
+        let reply = c.request(msg).await;
+        match reply["code"].as_str() {
+            None if reply["type"] == "ack" => return,
+            Some("unavailable") => tokio::time::sleep(Duration::from_millis(80)).await,
+            Some("stale_move") => return,
+            _ => panic!("move {n} of the live game {game} refused: {reply}"),
+        }
+    }
+}
+
+/// Issue 40, items 14 and 15: the owner of a game is killed while its players and
+/// spectators sit on another node and Black sends its next move again and again. Every
+/// one of those connections follows the game to its new owner, with no event missed,
+/// and no request about the live game is answered `not_found`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_connection_on_the_nodes_left_follows_a_game_whose_owner_is_killed() {
+    let cluster = Processes::new(Cluster::new(), 3, Vec::new());
+    let (n0, _n1, mut n2) = (cluster.spawn(0), cluster.spawn(1), cluster.spawn(2));
+    let game = {
+        let mut alice = cluster.login(&n2, "alice").await;
+        let mut bob = cluster.login(&n2, "bob").await;
+        let settings = json!({"board_size": 19, "color": "black"});
+        start_game(&mut alice, &mut bob, settings).await
+    };
+    // Everyone is on the first node; the game runs on the third.
+    let mut connections = Vec::new();
+    for user in ["alice", "bob", "s1", "s2", "s3"] {
+        let mut c = cluster.login(&n0, user).await;
+        let after = watch(&mut c, &game).await;
+        connections.push((user, c, after));
+    }
+    for n in 1..=40 {
+        let mover = &mut connections[(n as usize + 1) % 2].1;
+        play_through(mover, &game, n, &vertex(n)).await.expect("in");
+    }
+    n2.kill();
+    for n in 41..=44 {
+        let mover = &mut connections[(n as usize + 1) % 2].1;
+        play_insistently(mover, &game, n, &vertex(n)).await;
+    }
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let last = store.events(&game).expect("events").len() as u64;
+    let mut lost = Vec::new();
+    for (user, c, after) in &mut connections {
+        if let Err(e) = follows_through(c, &game, *after, last).await {
+            lost.push(format!("{user}: {e}"));
+        }
+    }
+    assert!(lost.is_empty(), "connections lost the game: {lost:#?}");
+}
+
+/// Issue 40, item 14: a connection that cannot follow its game (the game finds no node
+/// to run on: here its log cannot be read back after its owner died) is told so, with an
+/// error naming the game, instead of waiting in silence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_cannot_follow_its_game_is_told() {
+    let cluster = Processes::new(Cluster::new(), 2, Vec::new());
+    let (n0, mut n1) = (cluster.spawn(0), cluster.spawn(1));
+    let game = {
+        let mut alice = cluster.login(&n1, "alice").await;
+        let mut bob = cluster.login(&n1, "bob").await;
+        let settings = json!({"board_size": 19, "color": "black"});
+        start_game(&mut alice, &mut bob, settings).await
+    };
+    let mut alice = cluster.login(&n0, "alice").await;
+    watch(&mut alice, &game).await;
+    let mut carol = cluster.login(&n0, "carol").await;
+    watch(&mut carol, &game).await;
+    // An event no node can replay, after the last one (the joins may still add
+    // presence), then the owner dies.
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let unreadable = |seq| {
+        Append::Event(tengen::store::EventRecord {
+            game_id: game.clone(),
+            seq,
+            kind: "move_played".into(),
+            payload: "{}".into(),
+            at_ms: 1,
+        })
+    };
+    let appended = (0..10).any(|_| {
+        let last = store.events(&game).expect("events").len() as u64;
+        store.append(&[unreadable(last + 1)]).is_ok()
+    });
+    assert!(appended, "an unreadable event is stored");
+    n1.kill();
+    // Alice's move finds the owner gone: the connections on her node try to follow
+    // the game, which cannot be rebuilt anywhere.
+    let first = json!({"type": "play", "game_id": game, "move_number": 1, "vertex": vertex(1)});
+    let refused = alice.request(first).await;
+    assert_eq!(refused["code"], "unavailable", "{refused}");
+    let told = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let v = carol.recv_type("error").await;
+            if v["game_id"] == game {
+                return v;
+            }
+        }
+    })
+    .await
+    .expect("the spectator is told that it no longer follows the game");
+    assert_eq!(told["code"], "unavailable", "{told}");
+    assert!(told.get("id").is_none(), "{told}");
+}
+
+/// Issue 40, item 17: after a take-over the new owner does not record players absent
+/// whose connections stayed open on the nodes still up, and a move from either is taken
+/// from a player the game shows online.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_take_over_records_no_absence_of_players_whose_connections_stayed_open() {
+    let cluster = Processes::new(Cluster::new(), 3, Vec::new());
+    let (n0, n1, mut n2) = (cluster.spawn(0), cluster.spawn(1), cluster.spawn(2));
+    let game = {
+        let mut alice = cluster.login(&n2, "alice").await;
+        let mut bob = cluster.login(&n2, "bob").await;
+        let settings = json!({"board_size": 19, "color": "black"});
+        start_game(&mut alice, &mut bob, settings).await
+    };
+    let mut alice = cluster.login(&n0, "alice").await;
+    watch(&mut alice, &game).await;
+    let mut bob = cluster.login(&n1, "bob").await;
+    watch(&mut bob, &game).await;
+    play_through(&mut alice, &game, 1, &vertex(1))
+        .await
+        .expect("in");
+    play_through(&mut bob, &game, 2, &vertex(2))
+        .await
+        .expect("in");
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let before = store.events(&game).expect("events").len();
+    n2.kill();
+    play_insistently(&mut alice, &game, 3, &vertex(3)).await;
+    play_insistently(&mut bob, &game, 4, &vertex(4)).await;
+    let absent: Vec<String> = store.events(&game).expect("events")[before..]
+        .iter()
+        .filter(|e| e.kind == "presence")
+        .map(|e| e.payload.clone())
+        .collect();
+    assert!(absent.is_empty(), "presence changed: {absent:?}");
+}
+
+/// Issue 40, item 16: a second process started under a node id already live in the
+/// cluster refuses to start, saying why; the first one plays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_refuses_to_start_under_an_id_live_elsewhere() {
+    let cluster = Processes::new(Cluster::new(), 1, Vec::new());
+    let n0 = cluster.spawn(0);
+    let mut alice = cluster.login(&n0, "alice").await;
+    let mut bob = cluster.login(&n0, "bob").await;
+    let game = start_game(
+        &mut alice,
+        &mut bob,
+        json!({"board_size": 19, "color": "black"}),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("a data dir");
+    let ended =
+        tokio::task::block_in_place(|| cluster.run_twin(0, dir.path(), Duration::from_secs(30)));
+    let (status, log) = ended.expect("the second n0 stops by itself");
+    assert!(!status.success(), "{status}\n{log}");
+    assert!(log.contains("cluster.node_id"), "{log}");
+    play_through(&mut alice, &game, 1, &vertex(1))
+        .await
+        .expect("the first n0 plays on");
+    play_through(&mut bob, &game, 2, &vertex(2))
+        .await
+        .expect("the first n0 plays on");
 }

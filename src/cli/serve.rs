@@ -42,9 +42,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         let stop = stop_signals()?;
         let server = Server::start(config).await?;
-        stop.await;
+        let displaced = tokio::select! {
+            () = stop => None,
+            why = server.must_stop() => Some(why),
+        };
         server.shutdown().await;
-        anyhow::Ok(())
+        match displaced {
+            // Stopped, and the supervisor told so by the exit code.
+            Some(why) => Err(why.into()),
+            None => anyhow::Ok(()),
+        }
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -26,6 +26,10 @@ pub enum BusError {
     Request { subject: String, detail: String },
     #[error("not connected to NATS, so nothing was sent on {subject}")]
     NotConnected { subject: String },
+    #[error(
+        "another node runs under this node's cluster.node_id (as {twin}, started before this one); give each node its own id, or leave it unset to have one generated"
+    )]
+    SameId { twin: String },
 }
 
 /// A node's connection to the others.

@@ -175,6 +175,16 @@ impl Link {
         (games, assigned)
     }
 
+    /// Returns once this node must stop: another process runs under its node id,
+    /// started first ([`Members::yields_to`]).
+    pub async fn displaced(&self) -> BusError {
+        let twin = self.members.yielded().await;
+        tracing::error!(%twin, "another node runs under this node's id; this one stops");
+        BusError::SameId {
+            twin: twin.to_string(),
+        }
+    }
+
     /// Tells the others this node is leaving, so they drop its items now rather than
     /// after its silence, and waits until NATS has the goodbye (the process ends next).
     pub async fn leave(&self) {
@@ -242,6 +252,11 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
     tokio::spawn(hear_beats(Arc::downgrade(hub), link.clone(), beats));
     tokio::spawn(beat(Arc::downgrade(hub), link.clone()));
     tokio::time::sleep(BEAT + BEAT / 4).await;
+    if let Some(twin) = link.members.yielded_now() {
+        return Err(BusError::SameId {
+            twin: twin.to_string(),
+        });
+    }
     for node in link.members.others() {
         link.sync(hub, &node).await;
     }
@@ -395,6 +410,11 @@ async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscribe
             continue;
         };
         let Some(hub) = hub.upgrade() else { return };
+        // Another process under this node's id, started first: this one stops (the
+        // server waits on `Members::yielded`), and makes nothing of the other meanwhile.
+        if link.members.yields_to(&beat) {
+            continue;
+        }
         let Some((node, heard)) = link.members.heard(&beat) else {
             continue;
         };

@@ -1,6 +1,11 @@
 //! Which nodes are alive: each node says so on `<cluster>.nodes` every [`BEAT`], and
 //! one not heard for [`GONE_AFTER`] is gone. A node that restarts says so with a new
 //! boot number, so what the others copied of its old life goes at once.
+//!
+//! Two processes started under one `cluster.node_id` would both hold that id's leases
+//! and take its games from each other at every claim. Each hears the other's beat (its
+//! incarnation differs, its id does not): the one started later yields, refusing to
+//! start or stopping ([`Members::yielded`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -24,6 +29,9 @@ pub struct Beat {
     pub leaving: bool,
     #[serde(default)]
     pub news: u64,
+    /// When the node started (wall clock, ms): of two under one id, the later yields.
+    #[serde(default)]
+    pub since_ms: i64,
 }
 
 /// What a heartbeat means to this node.
@@ -40,9 +48,18 @@ pub enum Heard {
 
 /// The other nodes heard lately (never this one).
 pub struct Members {
+    /// This node's incarnation (`<id>#<random>`, see [`super::Node`]).
     me: Arc<str>,
     boot: u64,
+    since_ms: i64,
     seen: Mutex<HashMap<Arc<str>, (u64, Instant)>>,
+    /// The incarnation of this node's id, started earlier, that this one yields to.
+    yielded: tokio::sync::watch::Sender<Option<Arc<str>>>,
+}
+
+/// The node id of incarnation `node`.
+fn id_of(node: &str) -> &str {
+    node.split_once('#').map_or(node, |(id, _)| id)
 }
 
 impl Members {
@@ -50,7 +67,42 @@ impl Members {
         Members {
             me: me.into(),
             boot: rand::random(),
+            since_ms: crate::time::wall_ms(),
             seen: Mutex::default(),
+            yielded: tokio::sync::watch::Sender::new(None),
+        }
+    }
+
+    /// Notes `beat` if it comes from another process under this node's id that started
+    /// before this one (or, started in the same millisecond, has the lower
+    /// incarnation): both nodes weigh the same two beats, so exactly one yields.
+    /// Whether this node yields to it.
+    pub fn yields_to(&self, beat: &Beat) -> bool {
+        let twin = *beat.node != *self.me && id_of(&beat.node) == id_of(&self.me);
+        let earlier = (beat.since_ms, beat.node.as_str()) < (self.since_ms, &*self.me);
+        if !(twin && earlier && !beat.leaving) {
+            return false;
+        }
+        self.yielded
+            .send_if_modified(|y| y.replace(beat.node.as_str().into()).is_none());
+        true
+    }
+
+    /// The incarnation this node yields to, if it heard one.
+    pub fn yielded_now(&self) -> Option<Arc<str>> {
+        self.yielded.borrow().clone()
+    }
+
+    /// Returns once this node yields to another under its id (never, normally).
+    pub async fn yielded(&self) -> Arc<str> {
+        let mut heard = self.yielded.subscribe();
+        loop {
+            if let Some(twin) = heard.borrow_and_update().clone() {
+                return twin;
+            }
+            if heard.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
         }
     }
 
@@ -66,6 +118,7 @@ impl Members {
             boot: self.boot,
             leaving,
             news,
+            since_ms: self.since_ms,
         }
     }
 
@@ -138,6 +191,7 @@ mod tests {
             boot,
             leaving,
             news: 0,
+            since_ms: 0,
         };
         let heard = |b| members.heard(&b).map(|(_, h)| h);
         assert_eq!(&*members.leader(), "a");
@@ -150,5 +204,35 @@ mod tests {
         assert_eq!(heard(beat(2, true)), Some(Heard::Left));
         assert_eq!(heard(beat(2, true)), None);
         assert!(members.others().is_empty());
+    }
+
+    #[test]
+    fn of_two_processes_under_one_id_the_later_yields_and_only_it() {
+        let first = Members::new("n1#aaa");
+        let second = Members {
+            since_ms: first.since_ms + 1,
+            ..Members::new("n1#bbb")
+        };
+        let other = Members::new("n2#ccc");
+        // Each hears the other's beat: only the later one yields, and it says to whom.
+        assert!(!first.yields_to(&second.beat(false, 0)));
+        assert!(second.yields_to(&first.beat(false, 0)));
+        assert_eq!(first.yielded_now(), None);
+        assert_eq!(second.yielded_now().as_deref(), Some("n1#aaa"));
+        // Its own beat, another id's, or a goodbye is no reason to yield.
+        assert!(!other.yields_to(&other.beat(false, 0)));
+        assert!(!other.yields_to(&first.beat(false, 0)));
+        let third = Members {
+            since_ms: first.since_ms + 1,
+            ..Members::new("n1#ddd")
+        };
+        assert!(!third.yields_to(&first.beat(true, 0)), "a goodbye");
+        // Started in the same millisecond, the lower incarnation stays.
+        let twin = Members {
+            since_ms: first.since_ms,
+            ..Members::new("n1#abc")
+        };
+        assert!(!first.yields_to(&twin.beat(false, 0)));
+        assert!(twin.yields_to(&first.beat(false, 0)));
     }
 }

@@ -19,7 +19,7 @@ use super::bus::{Bus, BusError};
 use super::wire::{Answer, Forward, Relayed, to_bytes};
 use crate::fanout::{Frame, Outbox};
 use crate::hub::Hub;
-use crate::protocol::{ErrorCode, Refusal, UserInfo};
+use crate::protocol::{ErrorCode, Refusal, ServerMsg, UserInfo};
 use crate::room::{Audience, Opening, Rejoin, RoomCmd, RoomHandle, moving, stored_frames};
 use crate::rules::Color;
 use crate::store::Store;
@@ -106,12 +106,14 @@ impl Mirror {
                 break;
             }
         }
-        // Out of the registry first, so new commands find the game anew.
+        // Closed first, so new commands find the game anew; those already queued are
+        // asked to come again, for the game is not gone, only moving (or its owner
+        // silent): dropped, they would read as a game no longer open.
+        RoomCmd::turn_away_queued(&mut commands).await;
         let Some(hub) = self.hub.upgrade() else {
             return;
         };
         hub.forget(&self.game, self.instance);
-        drop(commands);
         let rejoins = self.watchers.into_iter().map(|w| Rejoin {
             outbox: w.outbox,
             user: w.user,
@@ -347,6 +349,24 @@ impl Mirror {
             }
         }
     }
+}
+
+/// Tells a connection that it no longer follows `game`, which it could not join again
+/// where the game runs now (`why`): an error with no request id that names the game, so
+/// the client joins it again itself (with `since_seq`) rather than wait in silence for
+/// events that no longer come (client-protocol/game.md, "Reconnecting").
+pub fn unfollowed(outbox: &Outbox, game: &str, why: &Refusal) {
+    outbox.push(crate::fanout::encode(&ServerMsg::Error {
+        id: None,
+        code: ErrorCode::Unavailable,
+        message: format!(
+            "this connection no longer follows this game, which moved to another server node: {}; join it again with since_seq",
+            why.message
+        ),
+        game_id: Some(game.to_owned()),
+        reason: None,
+        retry_after_ms: None,
+    }));
 }
 
 fn cut_off() -> Refusal {

@@ -26,6 +26,12 @@ use crate::time::wall_ms;
 
 /// Commands a room's queue holds at most; senders wait when it is full.
 const QUEUE: usize = 256;
+/// How long a game taken over waits for the connections on the other nodes to follow
+/// it before it records absent the players the log showed online. They follow at once
+/// when told of the take-over, or within a retry (200 ms) when their node found the
+/// owner dead first; a node still checking on a silent owner (up to 2 s, the
+/// forwarding timeout) follows within this too.
+const FOLLOW_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// What a room is asked to do.
 pub enum RoomCmd {
@@ -85,6 +91,33 @@ pub enum RoomCmd {
         user: UserInfo,
         reply: oneshot::Sender<(Option<CalledGame>, Option<GameSummary>)>,
     },
+}
+
+impl RoomCmd {
+    /// Answers a command that will not be carried out here because the game is moving
+    /// to another node (or its node is cut off): asked again, it is decided where the
+    /// game runs next. Dropping its reply instead would read as [`Gone`], which a
+    /// second time means the game is no longer open, for a game that is.
+    pub fn turn_away(self) {
+        match self {
+            RoomCmd::Join { reply, .. } => drop(reply.send(Err(moving()))),
+            RoomCmd::JoinRemote { reply, .. } => drop(reply.send(Err(moving()))),
+            RoomCmd::Act { reply, .. } | RoomCmd::Chat { reply, .. } => {
+                drop(reply.send(Err(moving())))
+            }
+            // Dropping the others' replies tells their senders the room is gone.
+            _ => {}
+        }
+    }
+
+    /// Stops `queue` taking commands and turns away those already in it: for a room or
+    /// a mirror whose game moves on.
+    pub async fn turn_away_queued(queue: &mut mpsc::Receiver<RoomCmd>) {
+        queue.close();
+        while let Some(cmd) = queue.recv().await {
+            cmd.turn_away();
+        }
+    }
 }
 
 /// What a joining connection is sent first, and where the live frames take over.
@@ -339,9 +372,17 @@ impl Room {
     }
 
     async fn run_game(mut self: Box<Self>, mut rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
-        for color in gone {
-            let step = self.live.presence(color, false, self.moment(0));
-            let _ = self.commit(step).await;
+        // After a restart the players' connections went with the process. In a cluster
+        // the game was taken over, and connections on the nodes still up follow it here
+        // by themselves: a player is recorded gone only if none of theirs has come back
+        // within the grace, so presence never says offline of a connection still open.
+        let mut absent_at = None;
+        if self.ctx.relay.is_some() {
+            absent_at = (!gone.is_empty()).then(|| Instant::now() + FOLLOW_GRACE);
+        } else {
+            for color in &gone {
+                self.presence(*color).await;
+            }
         }
         loop {
             let deadline = self
@@ -365,6 +406,12 @@ impl Room {
                 () = sleep_until(release.unwrap_or_else(Instant::now)), if release.is_some() => {
                     self.release();
                 }
+                () = sleep_until(absent_at.unwrap_or_else(Instant::now)), if absent_at.is_some() => {
+                    absent_at = None;
+                    for color in &gone {
+                        self.presence(*color).await;
+                    }
+                }
             }
             if self.moved || (self.live.phase() == Phase::Ended && self.crowd.is_empty()) {
                 break;
@@ -372,7 +419,11 @@ impl Room {
         }
         // Out of the registry first, so no new command is sent here; commands already
         // queued are dropped with their replies, which tells their senders the room is
-        // gone (a join then goes to the archive: see Hub::join).
+        // gone (a join then goes to the archive: see Hub::join), unless the game moves
+        // on: they are asked to come again.
+        if self.moved {
+            RoomCmd::turn_away_queued(&mut rx).await;
+        }
         let news = if self.moved {
             let (seq, released) = (self.live.seq(), self.released);
             let members = self
@@ -522,15 +573,7 @@ impl Room {
         tracing::warn!("this node's leases are not known to run; the room stops");
         crate::metrics::cluster_lease_lost();
         self.moved = true;
-        match cmd {
-            RoomCmd::Join { reply, .. } => drop(reply.send(Err(moving()))),
-            RoomCmd::JoinRemote { reply, .. } => drop(reply.send(Err(moving()))),
-            RoomCmd::Act { reply, .. } | RoomCmd::Chat { reply, .. } => {
-                drop(reply.send(Err(moving())))
-            }
-            // Dropping the others' replies tells their senders the room is gone.
-            _ => {}
-        }
+        cmd.turn_away();
     }
 
     async fn join(

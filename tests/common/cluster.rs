@@ -86,6 +86,11 @@ impl Cluster {
         id: &str,
         more: &[(&'static str, String)],
     ) -> Running {
+        super::process::spawn(dir, &self.env(id, more))
+    }
+
+    /// The settings of node `id` of this cluster, with `more`.
+    fn env(&self, id: &str, more: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
         let mut env = cluster_env(
             self.db.url(),
             &self.nats,
@@ -95,7 +100,7 @@ impl Cluster {
             &self.secret,
         );
         env.extend_from_slice(more);
-        super::process::spawn(dir, &env)
+        env
     }
 
     /// A client of `user` on the node at `url`.
@@ -130,6 +135,18 @@ impl Processes {
     pub fn spawn(&self, i: usize) -> Running {
         self.cluster
             .spawn(self.dirs[i].path(), &format!("n{i}"), &self.more)
+    }
+
+    /// Starts, with data dir `dir`, a process that names itself node `i` too, and
+    /// waits for it to stop by itself (see [`super::process::run_to_end`]).
+    pub fn run_twin(
+        &self,
+        i: usize,
+        dir: &std::path::Path,
+        within: std::time::Duration,
+    ) -> Option<(std::process::ExitStatus, String)> {
+        let env = self.cluster.env(&format!("n{i}"), &self.more);
+        super::process::run_to_end(dir, &env, within)
     }
 
     /// Node `i`'s data dir.

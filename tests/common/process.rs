@@ -81,24 +81,60 @@ pub fn cluster_env(
     ]
 }
 
-/// Starts `tengen serve` on port 0 with data dir `dir` and the settings in `env`, and
-/// reads the address it announces.
-pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
+/// `tengen serve` on port 0 with data dir `dir` and the settings in `env`, its log on
+/// a pipe.
+fn serve(dir: &std::path::Path, env: &[(&str, String)]) -> Command {
     let mut command = Command::new(tengen_bin());
     // The tests' own settings (TENGEN_TEST_*) are not the server's: its configuration
     // refuses TENGEN_ variables it does not know.
     for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("TENGEN_TEST_")) {
         command.env_remove(key);
     }
-    let mut child = command
+    command
         .args(["serve", "--listen", "127.0.0.1:0", "--data"])
         .arg(dir)
         .env("TENGEN_LOG", "info")
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tengen starts");
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs `tengen serve` as [`spawn`] does, for a server expected to stop by itself:
+/// its exit status and its whole log, or None (and killed) if it still runs after
+/// `within`.
+pub fn run_to_end(
+    dir: &std::path::Path,
+    env: &[(&str, String)],
+    within: Duration,
+) -> Option<(std::process::ExitStatus, String)> {
+    let mut child = serve(dir, env).spawn().expect("tengen starts");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let log = std::thread::spawn(move || {
+        let mut log = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut log);
+        log
+    });
+    let deadline = std::time::Instant::now() + within;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            _ if std::time::Instant::now() > deadline => break None,
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    };
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let log = log.join().unwrap_or_default();
+    status.map(|status| (status, log))
+}
+
+/// Starts `tengen serve` on port 0 with data dir `dir` and the settings in `env`, and
+/// reads the address it announces.
+pub fn spawn(dir: &std::path::Path, env: &[(&str, String)]) -> Running {
+    let mut child = serve(dir, env).spawn().expect("tengen starts");
     let stderr = child.stderr.take().expect("stderr");
     let (tx, rx) = std::sync::mpsc::channel();
     let log = Arc::new(Mutex::new(VecDeque::with_capacity(KEPT_LINES)));
