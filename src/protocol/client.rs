@@ -12,17 +12,10 @@ use super::error::{ErrorCode, Refusal};
 use super::names;
 use super::offer::BotOffer;
 use super::referee::Ruling;
+use super::request::RequestId;
 use super::settings::GameSettings;
 use super::speed::Speed;
 use crate::rules::{Color, Move, Vertex};
-
-/// The client's request id, echoed in the reply: any string or number it likes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RequestId {
-    Number(u64),
-    Text(String),
-}
 
 /// A request from a client: one outside any game, or an action in one game. On the wire
 /// both are flat objects, `{"type": …, "id": …, "game_id": …, …fields}`.
