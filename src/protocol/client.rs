@@ -100,6 +100,16 @@ pub enum LobbyMsg {
     Unblock {
         user: String,
     },
+    /// Stop receiving a user's chat, in every game (client-protocol/referee.md#mute-and-unmute).
+    Mute {
+        user: String,
+    },
+    /// Receive a muted user's chat again.
+    Unmute {
+        user: String,
+    },
+    /// The users you mute.
+    ListMutes {},
     /// Report a user, a game, or both, with the range of the game's events it concerns.
     Report {
         #[serde(default)]

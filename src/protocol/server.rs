@@ -192,6 +192,12 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         report_id: u64,
     },
+    /// The reply to `list_mutes`: the ids of the users you mute, sorted.
+    Mutes {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        users: Vec<String>,
+    },
     /// The reply to `list_reports`.
     Reports {
         #[serde(default, skip_serializing_if = "Option::is_none")]
