@@ -80,6 +80,10 @@ pub struct ListedGame {
     /// From the stored settings, for clients that filter by size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board_size: Option<u8>,
+    /// A live game whose spectators see it late: its stored `move_count` is the players'
+    /// and must be replaced by the spectators' before anyone is shown it.
+    #[serde(skip)]
+    pub delayed: bool,
 }
 
 impl From<GameRecord> for ListedGame {
@@ -88,8 +92,12 @@ impl From<GameRecord> for ListedGame {
             .ok()
             .and_then(|s| s["board_size"].as_u64())
             .and_then(|n| u8::try_from(n).ok());
+        let delayed = g.status == crate::store::GameStatus::Live
+            && serde_json::from_str::<GameSettings>(&g.settings)
+                .is_ok_and(|s| s.delays_spectators());
         ListedGame {
             board_size,
+            delayed,
             game_id: g.id,
             black: g.black,
             white: g.white,
@@ -350,28 +358,40 @@ fn date(ms: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// The player who left a finished game and lost it by forfeit while away (an escaper),
-/// if any: the result in effect is a forfeit against them and the game ended that way
-/// (a claim or a forfeit, not a referee's: the event just before `game_ended` is no
-/// `warned` or `ruled`), they had been in the game, and their last `presence` before the
-/// end is offline. A player who never came (lateness) or was claimed against while
-/// present (stalling) did not escape. `events` are the game's, in `seq` order; only its
-/// `presence`, `warned`, `ruled` and `game_ended` events are read.
+/// The player who left a finished game and lost it while away (an escaper), if any: the
+/// result in effect is a forfeit or a time loss against them and the game ended that way
+/// (a claim, the forfeit limit or their clock, not a referee: the event just before
+/// `game_ended` is no `warned` or `ruled`), they had been in the game, and their last
+/// `presence` before the end is offline. A time loss counts only when their clock ran for
+/// at least the game's claim wait ([`GameSettings::claim_wait_ms`]) after they left: the
+/// opponent could have claimed the game by then, so running out the clock away is
+/// leaving as surely. (Their clock at leaving is on the `presence` event; a log too old
+/// to have it is read by the events' times.) A player who never came (lateness) or was
+/// claimed against while present (stalling) did not escape. `events` are the game's, in
+/// `seq` order; only its `presence`, `warned`, `ruled` and `game_ended` events are read.
 pub fn escaper(row: &GameRecord, events: &[EventRecord]) -> Option<Color> {
     let result: GameResult = row.result.as_deref()?.parse().ok()?;
-    let GameResult::Forfeit { winner } = result else {
-        return None;
+    let (loser, settings) = match result {
+        GameResult::Forfeit { winner } => (winner.opponent(), None),
+        GameResult::Time { winner } => (
+            winner.opponent(),
+            Some(serde_json::from_str::<GameSettings>(&row.settings).ok()?),
+        ),
+        _ => return None,
     };
-    let loser = winner.opponent();
-    let (mut came, mut here, mut referee_seq) = (false, false, None);
+    let (mut came, mut left, mut referee_seq) = (false, None, None);
     for record in events {
         let Ok(frame) = serde_json::from_str::<EventFrame>(&record.payload) else {
             continue;
         };
         match frame.event {
-            GameEvent::Presence { color, online, .. } if color == loser => {
+            GameEvent::Presence {
+                color,
+                online,
+                clock,
+            } if color == loser => {
                 came |= online;
-                here = online;
+                left = (!online).then_some((record.at_ms, clock));
             }
             GameEvent::Warned { .. } | GameEvent::Ruled { .. } => referee_seq = Some(frame.seq),
             GameEvent::GameEnded {
@@ -380,8 +400,17 @@ pub fn escaper(row: &GameRecord, events: &[EventRecord]) -> Option<Color> {
                 ..
             } => {
                 let by_referee = referee_seq.is_some_and(|s| s + 1 == frame.seq);
-                let escaped = ended == result && reason == "forfeit" && !by_referee;
-                return (escaped && came && !here).then_some(loser);
+                let escaped = ended == result && reason == result.reason() && !by_referee;
+                let away = left.is_some_and(|(at, clock)| match &settings {
+                    None => true,
+                    Some(settings) => {
+                        let ran = clock
+                            .and_then(|c| c.player(loser).remaining_ms(&settings.clock))
+                            .unwrap_or_else(|| record.at_ms.saturating_sub(at).max(0) as u64);
+                        ran >= settings.claim_wait_ms()
+                    }
+                });
+                return (escaped && came && away).then_some(loser);
             }
             _ => {}
         }
@@ -469,6 +498,59 @@ mod tests {
             ..row.clone()
         };
         assert_eq!(escaper(&changed, &came_and_left), None);
+    }
+
+    #[test]
+    fn a_time_loss_counts_when_the_player_was_away_a_whole_claim_wait() {
+        let settings = GameSettings::default();
+        let wait = settings.claim_wait_ms() as i64;
+        let row = GameRecord {
+            id: "g".into(),
+            created_at_ms: 0,
+            settings: serde_json::to_string(&settings).expect("JSON"),
+            black: "b".into(),
+            white: "w".into(),
+            black_name: "B".into(),
+            white_name: "W".into(),
+            status: crate::store::GameStatus::Finished,
+            result: Some("W+T".into()),
+            ended_at_ms: Some(1),
+            move_count: 0,
+        };
+        let at = |mut r: EventRecord, ms: i64| {
+            r.at_ms = ms;
+            r
+        };
+        let time_loss = |seq, ms| {
+            let loss = GameEvent::GameEnded {
+                result: GameResult::Time {
+                    winner: Color::White,
+                },
+                reason: "time".into(),
+                score: None,
+                clock: None,
+            };
+            at(record(seq, loss), ms)
+        };
+        let left_at = 1_000;
+        let away = |end_ms| {
+            [
+                at(presence(2, Color::Black, true), 0),
+                at(presence(9, Color::Black, false), left_at),
+                time_loss(10, end_ms),
+            ]
+        };
+        assert_eq!(escaper(&row, &away(left_at + wait)), Some(Color::Black));
+        assert_eq!(
+            escaper(&row, &away(left_at + wait - 1)),
+            None,
+            "not away long enough"
+        );
+        let there = [
+            at(presence(2, Color::Black, true), 0),
+            time_loss(10, left_at + wait),
+        ];
+        assert_eq!(escaper(&row, &there), None, "lost on time at the board");
     }
 
     #[test]

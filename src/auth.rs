@@ -292,11 +292,60 @@ fn plain_text(text: &str, max: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// A display name, trimmed, or why it is refused (as the end of a sentence).
+/// A display name, trimmed, or why it is refused (as the end of a sentence). Beyond
+/// [`plain_text`], a name must show something (not only spaces and invisible characters
+/// such as U+200B), must hold no bidirectional controls (U+202E would show the rest of a
+/// line backwards), and must write each word in one script (UTS #39: a Cyrillic `а` in a
+/// Latin word passes for another name); words may differ (`Lee Sedol 이세돌`).
 pub fn display_name(name: &str) -> Result<&str, String> {
+    use unicode_security::MixedScript;
     let name = name.trim();
     plain_text(name, MAX_NAME_CHARS)?;
+    if name.chars().any(is_bidi_control) {
+        return Err("must not hold bidirectional controls".into());
+    }
+    if name.chars().all(is_invisible) {
+        return Err("must show at least one visible character".into());
+    }
+    if let Some(word) = name.split_whitespace().find(|w| !w.is_single_script()) {
+        return Err(format!(
+            "must write each word in one script, and {word:?} mixes letters of several"
+        ));
+    }
     Ok(name)
+}
+
+/// The explicit bidirectional formatting characters (Unicode's Bidi_Control property).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// What shows nothing by itself: white space, a combining mark, the braille blank, and
+/// Unicode's Default_Ignorable_Code_Point set (DerivedCoreProperties.txt: zero-width
+/// spaces and joiners, fillers, variation selectors, tags, …).
+fn is_invisible(c: char) -> bool {
+    c.is_whitespace()
+        || unicode_normalization::char::is_combining_mark(c)
+        || is_bidi_control(c)
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{34f}'
+                | '\u{115f}'..='\u{1160}'
+                | '\u{17b4}'..='\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{2800}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
+                | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff0}'..='\u{fff8}'
+                | '\u{1bca0}'..='\u{1bca3}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0000}'..='\u{e0fff}'
+        )
 }
 
 /// Why a token was refused, as a sentence for the person holding it.

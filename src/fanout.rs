@@ -61,6 +61,9 @@ struct State {
     too_slow: bool,
     /// The reader is gone: pushes fail.
     closed: bool,
+    /// The server ends the connection, with this close code and reason, once what is
+    /// queued has gone (an operator disabled its account, [`Outbox::end`]).
+    ending: Option<(u16, &'static str)>,
 }
 
 impl Queue {
@@ -95,6 +98,8 @@ pub enum Next {
     TooSlow,
     /// Every sender is gone.
     Ended,
+    /// The server ends the connection with this close code and reason ([`Outbox::end`]).
+    Close(u16, &'static str),
 }
 
 impl std::fmt::Debug for Item {
@@ -170,7 +175,7 @@ impl Outbox {
     /// its connection is too slow.
     fn queue_if(&self, item: Item, budget: impl FnOnce(&mut State, usize) -> bool) -> bool {
         let mut state = self.queue.lock();
-        if state.closed || state.too_slow {
+        if state.closed || state.too_slow || state.ending.is_some() {
             return false;
         }
         let queued =
@@ -187,6 +192,22 @@ impl Outbox {
             waker.wake();
         }
         queued
+    }
+}
+
+impl Outbox {
+    /// Ends the connection: the frames queued before go out, then it closes with `code`
+    /// and `reason`. Nothing queued after is sent.
+    pub fn end(&self, code: u16, reason: &'static str) {
+        let mut state = self.queue.lock();
+        if state.ending.is_none() {
+            state.ending = Some((code, reason));
+        }
+        let waker = state.waker.take();
+        drop(state);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 }
 
@@ -234,7 +255,7 @@ impl Inbox {
     pub fn try_recv(&mut self) -> Option<Frame> {
         match take_next(&mut self.queue.lock(), &mut self.catch_up)? {
             Next::Frame(frame) => Some(frame),
-            Next::TooSlow | Next::Ended => None,
+            Next::TooSlow | Next::Ended | Next::Close(..) => None,
         }
     }
 
@@ -274,8 +295,13 @@ fn take_next(state: &mut State, catch_up: &mut VecDeque<Frame>) -> Option<Next> 
                 // Never empty: an empty catch-up is not queued.
                 catch_up.pop_front()?
             }
-            None if state.senders == 0 => return Some(Next::Ended),
-            None => return None,
+            None => {
+                return match state.ending {
+                    Some((code, reason)) => Some(Next::Close(code, reason)),
+                    None if state.senders == 0 => Some(Next::Ended),
+                    None => None,
+                };
+            }
         },
     };
     state.catch_up_bytes -= frame.len();

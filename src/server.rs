@@ -259,6 +259,17 @@ impl Server {
         // A cluster's games are taken by whichever node finds them without an owner.
         let restored = if single { hub.restore_unfinished()? } else { 0 };
         hub.lobby.blocks.load(hub.store().blocks()?);
+        hub.lobby.mutes.load(hub.store().mutes()?);
+        let lobby = Arc::downgrade(&hub);
+        tokio::spawn(crate::accounts::revoke::watch(
+            hub.store().clone(),
+            hub.shutdown.subscribe(),
+            move |user, frame, code, reason| {
+                if let Some(hub) = lobby.upgrade() {
+                    hub.lobby.end_connections(user, frame, code, reason);
+                }
+            },
+        ));
         if let Some(node) = &hub.cluster {
             crate::cluster::lobby::start(&hub, node.bus.clone()).await?;
         }

@@ -54,10 +54,13 @@ async fn send(server: &TestServer, path: &str, headers: &[(&str, &str)], body: &
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
-    req.push_str(&format!(
-        "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    ));
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        req.push_str("Content-Type: application/json\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
     let mut raw_req = req.into_bytes();
     raw_req.extend_from_slice(body);
     s.write_all(&raw_req).await.expect("write");
@@ -709,8 +712,8 @@ async fn a_token_signed_with_another_key_is_refused_everywhere() {
 async fn nobody_registers_the_id_of_a_token_user_who_has_played() {
     let server = TestServer::start().await;
     // A bot on an operator's token (`tengen token --sub gnugo`) has no account row.
-    let mut bot = server.login("gnugo").await;
-    let mut zed = server.login("zed").await;
+    let mut bot = connect(&server, &server.token("gnugo")).await;
+    let mut zed = connect(&server, &server.token("zed")).await;
     common::start_game(&mut zed, &mut bot, json!({"board_size": 9})).await;
     for name in ["gnugo", "GNUGO", "ｇｎｕｇｏ"] {
         let reply = register(&server, name, PASSWORD).await;
@@ -798,9 +801,31 @@ async fn local_accounts_and_an_identity_services_users_connect_at_once() {
     assert_eq!(other.welcome["code"], "unauthorized", "{}", other.welcome);
     assert_eq!(other.closed().await, Some(4001));
     // The identity service cannot speak for a local account...
-    let mut clash = connect(&server, &external("alice")).await;
-    assert_eq!(clash.welcome["code"], "unauthorized", "{}", clash.welcome);
-    assert_eq!(clash.closed().await, Some(4001));
+    // Nor for one by another spelling that folds to it as a username does, nor for a
+    // guest's name.
+    for sub in [
+        "alice",
+        "ALICE",
+        "Ａｌｉｃｅ",
+        "guest-0123456789",
+        "GUEST-x",
+        "ｇｕｅｓｔ7",
+    ] {
+        let mut clash = connect(&server, &external(sub)).await;
+        assert_eq!(
+            clash.welcome["code"], "unauthorized",
+            "{sub}: {}",
+            clash.welcome
+        );
+        assert_eq!(clash.closed().await, Some(4001), "{sub}");
+    }
+    // An id that is no username at all is the identity service's to choose.
+    let opaque = connect(&server, &external("auth0|42")).await;
+    assert_eq!(
+        opaque.welcome["user"]["id"], "auth0|42",
+        "{}",
+        opaque.welcome
+    );
     // ...nor can anyone register an external user's id, or log in to it.
     assert_eq!(
         register(&server, "eve", PASSWORD).await.code(),
@@ -810,7 +835,7 @@ async fn local_accounts_and_an_identity_services_users_connect_at_once() {
         login(&server, "eve", PASSWORD).await.code(),
         "invalid_credentials"
     );
-    assert_eq!(user_ids(&server), ["alice", "eve"]);
+    assert_eq!(user_ids(&server), ["alice", "auth0|42", "eve"]);
 }
 
 #[tokio::test]
@@ -1028,4 +1053,351 @@ async fn a_method_a_path_does_not_take_is_refused_with_a_json_405() {
     let (status, body) = common::get_json(&server, "/api/auth/login").await;
     assert_eq!(status, 405);
     assert!(body["error"].as_str().is_some(), "{body}");
+}
+
+#[tokio::test]
+async fn the_account_routes_refuse_forms_and_other_sites_pages() {
+    let server = TestServer::start().await;
+    assert_eq!(register(&server, "alice", PASSWORD).await.status, 201);
+    let addr = server.server.as_ref().expect("running").addr();
+    let credentials = json!({"username": "alice", "password": PASSWORD}).to_string();
+    // A cross-site form post: text/plain (or a form encoding) and a foreign Origin.
+    for (headers, status, code) in [
+        (
+            vec![("Content-Type", "text/plain")],
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            vec![("Content-Type", "application/x-www-form-urlencoded")],
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            vec![("Content-Type", "multipart/form-data; boundary=x")],
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            vec![
+                ("Content-Type", "text/plain"),
+                ("Origin", "http://evil.example"),
+            ],
+            403,
+            "cross_origin",
+        ),
+        (vec![("Origin", "http://evil.example")], 403, "cross_origin"),
+        (vec![("Origin", "null")], 403, "cross_origin"),
+        (vec![("Sec-Fetch-Site", "cross-site")], 403, "cross_origin"),
+        (vec![("Sec-Fetch-Site", "same-site")], 403, "cross_origin"),
+    ] {
+        let reply = send(&server, "/api/auth/login", &headers, credentials.as_bytes()).await;
+        assert_eq!(
+            (reply.status, reply.code()),
+            (status, code),
+            "{headers:?}: {}",
+            reply.body
+        );
+        assert!(
+            reply.header("set-cookie").is_none(),
+            "{headers:?}: no session"
+        );
+    }
+    // A register body shaped like a form post creates nothing.
+    let form = b"username=mallory&password=correct+horse+battery";
+    let reply = send(
+        &server,
+        "/api/auth/register",
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        form,
+    )
+    .await;
+    assert_eq!(
+        (reply.status, reply.code()),
+        (415, "unsupported_media_type")
+    );
+    let foreign = json!({"username": "mallory", "password": PASSWORD}).to_string();
+    let reply = send(
+        &server,
+        "/api/auth/register",
+        &[("Origin", "https://evil.example")],
+        foreign.as_bytes(),
+    )
+    .await;
+    assert_eq!((reply.status, reply.code()), (403, "cross_origin"));
+    assert_eq!(user_ids(&server), ["alice"], "nothing was created");
+    // Nor do the routes without a body answer another site's page.
+    let cookie = login(&server, "alice", PASSWORD)
+        .await
+        .refresh_cookie()
+        .unwrap();
+    let jar = format!("tengen_refresh={cookie}");
+    for route in ["/api/auth/refresh", "/api/auth/logout", "/api/auth/guest"] {
+        let reply = send(
+            &server,
+            route,
+            &[("Cookie", &jar), ("Origin", "http://evil.example")],
+            b"",
+        )
+        .await;
+        assert_eq!(
+            (reply.status, reply.code()),
+            (403, "cross_origin"),
+            "{route}"
+        );
+    }
+    assert_eq!(user_ids(&server), ["alice"], "no guest either");
+    // This server's own page, and a program that names no origin, are answered; the
+    // refresh cookie is `SameSite=Strict`.
+    let own = format!("http://{addr}");
+    let same = send(
+        &server,
+        "/api/auth/login",
+        &[("Origin", &own), ("Sec-Fetch-Site", "same-origin")],
+        credentials.as_bytes(),
+    )
+    .await;
+    assert_eq!(same.status, 200, "{}", same.body);
+    assert!(
+        same.header("set-cookie")
+            .unwrap()
+            .contains("; SameSite=Strict;")
+    );
+    let rotated = send(
+        &server,
+        "/api/auth/refresh",
+        &[("Cookie", &jar), ("Origin", &own)],
+        b"",
+    )
+    .await;
+    assert_eq!(
+        rotated.status, 200,
+        "the cookie was not used up by the refused refresh"
+    );
+    assert_eq!(login(&server, "alice", PASSWORD).await.status, 200);
+}
+
+#[tokio::test]
+async fn with_a_public_url_only_its_origin_is_this_servers() {
+    let server =
+        TestServer::start_with(|c| c.auth.public_url = Some("https://go.example:443/play/".into()))
+            .await;
+    let addr = server.server.as_ref().expect("running").addr();
+    let body = json!({"username": "alice", "password": PASSWORD}).to_string();
+    let host = format!("http://{addr}");
+    let reply = send(
+        &server,
+        "/api/auth/register",
+        &[("Origin", &host)],
+        body.as_bytes(),
+    )
+    .await;
+    assert_eq!((reply.status, reply.code()), (403, "cross_origin"));
+    for origin in ["https://go.example", "HTTPS://GO.EXAMPLE"] {
+        let reply = send(
+            &server,
+            "/api/auth/login",
+            &[("Origin", origin)],
+            body.as_bytes(),
+        )
+        .await;
+        assert_ne!(reply.code(), "cross_origin", "{origin}: {}", reply.body);
+    }
+    let reply = send(
+        &server,
+        "/api/auth/register",
+        &[("Origin", "https://go.example")],
+        body.as_bytes(),
+    )
+    .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+}
+
+#[tokio::test]
+async fn only_accounts_play_rated_games() {
+    let server = TestServer::start().await;
+    let alice = register(&server, "alice", PASSWORD).await.token();
+    let mut alice = connect(&server, &alice).await;
+    // A token of the server's own for a name with no account, and a dev login.
+    let mut drifter = connect(&server, &server.token("drifter")).await;
+    let dev = post(&server, "/api/dev-login", json!({"name": "carol"})).await;
+    let dev = dev.body["token"].as_str().expect("a dev token").to_string();
+    let mut carol = connect(&server, &dev).await;
+    let rated = json!({"board_size": 9, "rated": true});
+    for (who, client) in [("drifter", &mut drifter), ("carol", &mut carol)] {
+        for msg in [
+            json!({"type": "seek", "settings": rated}),
+            json!({"type": "challenge", "opponent": "alice", "settings": rated}),
+            json!({"type": "automatch", "sizes": [9], "speeds": ["live"], "rated": true}),
+        ] {
+            let error = client.refused(msg.clone(), "rated_not_allowed").await;
+            let message = error["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("only accounts") && message.contains(who),
+                "{msg}: {error}"
+            );
+        }
+    }
+    let seek = alice.ok(json!({"type": "seek", "settings": rated})).await;
+    let seek_id = seek["challenge"]["challenge_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    drifter
+        .refused(
+            json!({"type": "accept", "challenge_id": seek_id}),
+            "rated_not_allowed",
+        )
+        .await;
+    // The seek is still open, and unrated games are anyone's.
+    let seeks = drifter.ok(json!({"type": "list_seeks"})).await;
+    assert_eq!(
+        seeks["challenges"].as_array().map(Vec::len),
+        Some(1),
+        "{seeks}"
+    );
+    drifter
+        .ok(json!({"type": "seek", "settings": {"board_size": 9}}))
+        .await;
+    // An account accepts it.
+    let bob = register(&server, "bob", PASSWORD).await.token();
+    let mut bob = connect(&server, &bob).await;
+    bob.ok(json!({"type": "accept", "challenge_id": seek_id}))
+        .await;
+}
+
+#[tokio::test]
+async fn disabling_an_account_ends_its_open_connections_and_withdraws_its_seeks() {
+    let server = TestServer::start().await;
+    let alice = register(&server, "alice", PASSWORD).await.token();
+    let bob = register(&server, "bob", PASSWORD).await.token();
+    let (mut first, mut second) = (
+        connect(&server, &alice).await,
+        connect(&server, &alice).await,
+    );
+    let mut bob = connect(&server, &bob).await;
+    bob.ok(json!({"type": "watch_lobby"})).await;
+    let seek = first
+        .ok(json!({"type": "seek", "settings": {"board_size": 9, "rated": true}}))
+        .await;
+    let seek_id = seek["challenge"]["challenge_id"].clone();
+    assert_eq!(
+        bob.recv_type("challenge_added").await["challenge"]["challenge_id"],
+        seek_id
+    );
+    second
+        .ok(json!({"type": "automatch", "sizes": [19], "speeds": ["live"], "rated": true}))
+        .await;
+    // The operator disables alice from another process, beside the running server.
+    let (ok, _, err) = tengen(server.dir.path(), &["user", "disable", "alice"], "");
+    assert!(ok, "{err}");
+    for ws in [&mut first, &mut second] {
+        let told = ws.recv_type("error").await;
+        assert_eq!(told["code"], "unauthorized", "{told}");
+        assert_eq!(ws.closed().await, Some(4001));
+    }
+    let removed = bob.recv_type("challenge_removed").await;
+    assert_eq!(removed["challenge_id"], seek_id, "{removed}");
+    assert_eq!(
+        bob.ok(json!({"type": "list_seeks"})).await["challenges"],
+        json!([])
+    );
+    // Bob's automatch finds nobody waiting: alice's request went with her.
+    bob.ok(json!({"type": "automatch", "sizes": [19], "speeds": ["live"], "rated": true}))
+        .await;
+    bob.ok(json!({"type": "ping"})).await;
+    assert!(
+        bob.pending().iter().all(|v| v["type"] != "game_started"),
+        "{:?}",
+        bob.pending()
+    );
+    // Her token, still unexpired, is refused.
+    let mut again = connect(&server, &alice).await;
+    assert_eq!(again.welcome["code"], "unauthorized", "{}", again.welcome);
+    assert_eq!(again.closed().await, Some(4001));
+}
+
+#[tokio::test]
+async fn a_role_change_ends_open_connections_and_old_tokens_carry_the_new_role() {
+    let server = TestServer::start().await;
+    let token = register(&server, "alice", PASSWORD).await.token();
+    let mut ws = connect(&server, &token).await;
+    assert_eq!(ws.welcome["user"]["role"], "player");
+    let (ok, _, err) = tengen(
+        server.dir.path(),
+        &["user", "set-role", "alice", "referee"],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert_eq!(ws.recv_type("error").await["code"], "unauthorized");
+    assert_eq!(ws.closed().await, Some(4001));
+    let back = connect(&server, &token).await;
+    assert_eq!(back.welcome["user"]["role"], "referee", "{}", back.welcome);
+    // And down again: the old token is no referee's any more.
+    let (ok, _, err) = tengen(
+        server.dir.path(),
+        &["user", "set-role", "alice", "player"],
+        "",
+    );
+    assert!(ok, "{err}");
+    let mut back = back;
+    assert_eq!(back.closed().await, Some(4001));
+    let again = connect(&server, &token).await;
+    assert_eq!(again.welcome["user"]["role"], "player", "{}", again.welcome);
+}
+
+#[tokio::test]
+async fn names_fold_fully_hold_one_script_and_show_something() {
+    let server = TestServer::start().await;
+    let istanbul = register(&server, "İstanbul", PASSWORD).await;
+    assert_eq!(istanbul.status, 201, "{}", istanbul.body);
+    assert_eq!(istanbul.body["user"]["id"], "i\u{307}stanbul");
+    assert_eq!(login(&server, "İSTANBUL", PASSWORD).await.status, 200);
+    assert_eq!(register(&server, "Straße", PASSWORD).await.status, 201);
+    for same in ["STRASSE", "strasse", "STRAẞE"] {
+        let reply = register(&server, same, PASSWORD).await;
+        assert_eq!(
+            (reply.status, reply.code()),
+            (409, "username_taken"),
+            "{same}"
+        );
+    }
+    assert_eq!(login(&server, "STRASSE", PASSWORD).await.status, 200);
+    for mixed in ["p\u{430}ypal", "\u{430}lice"] {
+        let reply = register(&server, mixed, PASSWORD).await;
+        assert_eq!(
+            (reply.status, reply.code()),
+            (400, "invalid_username"),
+            "{mixed:?}"
+        );
+    }
+    for shown in [
+        "\u{200b}",
+        "\u{200b}\u{2060}\u{feff}",
+        " \u{3164} ",
+        "evil\u{202e}gnp.exe",
+        "Bob\u{2066}",
+        "P\u{430}ypal Support",
+    ] {
+        let reply = post(
+            &server,
+            "/api/auth/register",
+            json!({"username": "shown", "password": PASSWORD, "display_name": shown}),
+        )
+        .await;
+        assert_eq!(
+            (reply.status, reply.code()),
+            (400, "invalid_display_name"),
+            "{shown:?}: {}",
+            reply.body
+        );
+    }
+    let fine = post(
+        &server,
+        "/api/auth/register",
+        json!({"username": "lee", "password": PASSWORD, "display_name": "Lee Sedol 이세돌"}),
+    )
+    .await;
+    assert_eq!(fine.status, 201, "{}", fine.body);
+    assert_eq!(user_ids(&server), ["i\u{307}stanbul", "lee", "strasse"]);
 }

@@ -21,13 +21,21 @@ async fn login_as(server: &TestServer, sub: &str, role: Role) -> Client {
 
 /// Black, White, and a 9×9 game between them with `settings` (Black the challenger).
 async fn game(server: &TestServer, settings: Value) -> (Client, Client, String) {
-    let mut black = server.login("black").await;
-    let mut white = server.login("white").await;
-    let mut settings = settings;
+    game_between(server, "black", "white", settings).await
+}
+
+/// A 9×9 game between `black` and `white` with `settings`.
+async fn game_between(
+    server: &TestServer,
+    black: &str,
+    white: &str,
+    mut settings: Value,
+) -> (Client, Client, String) {
+    let (mut b, mut w) = (server.login(black).await, server.login(white).await);
     settings["color"] = json!("black");
     settings["board_size"] = json!(9);
-    let id = start_game(&mut black, &mut white, settings).await;
-    (black, white, id)
+    let id = start_game(&mut b, &mut w, settings).await;
+    (b, w, id)
 }
 
 /// Every referee action, for `game_id`.
@@ -660,6 +668,37 @@ async fn reports_cite_a_game_and_its_events_and_referees_list_and_close_them() {
 }
 
 #[tokio::test]
+async fn a_report_naming_nobody_is_refused_and_nothing_is_filed() {
+    let server = TestServer::start().await;
+    let (mut black, _white, id) = game(&server, json!({})).await;
+    for nobody in ["nobody", "WHITE", "white "] {
+        black
+            .refused(
+                json!({"type": "report", "user": nobody, "reason": "x"}),
+                "not_found",
+            )
+            .await;
+        black
+            .refused(
+                json!({"type": "report", "user": nobody, "game_id": id, "reason": "x"}),
+                "not_found",
+            )
+            .await;
+    }
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    assert_eq!(
+        li.ok(json!({"type": "list_reports"})).await["reports"],
+        json!([])
+    );
+    // A player of a game is somebody, with or without an account.
+    black
+        .ok(json!({"type": "report", "user": "white", "reason": "x"}))
+        .await;
+    let list = li.ok(json!({"type": "list_reports"})).await;
+    assert_eq!(list["reports"].as_array().map(Vec::len), Some(1), "{list}");
+}
+
+#[tokio::test]
 async fn tournament_spectators_see_moves_late_while_players_and_the_referee_see_them_at_once() {
     let server = TestServer::start().await;
     let settings = json!({"fair_play": "tournament", "spectator_delay_moves": 2});
@@ -709,6 +748,132 @@ async fn tournament_spectators_see_moves_late_while_players_and_the_referee_see_
     assert_eq!(moves_seen(&mut kibitzer).await, [1, 2, 3, 4, 5]);
     let (status, _) = get(&server, &format!("/api/games/{id}")).await;
     assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn lists_of_games_show_a_tournament_game_at_the_spectators_horizon() {
+    let server = TestServer::start().await;
+    let settings = json!({"fair_play": "tournament", "spectator_delay_moves": 2});
+    let (mut black, mut white, id) = game(&server, settings).await;
+    let script = ["E5", "C3", "G7", "C7", "G3"];
+    for (i, v) in script.iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut black } else { &mut white };
+        play(mover, &id, i as u32 + 1, v).await;
+    }
+    // Two passes end play, which the spectators have not been shown either.
+    white
+        .ok(json!({"type": "pass", "game_id": id, "move_number": 6}))
+        .await;
+    black
+        .ok(json!({"type": "pass", "game_id": id, "move_number": 7}))
+        .await;
+    let mut anyone = server.login("anyone").await;
+    let listed = anyone.ok(json!({"type": "list_games"})).await;
+    let game = &listed["games"][0];
+    assert_eq!(game["game_id"], id.as_str(), "{listed}");
+    assert_eq!(
+        (game["move_number"].as_u64(), game["phase"].as_str()),
+        (Some(5), Some("play")),
+        "{game}"
+    );
+    let (status, body) = common::get_json(&server, "/api/games?status=live").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["games"][0]["move_count"], 5, "{body}");
+    // An open game's lists show it as it is.
+    let (mut b, mut w, open) = game_between(&server, "b2", "w2", json!({})).await;
+    play(&mut b, &open, 1, "E5").await;
+    play(&mut w, &open, 2, "C3").await;
+    let listed = anyone.ok(json!({"type": "list_games"})).await;
+    let entry = listed["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["game_id"] == open.as_str())
+        .cloned();
+    assert_eq!(
+        entry.map(|g| g["move_number"].clone()),
+        Some(json!(2)),
+        "{listed}"
+    );
+}
+
+#[tokio::test]
+async fn a_muted_users_chat_no_longer_reaches_the_muter_but_a_referee_hears_it() {
+    let server = TestServer::start().await;
+    let (mut black, mut white, id) = game(&server, json!({})).await;
+    let mut kib = server.login("kib").await;
+    let mut chatty = server.login("chatty").await;
+    for spectator in [&mut kib, &mut chatty] {
+        spectator.ok(json!({"type": "join", "game_id": id})).await;
+    }
+    let mut li = login_as(&server, "li", Role::Referee).await;
+    li.ok(json!({"type": "join", "game_id": id})).await;
+    black
+        .refused(json!({"type": "mute", "user": "black"}), "bad_request")
+        .await;
+    black
+        .refused(json!({"type": "mute", "user": "nobody"}), "not_found")
+        .await;
+    black.ok(json!({"type": "mute", "user": "white"})).await;
+    li.ok(json!({"type": "mute", "user": "white"})).await;
+    kib.ok(json!({"type": "mute", "user": "chatty"})).await;
+    assert_eq!(
+        black.ok(json!({"type": "list_mutes"})).await["users"],
+        json!(["white"])
+    );
+    // White's line reaches Black numbered but without its text; everyone else hears it.
+    let said = white
+        .ok(json!({"type": "chat", "game_id": id, "text": "you will lose"}))
+        .await;
+    let seq = said["seq"].as_u64().expect("a numbered line");
+    let heard = black.recv_type("chat").await;
+    assert_eq!(
+        (
+            heard["seq"].as_u64(),
+            heard["text"].as_str(),
+            heard["muted"].as_bool()
+        ),
+        (Some(seq), Some(""), Some(true)),
+        "{heard}"
+    );
+    for other in [&mut kib, &mut li] {
+        let line = other.recv_type("chat").await;
+        assert_eq!(line["seq"].as_u64(), Some(seq), "{line}");
+        assert_eq!(line["text"], "you will lose", "{line}");
+        assert!(line.get("muted").is_none(), "{line}");
+    }
+    // A muted spectator's kibitz does not reach the muter at all.
+    chatty
+        .ok(json!({"type": "chat", "game_id": id, "text": "nice"}))
+        .await;
+    assert_eq!(li.recv_type("kibitz").await["text"], "nice");
+    kib.ok(json!({"type": "ping"})).await;
+    assert!(
+        kib.pending().iter().all(|v| v["type"] != "kibitz"),
+        "{:?}",
+        kib.pending()
+    );
+    // A snapshot leaves the muted player's lines out.
+    let mut again = server.login("black").await;
+    again.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = again.recv_type("snapshot").await;
+    assert!(snapshot.get("chat").is_none(), "{snapshot}");
+    // Kept across a restart, then undone.
+    drop((black, white, kib, chatty, li, again));
+    let server = TestServer::start_in(server.stop().await, |_| {}).await;
+    let mut black = server.login("black").await;
+    assert_eq!(
+        black.ok(json!({"type": "list_mutes"})).await["users"],
+        json!(["white"])
+    );
+    black.ok(json!({"type": "unmute", "user": "white"})).await;
+    assert_eq!(
+        black.ok(json!({"type": "list_mutes"})).await["users"],
+        json!([])
+    );
+    black.ok(json!({"type": "join", "game_id": id})).await;
+    let snapshot = black.recv_type("snapshot").await;
+    assert_eq!(snapshot["chat"][0]["text"], "you will lose", "{snapshot}");
 }
 
 /// The `kibitz` lines of `id`'s JSON record (none when the record has no `kibitz`).
@@ -860,6 +1025,40 @@ async fn the_escaper_record_counts_games_lost_by_a_claim_after_leaving_and_no_ot
         .ok(json!({"type": "change_result", "game_id": escaped, "ruling": "annul", "reason": "network trouble"}))
         .await;
     assert_eq!(escapes(&server, "black").await["count"], 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_player_who_leaves_and_loses_on_time_after_a_claim_wait_is_an_escaper() {
+    let server = TestServer::start_with(|c| {
+        c.limits.heartbeat_secs = 1_000_000;
+        c.limits.idle_timeout_secs = 10_000_000;
+    })
+    .await;
+    // One minute each: the claim wait is a tenth of it, 10 s (the least).
+    let timed = json!({"clock": {"system": "absolute", "main_ms": 60_000}});
+    // Black leaves on their own turn with 60 s left and runs out of time away: an escape.
+    let (mut black, mut white, escaped) = game(&server, timed.clone()).await;
+    play(&mut black, &escaped, 1, "E5").await;
+    play(&mut white, &escaped, 2, "C3").await;
+    black.close().await;
+    left(&mut white, "black").await;
+    tokio::time::sleep(Duration::from_millis(61_000)).await;
+    let ended = white.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "W+T", "{ended}");
+    // Black thinks until 5 s are left, moves, and leaves: gone for less than a claim wait
+    // of their own clock when it runs out, which is no escape.
+    let (mut black, mut white, lost) = game(&server, timed).await;
+    tokio::time::sleep(Duration::from_millis(55_000)).await;
+    play(&mut black, &lost, 1, "E5").await;
+    play(&mut white, &lost, 2, "C3").await;
+    black.close().await;
+    left(&mut white, "black").await;
+    tokio::time::sleep(Duration::from_millis(6_000)).await;
+    let ended = white.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "W+T", "{ended}");
+    let record = escapes(&server, "black").await;
+    assert_eq!(record["count"], 1, "{record}");
+    assert_eq!(record["recent"][0]["game_id"], escaped.as_str(), "{record}");
 }
 
 /// `player`'s profile once `done` holds for its overall pool (the rating task works a

@@ -85,6 +85,9 @@ on_both!(
     reviews_are_saved_and_counted,
     two_nodes_appending_to_one_game_take_turns,
     batches_naming_games_in_any_order_never_deadlock,
+    mutes_are_kept_and_undone,
+    changes_to_users_standing_are_numbered,
+    time_losses_are_read_with_forfeits,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -794,6 +797,80 @@ fn fair_play_rows_and_forfeit_losses(b: &Backend) {
         ]
     );
     assert!(s.forfeit_losses("winner", 10).expect("none").is_empty());
+}
+
+fn mutes_are_kept_and_undone(b: &Backend) {
+    let s = &b.store;
+    assert!(s.mutes().expect("none yet").is_empty());
+    s.set_mute("a", "b", true, 1).expect("mute");
+    s.set_mute("a", "b", true, 2).expect("again");
+    s.set_mute("c", "a", true, 3).expect("mute");
+    s.set_mute("a", "c", true, 4).expect("mute");
+    assert_eq!(
+        s.mutes().expect("mutes"),
+        [
+            ("a".into(), "b".into()),
+            ("a".into(), "c".into()),
+            ("c".into(), "a".into())
+        ]
+    );
+    s.set_mute("a", "b", false, 5).expect("unmute");
+    s.set_mute("a", "b", false, 6).expect("again");
+    assert_eq!(
+        b.another_node().mutes().expect("mutes"),
+        [("a".into(), "c".into()), ("c".into(), "a".into())]
+    );
+}
+
+fn changes_to_users_standing_are_numbered(b: &Backend) {
+    let s = &b.store;
+    assert_eq!(s.last_user_change().expect("none yet"), 0);
+    for id in ["alice", "bob"] {
+        s.create_user(&user(id, Origin::Local), None, 1)
+            .expect("create");
+    }
+    s.update_user("alice", &UserChange::Password("h".into()))
+        .expect("a password is no change of standing");
+    s.update_user("alice", &UserChange::Disabled(true))
+        .expect("disable");
+    s.update_user("bob", &UserChange::Role(Role::Referee))
+        .expect("role");
+    s.update_user("alice", &UserChange::Disabled(false))
+        .expect("enable");
+    let all = s.user_changes(0, 10).expect("changes");
+    let ids: Vec<&str> = all.iter().map(|(_, id)| id.as_str()).collect();
+    assert_eq!(ids, ["alice", "bob", "alice"]);
+    assert!(all.windows(2).all(|w| w[0].0 < w[1].0), "{all:?}");
+    assert_eq!(s.last_user_change().expect("last"), all[2].0);
+    assert_eq!(
+        s.user_changes(all[0].0, 1).expect("after the first"),
+        [all[1].clone()]
+    );
+    assert!(
+        s.update_user("nobody", &UserChange::Disabled(true))
+            .is_err()
+    );
+    assert_eq!(
+        s.user_changes(0, 10).expect("changes").len(),
+        3,
+        "nothing numbered"
+    );
+}
+
+fn time_losses_are_read_with_forfeits(b: &Backend) {
+    let s = &b.store;
+    for (id, at, result) in [("f", 100, "W+F"), ("t", 200, "W+T"), ("r", 300, "W+R")] {
+        let mut batch = vec![Append::Create(game(id, at, "loser", "winner"))];
+        batch.push(Append::Event(EventRecord {
+            kind: "game_ended".into(),
+            ..event(id, 1)
+        }));
+        batch.push(finish(id, result, at + 10));
+        s.append(&batch).expect("a finished game");
+    }
+    let losses = s.forfeit_losses("loser", 10).expect("losses");
+    let ids: Vec<&str> = losses.iter().map(|(g, _)| g.id.as_str()).collect();
+    assert_eq!(ids, ["t", "f"]);
 }
 
 fn reviews_are_saved_and_counted(b: &Backend) {

@@ -7,7 +7,10 @@
 
 pub mod admit;
 pub mod limiter;
+pub mod mutes;
 pub mod password;
+pub mod rated;
+pub mod revoke;
 pub mod username;
 pub mod wire;
 
@@ -235,8 +238,15 @@ impl Accounts {
             .may_register(from)
             .map_err(|w| rate_limited(w, "Too many new accounts from this address"))?;
         let id = username.as_str().to_string();
+        let legacy = Username::legacy(&req.username);
         let taken = self
-            .on_store(move |s| Ok(s.user(&id)?.is_some() || s.has_played(&id)?))
+            .on_store(move |s| {
+                let old = match legacy {
+                    Some(old) => s.user(&old)?.is_some(),
+                    None => false,
+                };
+                Ok(old || s.user(&id)?.is_some() || s.has_played(&id)?)
+            })
             .await?
             .map_err(unavailable)?;
         if taken {
@@ -290,9 +300,13 @@ impl Accounts {
         self.limiter
             .may_log_in(&key, from)
             .map_err(|w| rate_limited(w, "Too many failed logins"))?;
+        let legacy = Username::legacy(&req.username);
         let user = match canonical {
             Some(name) => self
-                .on_store(move |s| s.user(name.as_str()))
+                .on_store(move |s| match s.user(name.as_str())? {
+                    None => legacy.map_or(Ok(None), |old| s.user(&old)),
+                    found => Ok(found),
+                })
                 .await?
                 .map_err(unavailable)?,
             None => None,

@@ -1,9 +1,13 @@
 //! Usernames: what identifies an account at login. Two spellings that a person would
-//! read as the same name (`Alice`, `ALICE`, `Ａｌｉｃｅ` in full-width letters) are one
-//! name, so nobody can register a look-alike of an existing account by case or by
-//! Unicode compatibility forms. Display names are shown; usernames identify.
+//! read as the same name (`Alice`, `ALICE`, `Ａｌｉｃｅ` in full-width letters, `Straße`
+//! and `STRASSE`) are one name, so nobody can register a look-alike of an existing
+//! account by case or by Unicode compatibility forms; and a name must be written in one
+//! script (UTS #39), so a Cyrillic `а` cannot hide in a Latin name. Display names are
+//! shown; usernames identify.
 
 use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+use unicode_security::{GeneralSecurityProfile, MixedScript};
 
 /// Fewest characters of a username, after normalisation.
 pub const MIN_CHARS: usize = 3;
@@ -42,9 +46,11 @@ const RESERVED: &[&str] = &[
 /// The prefix of every generated guest name; no username starts with it.
 pub const GUEST_PREFIX: &str = "guest";
 
-/// A valid username in its one canonical form: NFKC, lower case, NFKC again (lower-casing
-/// can leave a string that is not normalised), 3 to 24 characters, each a letter or digit
-/// of any script, `_` or `-`, starting with a letter or digit.
+/// A valid username in its one canonical form: NFKC, Unicode full case folding (`ß`
+/// folds to `ss`, `İ` to `i` and a combining dot), NFKC again (folding can leave a string
+/// that is not normalised), 3 to 24 characters, each a letter or digit of any script, a
+/// combining mark after the first, `_` or `-`, starting with a letter or digit, every
+/// one allowed in identifiers by UTS #39, all of one script.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Username(String);
 
@@ -59,6 +65,10 @@ pub enum UsernameError {
     Character(char),
     #[error("the username {0:?} is reserved")]
     Reserved(String),
+    #[error(
+        "a username must be written in one script: {0:?} mixes letters of several, which could pass for another name"
+    )]
+    MixedScripts(String),
 }
 
 impl Username {
@@ -79,24 +89,38 @@ impl Username {
         if text.len() > MAX_INPUT_BYTES {
             return Err(UsernameError::Length(text.chars().count()));
         }
-        let folded: String = text
-            .trim()
-            .nfkc()
-            .collect::<String>()
-            .to_lowercase()
-            .nfkc()
-            .collect();
+        let folded = fold(text.trim(), caseless::default_case_fold_str);
         let chars = folded.chars().count();
         if !(MIN_CHARS..=MAX_CHARS).contains(&chars) {
             return Err(UsernameError::Length(chars));
         }
         for (i, c) in folded.chars().enumerate() {
-            let allowed = c.is_alphanumeric() || (i > 0 && matches!(c, '_' | '-'));
+            let allowed = match c {
+                '_' | '-' => i > 0,
+                c if c.is_alphanumeric() => c.identifier_allowed(),
+                c => i > 0 && is_combining_mark(c) && c.identifier_allowed(),
+            };
             if !allowed {
                 return Err(UsernameError::Character(c));
             }
         }
+        if !folded.as_str().is_single_script() {
+            return Err(UsernameError::MixedScripts(folded));
+        }
         Ok(Username(folded))
+    }
+
+    /// How an account registered before usernames were case-folded spells `text`: NFKC,
+    /// lower case, NFKC. It differs from [`Username::canonical`] only for the few letters
+    /// whose folding is not their lower case (`ß`, `ς`, …): such an account keeps its id,
+    /// and logs in by it (`Straße` finds the old `straße`).
+    pub fn legacy(text: &str) -> Option<String> {
+        if text.len() > MAX_INPUT_BYTES {
+            return None;
+        }
+        let lowered = fold(text.trim(), str::to_lowercase);
+        let canonical = Username::canonical(text).ok()?;
+        (lowered != canonical.0).then_some(lowered)
     }
 
     pub fn as_str(&self) -> &str {
@@ -106,6 +130,11 @@ impl Username {
     pub fn into_string(self) -> String {
         self.0
     }
+}
+
+/// `text` in NFKC, mapped by `case`, and in NFKC again.
+fn fold(text: &str, case: impl Fn(&str) -> String) -> String {
+    case(&text.nfkc().collect::<String>()).nfkc().collect()
 }
 
 #[cfg(test)]
@@ -128,6 +157,35 @@ mod tests {
         // Letters of other scripts are letters.
         assert_eq!(canon("李世石"), "李世石");
         assert_eq!(canon("ΣΟΦΙΑ"), "σοφια");
+        // Full case folding: one name, however written.
+        assert_eq!(canon("Straße"), "strasse");
+        assert_eq!(canon("STRASSE"), "strasse");
+        assert_eq!(canon("ΣΟΦΊΑΣ"), canon("σοφίας"));
+        // A dotted capital I folds to i and a combining dot, which a name may hold.
+        assert_eq!(canon("İstanbul"), "i\u{307}stanbul");
+        assert_eq!(canon("Ren\u{e9}"), canon("RENE\u{301}"));
+    }
+
+    #[test]
+    fn a_name_is_written_in_one_script() {
+        // A Cyrillic а (U+0430) among Latin letters.
+        for bad in ["p\u{430}ypal", "\u{430}dmin1", "Ali\u{441}e"] {
+            assert!(
+                matches!(Username::parse(bad), Err(UsernameError::MixedScripts(_))),
+                "{bad:?} was accepted: {:?}",
+                Username::parse(bad)
+            );
+        }
+        // Japanese mixes kana and kanji in one script set; digits go with any script.
+        assert!(Username::parse("囲碁クラブ").is_ok());
+        assert!(Username::parse("игрок_7").is_ok());
+        assert!(Username::parse("bob2").is_ok());
+    }
+
+    #[test]
+    fn accounts_from_before_case_folding_keep_their_spelling() {
+        assert_eq!(Username::legacy("Straße").as_deref(), Some("straße"));
+        assert_eq!(Username::legacy("Alice"), None, "lower case is the folding");
     }
 
     #[test]
@@ -153,6 +211,9 @@ mod tests {
             "<script>",
             "al\u{0}ice",
             "ali\u{200b}ce",
+            "\u{200b}\u{200b}\u{200b}",
+            "bob\u{202e}x",
+            "\u{301}bob",
             "_bob",
             "-bob",
             "bo@b",

@@ -90,6 +90,10 @@ pub enum AuthCode {
     Forbidden,
     /// The server cannot take the request now (store failure, hashing queue full).
     Unavailable,
+    /// The body is not sent as `Content-Type: application/json`.
+    UnsupportedMediaType,
+    /// A browser sent the request for a page of another site (`Origin`, `Sec-Fetch-Site`).
+    CrossOrigin,
 }
 
 /// A refusal's body: `{"error": sentence, "code": code}` and, for `rate_limited`,

@@ -480,6 +480,7 @@ impl BotRunner {
             | ServerMsg::RefereeCalls { .. }
             | ServerMsg::ReportFiled { .. }
             | ServerMsg::Reports { .. }
+            | ServerMsg::Mutes { .. }
             | ServerMsg::Kibitz { .. } => {}
         }
         wire

@@ -39,7 +39,8 @@ pub enum Args {
         #[command(flatten)]
         config: ConfigArgs,
     },
-    /// Refuse the account's logins, refreshes and new connections; ends its sessions.
+    /// Refuse the account's logins, refreshes and new connections; ends its sessions, and a
+    /// running server on the same store ends its open connections.
     Disable {
         username: String,
         #[command(flatten)]
@@ -51,7 +52,8 @@ pub enum Args {
         #[command(flatten)]
         config: ConfigArgs,
     },
-    /// Change the account's role (player, bot, referee or admin).
+    /// Change the account's role (player, bot, referee or admin); a running server on the
+    /// same store ends its open connections, which come back with the new role.
     SetRole {
         username: String,
         #[arg(value_parser = parse_role)]
@@ -75,7 +77,8 @@ pub enum Args {
         config: ConfigArgs,
     },
     /// Print a player's escaper record, as their profile shows it: `escapes`, the count
-    /// of games they left and then lost by a claim or the forfeit limit, then the latest
+    /// of games they left and then lost by a claim, the forfeit limit or on time after a
+    /// whole claim wait away, then the latest
     /// such games, one per line: game id, opponent, end (Unix ms) (tab-separated).
     Escapes {
         /// The player's id (any player's, with or without an account here).
@@ -125,6 +128,16 @@ fn username(text: &str) -> anyhow::Result<String> {
         bail!("usernames starting with `{GUEST_PREFIX}` are for guests");
     }
     Ok(name.into_string())
+}
+
+/// The id of the existing account `text` names: its canonical form, or the spelling of
+/// an account from before usernames were case-folded ([`Username::legacy`]).
+fn account_id(store: &dyn Store, text: &str) -> anyhow::Result<String> {
+    let id = username(text)?;
+    match Username::legacy(text) {
+        Some(old) if store.user(&id)?.is_none() && store.user(&old)?.is_some() => Ok(old),
+        _ => Ok(id),
+    }
 }
 
 /// The password from standard input's first line, checked against the policy, or a
@@ -189,16 +202,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             username: u,
             config,
         } => {
-            let id = username(&u)?;
-            change(&*open(&config, false)?, &id, UserChange::Disabled(true))?;
-            eprintln!("disabled {id}; its sessions are revoked");
+            let store = open(&config, false)?;
+            let id = account_id(&*store, &u)?;
+            change(&*store, &id, UserChange::Disabled(true))?;
+            eprintln!(
+                "disabled {id}; its sessions are revoked, and a running server ends its connections"
+            );
         }
         Args::Enable {
             username: u,
             config,
         } => {
-            let id = username(&u)?;
-            change(&*open(&config, false)?, &id, UserChange::Disabled(false))?;
+            let store = open(&config, false)?;
+            let id = account_id(&*store, &u)?;
+            change(&*store, &id, UserChange::Disabled(false))?;
             eprintln!("enabled {id}");
         }
         Args::SetRole {
@@ -209,10 +226,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if role == Role::Guest {
                 bail!("guests are made by POST /api/auth/guest, not by a role change");
             }
-            let id = username(&u)?;
-            change(&*open(&config, false)?, &id, UserChange::Role(role))?;
+            let store = open(&config, false)?;
+            let id = account_id(&*store, &u)?;
+            change(&*store, &id, UserChange::Role(role))?;
             eprintln!(
-                "{id} is now {}; tokens issued before keep the old role until they expire",
+                "{id} is now {}; a running server ends its connections, and its tokens now carry that role",
                 serde_json::to_value(role)?
             );
         }
@@ -221,8 +239,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             password_stdin,
             config,
         } => {
-            let id = username(&u)?;
             let store = open(&config, false)?;
+            let id = account_id(&*store, &u)?;
             match store.user(&id)? {
                 Some(user) if user.origin == Origin::Local => {}
                 Some(_) => bail!("{id:?} is not an account registered here, so it has no password"),

@@ -34,6 +34,8 @@ pub struct Lobby {
     challenges: DashMap<String, Open>,
     /// Who blocks whom ([`Lobby::is_blocked`]).
     pub blocks: blocks::Blocks,
+    /// Who mutes whom: what each connection's writes screen out.
+    pub mutes: crate::accounts::mutes::Mutes,
     watchers: DashMap<u64, Outbox>,
     online: DashMap<String, Vec<Outbox>>,
     /// Bots' standing offers, by bot user id.
@@ -397,6 +399,18 @@ impl Lobby {
             user: user_id.to_string(),
             frame: frame.as_str().to_string(),
         });
+    }
+
+    /// Ends the user's connections on this node after `frame` (every node of a cluster
+    /// does the same for its own: `accounts/revoke.rs`). Their seeks, challenges,
+    /// automatch request and bot offer go as the last connection closes.
+    pub fn end_connections(&self, user_id: &str, frame: &Frame, code: u16, reason: &'static str) {
+        if let Some(list) = self.online.get(user_id) {
+            for o in list.iter() {
+                o.push(frame.clone());
+                o.end(code, reason);
+            }
+        }
     }
 
     /// Sends a frame to the user's connections on this node.

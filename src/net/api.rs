@@ -140,7 +140,17 @@ async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, Stri
         Ok(page) => page,
         Err(r) => return r,
     };
-    let games: Vec<ListedGame> = games.into_iter().map(ListedGame::from).collect();
+    let mut games: Vec<ListedGame> = games.into_iter().map(ListedGame::from).collect();
+    if games.iter().any(|g| g.delayed) {
+        // The spectators' count, as `list_games` has it (0 for a game no node runs now).
+        let running = hub.list_games().await;
+        for game in games.iter_mut().filter(|g| g.delayed) {
+            game.move_count = running
+                .iter()
+                .find(|r| r.game_id == game.game_id)
+                .map_or(0, |r| r.move_number);
+        }
+    }
     Json(serde_json::json!({"games": games, "next": next})).into_response()
 }
 

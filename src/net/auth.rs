@@ -90,7 +90,9 @@ fn status_of(code: AuthCode) -> StatusCode {
         C::InvalidCredentials | C::InvalidRefresh | C::RefreshReused | C::Unauthorized => {
             StatusCode::UNAUTHORIZED
         }
+        C::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         C::AccountDisabled
+        | C::CrossOrigin
         | C::RegistrationClosed
         | C::InviteRequired
         | C::InvalidInvite
@@ -154,8 +156,20 @@ fn answer(
     }
 }
 
-/// Reads a JSON body into `T`, or refuses it with a coded problem.
-fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, AuthProblem> {
+/// Reads a JSON body into `T`, or refuses it with a coded problem. The body must say it
+/// is JSON: a browser sends a cross-site form (`text/plain`, `application/x-www-form-
+/// urlencoded`, `multipart/form-data`) without asking the server first, JSON never.
+fn body<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Result<T, AuthProblem> {
+    if !is_json(headers) {
+        return Err(AuthProblem {
+            error: "Send the body as JSON, with `Content-Type: application/json`.".into(),
+            code: AuthCode::UnsupportedMediaType,
+            retry_after: None,
+        });
+    }
     let bytes = bytes.map_err(|e| AuthProblem {
         error: if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             format!("The body is larger than {MAX_BODY_BYTES} bytes.")
@@ -174,6 +188,71 @@ fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, 
         code: AuthCode::BadRequest,
         retry_after: None,
     })
+}
+
+/// Whether the request's `Content-Type` is `application/json` (any case, any parameters).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Refuses a request a browser sent for a page of another site. A browser names the
+/// page's origin in `Origin` on every POST, and says how the page relates to this one in
+/// `Sec-Fetch-Site`; this server's own origin is `auth.public_url`'s, or without one the
+/// `Host` the request was sent to, in either scheme. A request with neither header comes
+/// from a program, not from a page, and is taken.
+fn same_origin(desk: &Desk, headers: &HeaderMap) -> Result<(), AuthProblem> {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let ours = match text("origin") {
+        Some(origin) => is_own_origin(
+            desk.hub.config.auth.public_url.as_deref(),
+            text("host"),
+            origin,
+        ),
+        None => text("sec-fetch-site").is_none_or(|site| matches!(site, "same-origin" | "none")),
+    };
+    if ours {
+        return Ok(());
+    }
+    Err(AuthProblem {
+        error: "This request comes from a page of another site; the account routes answer only this server's own pages.".into(),
+        code: AuthCode::CrossOrigin,
+        retry_after: None,
+    })
+}
+
+/// Whether `origin` (an `Origin` header) is this server's: that of `public_url` (its
+/// scheme and authority, a default port left out as browsers do), or with no public URL
+/// `http://` or `https://` and the `Host` header.
+fn is_own_origin(public_url: Option<&str>, host: Option<&str>, origin: &str) -> bool {
+    let origin = origin.trim();
+    match public_url {
+        Some(url) => {
+            let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+            let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+            let default_port = if scheme.eq_ignore_ascii_case("https") {
+                ":443"
+            } else {
+                ":80"
+            };
+            let authority = authority.strip_suffix(default_port).unwrap_or(authority);
+            origin.eq_ignore_ascii_case(&format!("{scheme}://{authority}"))
+        }
+        None => {
+            let Some(host) = host.map(str::trim).filter(|h| !h.is_empty()) else {
+                return false;
+            };
+            ["http://", "https://"].iter().any(|scheme| {
+                origin
+                    .get(..scheme.len())
+                    .is_some_and(|s| s.eq_ignore_ascii_case(scheme))
+                    && origin[scheme.len()..].eq_ignore_ascii_case(host)
+            })
+        }
+    }
 }
 
 /// The client's address, as [`Peers::client`] tells it.
@@ -203,7 +282,7 @@ async fn register(
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
     let from = client_address(&desk, peer, &headers);
-    let result = match body(bytes) {
+    let result = match same_origin(&desk, &headers).and_then(|()| body(&headers, bytes)) {
         Ok(req) => desk.accounts.register(req, from).await,
         Err(p) => Err(p),
     };
@@ -217,17 +296,18 @@ async fn login(
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
     let from = client_address(&desk, peer, &headers);
-    let result = match body::<LoginRequest>(bytes) {
-        Ok(req) => {
-            let name: String = req.username.chars().take(64).collect();
-            let result = desk.accounts.login(req, from).await;
-            if let Err(p) = &result {
-                log_refused_login(p, &name, from);
+    let result =
+        match same_origin(&desk, &headers).and_then(|()| body::<LoginRequest>(&headers, bytes)) {
+            Ok(req) => {
+                let name: String = req.username.chars().take(64).collect();
+                let result = desk.accounts.login(req, from).await;
+                if let Err(p) = &result {
+                    log_refused_login(p, &name, from);
+                }
+                result
             }
-            result
-        }
-        Err(p) => Err(p),
-    };
+            Err(p) => Err(p),
+        };
     answer(result, StatusCode::OK, &desk.accounts)
 }
 
@@ -247,6 +327,9 @@ fn log_refused_login(p: &AuthProblem, name: &str, from: IpAddr) {
 }
 
 async fn refresh(State(desk): State<Desk>, headers: HeaderMap) -> Response {
+    if let Err(p) = same_origin(&desk, &headers) {
+        return refusal(p);
+    }
     match desk.accounts.refresh(refresh_cookie(&headers)).await {
         Ok(session) => issued(StatusCode::OK, session, &desk.accounts),
         Err(p) if p.code == AuthCode::Unavailable => refusal(p),
@@ -255,6 +338,9 @@ async fn refresh(State(desk): State<Desk>, headers: HeaderMap) -> Response {
 }
 
 async fn logout(State(desk): State<Desk>, headers: HeaderMap) -> Response {
+    if let Err(p) = same_origin(&desk, &headers) {
+        return refusal(p);
+    }
     match desk.accounts.logout(refresh_cookie(&headers)).await {
         Ok(()) => {
             let done = (
@@ -274,7 +360,7 @@ async fn password(
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
     let from = client_address(&desk, peer, &headers);
-    let result = match body(bytes) {
+    let result = match same_origin(&desk, &headers).and_then(|()| body(&headers, bytes)) {
         Ok(req) => {
             desk.accounts
                 .change_password(&desk.hub.verifier, bearer(&headers), req, from)
@@ -286,6 +372,9 @@ async fn password(
 }
 
 async fn guest(State(desk): State<Desk>, ConnectInfo(peer): Peer, headers: HeaderMap) -> Response {
+    if let Err(p) = same_origin(&desk, &headers) {
+        return refusal(p);
+    }
     let from = client_address(&desk, peer, &headers);
     answer(
         desk.accounts.guest(from).await,

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::accounts::mutes::MAX_MUTES_PER_USER;
 use crate::hub::Hub;
 use crate::lobby::blocks::MAX_BLOCKS_PER_USER;
 use crate::protocol::{ErrorCode, MAX_REASON_CHARS, Refusal, Report, Role, UserInfo};
@@ -43,6 +44,24 @@ fn user_id(id: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Refuses an id that names nobody: no user row (an account, a guest, an identity
+/// service's user) and no game (a user of the server's own tokens has only games).
+pub async fn known_user(hub: &Hub, id: &str) -> Result<(), Refusal> {
+    user_id(id)?;
+    let who = id.to_string();
+    if stored(hub, move |s| {
+        Ok(s.user(&who)?.is_some() || s.has_played(&who)?)
+    })
+    .await?
+    {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        ErrorCode::NotFound,
+        format!("there is no user `{id}` on this server"),
+    ))
+}
+
 /// `user` blocks `other` (`on`) or stops blocking them.
 pub async fn block(hub: &Hub, user: &UserInfo, other: String, on: bool) -> Result<(), Refusal> {
     user_id(&other)?;
@@ -59,6 +78,30 @@ pub async fn block(hub: &Hub, user: &UserInfo, other: String, on: bool) -> Resul
     let (me, them) = (user.id.clone(), other.clone());
     stored(hub, move |s| s.set_block(&me, &them, on, wall_ms())).await?;
     hub.lobby.set_block(&user.id, &other, on);
+    Ok(())
+}
+
+/// `user` mutes `other` (`on`) or stops muting them: stored, then screened from every
+/// connection of `user` on this node ([`crate::accounts::mutes`]).
+pub async fn mute(hub: &Hub, user: &UserInfo, other: String, on: bool) -> Result<(), Refusal> {
+    if other == user.id {
+        return Err(bad("you cannot mute yourself"));
+    }
+    let mutes = &hub.lobby.mutes;
+    if on && !mutes.mutes(&user.id, &other) {
+        if mutes.count(&user.id) >= MAX_MUTES_PER_USER {
+            return Err(Refusal::new(
+                ErrorCode::LimitReached,
+                format!("you already mute {MAX_MUTES_PER_USER} users, the most allowed"),
+            ));
+        }
+        known_user(hub, &other).await?;
+    } else {
+        user_id(&other)?;
+    }
+    let (me, them) = (user.id.clone(), other.clone());
+    stored(hub, move |s| s.set_mute(&me, &them, on, wall_ms())).await?;
+    mutes.set(&user.id, &other, on);
     Ok(())
 }
 
@@ -83,7 +126,7 @@ pub async fn report(hub: &Hub, user: &UserInfo, f: Filing) -> Result<u64, Refusa
         return Err(bad("a report names a `user`, a `game_id`, or both"));
     }
     if let Some(u) = &f.user {
-        user_id(u)?;
+        known_user(hub, u).await?;
     }
     let seqs = match (f.from_seq, f.to_seq) {
         (None, None) => None,

@@ -3,7 +3,7 @@
 //! batches with one flush, pings for liveness and latency, and leaves every room it
 //! joined when it closes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -226,8 +226,10 @@ impl Session {
                         Next::Frame(first) => first,
                         Next::TooSlow => break Some((SLOW_CONSUMER, "too slow: reconnect and join with since_seq")),
                         Next::Ended => break None,
+                        Next::Close(code, reason) => break Some((code, reason)),
                     };
-                    in_time(write_batch(socket, first, inbox)).await
+                    let muted = self.hub.lobby.mutes.screen_for(self.user.as_ref());
+                    in_time(write_batch(socket, first, inbox, muted.as_deref())).await
                 }
                 msg = socket.next() => {
                     let msg = match msg {
@@ -460,6 +462,13 @@ impl Session {
                 nigiri_seed,
             } => {
                 let user = self.user()?;
+                let challenges = hub.lobby.list_for(Some(&user));
+                if challenges
+                    .iter()
+                    .any(|c| c.challenge_id == challenge_id && c.settings.rated)
+                {
+                    crate::accounts::rated::check_account(hub.store(), &user).await?;
+                }
                 let game_id = hub
                     .accept(&user, &challenge_id, nigiri_seed.as_deref())
                     .await?;
@@ -486,6 +495,18 @@ impl Session {
             LobbyMsg::Unblock { user } => {
                 fairplay::block(&hub, &self.user()?, user, false).await?;
                 self.ack(id, None, None);
+            }
+            LobbyMsg::Mute { user } => {
+                fairplay::mute(&hub, &self.user()?, user, true).await?;
+                self.ack(id, None, None);
+            }
+            LobbyMsg::Unmute { user } => {
+                fairplay::mute(&hub, &self.user()?, user, false).await?;
+                self.ack(id, None, None);
+            }
+            LobbyMsg::ListMutes {} => {
+                let users = hub.lobby.mutes.list(&self.user()?.id);
+                self.send(&ServerMsg::Mutes { id, users });
             }
             LobbyMsg::Report {
                 user,
@@ -534,6 +555,9 @@ impl Session {
                 handicap,
             } => {
                 let user = self.user()?;
+                if rated {
+                    crate::accounts::rated::check_account(hub.store(), &user).await?;
+                }
                 let wish = Wish::new(sizes, speeds, rated, handicap)
                     .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
                 hub.automatch(&user, wish).await?;
@@ -691,6 +715,12 @@ impl Session {
         let settings = settings.resolve(&self.hub.config.clock.limits)?;
         settings.check_rated_ruleset(self.hub.config.rules.rated_ancient)?;
         let mut bot = to.as_deref().and_then(|t| self.hub.lobby.offer_of(t));
+        if settings.rated {
+            let players = std::iter::once(&user).chain(bot.as_ref().map(|b| &b.user));
+            for player in players {
+                crate::accounts::rated::check_account(self.hub.store(), player).await?;
+            }
+        }
         if let Some(listing) = &bot {
             listing
                 .offer
@@ -799,18 +829,27 @@ async fn in_time(write: impl Future<Output = Result<(), axum::Error>>) -> Writte
     }
 }
 
-/// Writes `first` and whatever else is queued (up to a batch), then flushes once.
+/// Writes `first` and whatever else is queued (up to a batch), then flushes once; with
+/// `muted`, the chat of those users is screened out ([`crate::accounts::mutes::screen`]).
 async fn write_batch(
     socket: &mut WebSocket,
     first: Utf8Bytes,
     inbox: &mut Inbox,
+    muted: Option<&HashSet<String>>,
 ) -> Result<(), axum::Error> {
-    socket.feed(Message::Text(first)).await?;
-    let mut n = 1;
-    while n < BATCH {
-        let Some(f) = inbox.try_recv() else { break };
-        socket.feed(Message::Text(f)).await?;
+    let screened = |f: Utf8Bytes| match muted {
+        Some(muted) => crate::accounts::mutes::screen(f, muted),
+        None => Some(f),
+    };
+    let mut n = 0;
+    for f in std::iter::once(first).chain(std::iter::from_fn(|| inbox.try_recv())) {
+        if let Some(f) = screened(f) {
+            socket.feed(Message::Text(f)).await?;
+        }
         n += 1;
+        if n == BATCH {
+            break;
+        }
     }
     crate::metrics::messages_out(n);
     socket.flush().await

@@ -12,17 +12,10 @@ use super::error::{ErrorCode, Refusal};
 use super::names;
 use super::offer::BotOffer;
 use super::referee::Ruling;
+use super::request::RequestId;
 use super::settings::GameSettings;
 use super::speed::Speed;
 use crate::rules::{Color, Move, Vertex};
-
-/// The client's request id, echoed in the reply: any string or number it likes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RequestId {
-    Number(u64),
-    Text(String),
-}
 
 /// A request from a client: one outside any game, or an action in one game. On the wire
 /// both are flat objects, `{"type": …, "id": …, "game_id": …, …fields}`.
@@ -107,6 +100,16 @@ pub enum LobbyMsg {
     Unblock {
         user: String,
     },
+    /// Stop receiving a user's chat, in every game (client-protocol/referee.md#mute-and-unmute).
+    Mute {
+        user: String,
+    },
+    /// Receive a muted user's chat again.
+    Unmute {
+        user: String,
+    },
+    /// The users you mute.
+    ListMutes {},
     /// Report a user, a game, or both, with the range of the game's events it concerns.
     Report {
         #[serde(default)]

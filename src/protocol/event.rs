@@ -166,6 +166,9 @@ pub enum GameEvent {
         from: UserInfo,
         text: String,
         at: i64,
+        /// Sent only to a connection whose user mutes `from`: `text` is left out (empty).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        muted: bool,
     },
     /// A player's connection came or went, with both clocks as they stood (timed games),
     /// so that a game rebuilt after the server stopped charges the time used up to then.

@@ -8,24 +8,26 @@ mod event;
 mod names;
 mod offer;
 mod referee;
+mod request;
 mod server;
 mod settings;
 mod speed;
+mod summary;
 mod user;
 
-pub use client::{
-    ClientMsg, DecodeError, GameAction, LobbyMsg, Request, RequestId, decode, request_id,
-};
+pub use client::{ClientMsg, DecodeError, GameAction, LobbyMsg, Request, decode, request_id};
 pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, GroupTax, NigiriProof, ScoreView};
 pub use offer::{BotListing, BotOffer, time_system};
 pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Report, Ruling};
+pub use request::RequestId;
 pub use server::{
-    Challenge, ChatLine, GameSummary, MoveRecord, Phase, Prisoners, Seat, ServerFrame, ServerMsg,
-    Snapshot, decode_server,
+    Challenge, ChatLine, MoveRecord, Prisoners, Seat, ServerFrame, ServerMsg, Snapshot,
+    decode_server,
 };
 pub use settings::{ColorChoice, FairPlay, GameSettings, HandicapPlacement};
 pub use speed::Speed;
+pub use summary::{GameSummary, Phase};
 pub use user::{Role, UserInfo};
 
 /// Bumped when a change could break an existing client.

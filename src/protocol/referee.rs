@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::server::GameSummary;
+use super::summary::GameSummary;
 use super::user::UserInfo;
 use crate::rules::{Color, GameResult};
 

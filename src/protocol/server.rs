@@ -5,29 +5,16 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::client::RequestId;
 use super::error::ErrorCode;
 use super::event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 use super::names;
 use super::offer::BotListing;
+use super::request::RequestId;
 use super::settings::GameSettings;
+use super::summary::{GameSummary, Phase};
 use super::user::UserInfo;
 use crate::clock::ClockView;
 use crate::rules::{Color, GameResult, Move, Vertex};
-
-/// The stage a game is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// A scheduled game before its start time.
-    Scheduled,
-    /// Black is to place free handicap stones.
-    Handicap,
-    Play,
-    /// Two passes ended play; players mark dead stones.
-    Scoring,
-    Ended,
-}
 
 /// An open seek (no `to`) or a direct challenge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,25 +31,6 @@ pub struct Challenge {
     /// For `nigiri`: sha256 of the server's secret, fixed before anyone accepts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nigiri_commitment: Option<String>,
-}
-
-/// A game as the lobby lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GameSummary {
-    pub game_id: String,
-    pub black: UserInfo,
-    pub white: UserInfo,
-    /// The players' ranks (lobby.md#ranks): absent for a player with no rated game.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub black_rank: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub white_rank: Option<String>,
-    pub board_size: u8,
-    pub move_number: u32,
-    pub phase: Phase,
-    pub spectators: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<GameResult>,
 }
 
 /// A player's seat: who, and whether connected now.
@@ -223,6 +191,12 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<RequestId>,
         report_id: u64,
+    },
+    /// The reply to `list_mutes`: the ids of the users you mute, sorted.
+    Mutes {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        users: Vec<String>,
     },
     /// The reply to `list_reports`.
     Reports {

@@ -292,7 +292,29 @@ fn bad(message: String) -> Refusal {
     Refusal::new(ErrorCode::BadRequest, message)
 }
 
+/// The shortest claimable wait: even a bullet game waits this long for a reconnect.
+const MIN_CLAIM_WAIT_MS: u64 = 10_000;
+
 impl GameSettings {
+    /// How long a player must be away, on their own turn, before the opponent may claim
+    /// the game: a tenth of a player's whole time (main time plus all overtime), at least
+    /// 10 s and at most the game's `claim_after_ms`; `claim_after_ms` in untimed games.
+    /// A player away that long who then loses on time has escaped as surely as one
+    /// claimed against (client-protocol/ratings.md#escapes).
+    pub fn claim_wait_ms(&self) -> u64 {
+        let tc = &self.clock;
+        match crate::clock::PlayerClock::new(tc).remaining_ms(tc) {
+            Some(whole) => (whole / 10).max(MIN_CLAIM_WAIT_MS).min(self.claim_after_ms),
+            None => self.claim_after_ms,
+        }
+    }
+
+    /// Whether spectators see this game late: a tournament game with a delay.
+    pub fn delays_spectators(&self) -> bool {
+        self.fair_play == FairPlay::Tournament
+            && (self.spectator_delay_moves > 0 || self.spectator_delay_ms > 0)
+    }
+
     /// Checks every field and fills in the defaults; refusals name the field.
     pub fn resolve(self, clock_limits: &ClockLimits) -> Result<GameSettings, Refusal> {
         if !(MIN_SIZE..=MAX_SIZE).contains(&self.board_size) {

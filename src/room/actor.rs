@@ -770,6 +770,7 @@ impl Room {
     }
 
     fn summary(&self) -> GameSummary {
+        let (move_number, phase) = self.live.as_spectators_see(self.released);
         GameSummary {
             game_id: self.id.to_string(),
             black: self.live.black.clone(),
@@ -778,8 +779,8 @@ impl Room {
             black_rank: None,
             white_rank: None,
             board_size: self.live.settings.board_size,
-            move_number: self.live.move_count(),
-            phase: self.live.phase(),
+            move_number,
+            phase,
             spectators: self.crowd.spectators() as u32,
             result: self.live.result(),
         }

@@ -12,8 +12,8 @@ pub const HISTORY_LIMIT: u32 = 200;
 /// The most players a leaderboard shows, and how many it shows unless asked.
 pub const MAX_LEADERBOARD: u32 = 200;
 pub const DEFAULT_LEADERBOARD: u32 = 50;
-/// How many of a player's latest games lost by forfeit an escaper record looks at, and
-/// how many escapes it lists.
+/// How many of a player's latest games lost by forfeit or on time an escaper record looks
+/// at, and how many escapes it lists.
 pub const ESCAPE_SCAN: u32 = 200;
 pub const ESCAPES_LISTED: usize = 20;
 

@@ -77,7 +77,8 @@ pub struct UserRecord {
 }
 
 /// A change to a user; changing the password or disabling also revokes every refresh
-/// token of the user, in the same transaction.
+/// token of the user, in the same transaction, and disabling, enabling or a new role is
+/// numbered among the user changes ([`AccountStore::user_changes`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UserChange {
     Password(String),
@@ -188,4 +189,16 @@ pub trait AccountStore {
 
     /// Stores an invite code's hash.
     fn create_invite(&self, invite: &NewInvite) -> Result<(), StoreError>;
+
+    /// The changes to users' standing (disabled, enabled, a new role) numbered after
+    /// `after`, oldest first, at most `limit`: `(number, user id)`. [`update_user`] numbers
+    /// each in its own transaction, so a running server, which may not be the process
+    /// that made the change (`tengen user disable`), learns of it by reading them
+    /// ([`crate::accounts::revoke`]).
+    ///
+    /// [`update_user`]: AccountStore::update_user
+    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<(u64, String)>, StoreError>;
+
+    /// The number of the latest change to a user's standing (0 when there is none).
+    fn last_user_change(&self) -> Result<u64, StoreError>;
 }

@@ -140,7 +140,7 @@ impl SqliteStore {
         let sql = format!(
             "SELECT {GAME_COLUMNS} FROM games
              WHERE status = 'finished'
-               AND ((black = ?1 AND result = 'W+F') OR (white = ?1 AND result = 'B+F'))
+               AND ((black = ?1 AND result IN ('W+F', 'W+T')) OR (white = ?1 AND result IN ('B+F', 'B+T')))
              ORDER BY ended_at_ms DESC, id DESC LIMIT ?2"
         );
         let games = self.query_games(

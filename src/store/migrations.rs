@@ -168,6 +168,23 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE events ADD COLUMN move_count INTEGER CHECK (move_count >= 0);
     ",
+    // 8: the numbered changes to users' standing (disabled, enabled, a new role), which
+    // a running server reads to end the connections they concern (accounts/revoke.rs).
+    "
+    CREATE TABLE user_changes (
+        seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL
+    ) STRICT;
+    ",
+    // 9: who mutes whom (store/mutes.rs).
+    "
+    CREATE TABLE mutes (
+        muter TEXT NOT NULL,
+        muted TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        PRIMARY KEY (muter, muted)
+    ) STRICT, WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -18,6 +18,7 @@ pub mod copy;
 mod fairplay;
 mod leases;
 mod migrations;
+mod mutes;
 mod postgres;
 mod ratings;
 mod sqlite;
@@ -34,6 +35,7 @@ pub use accounts::{
 };
 pub use fairplay::{KibitzRecord, NewReport, StoredReport};
 pub use leases::{Claim, Leases};
+pub use mutes::MuteStore;
 pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow};
 pub use sqlite::{SqliteStore, SyncMode};
@@ -478,8 +480,8 @@ pub struct ReviewRecord {
 /// Synchronous on purpose: SQLite is a blocking library, and [`PgStore`] runs its async
 /// client on a runtime of its own, so a call is safe from any thread. Async callers go through [`StoreWriter`] for
 /// writes (which batches them) and `spawn_blocking` for reads. The account half is the
-/// supertrait [`AccountStore`].
-pub trait Store: AccountStore + Send + Sync + 'static {
+/// supertrait [`AccountStore`], the mutes [`MuteStore`].
+pub trait Store: AccountStore + MuteStore + Send + Sync + 'static {
     /// Creates a game; [`StoreError::DuplicateGame`] if its id is taken.
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
 

@@ -28,6 +28,7 @@ mod accounts;
 mod copy;
 mod last_seqs;
 mod move_log;
+mod mutes;
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.

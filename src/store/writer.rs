@@ -579,7 +579,16 @@ mod tests {
         }
     }
 
-    /// Accounts pass straight through: these tests are about game commits.
+    /// Accounts and mutes pass straight through: these tests are about game commits.
+    impl crate::store::MuteStore for GatedStore {
+        fn set_mute(&self, a: &str, b: &str, on: bool, at: i64) -> Result<(), StoreError> {
+            self.inner.set_mute(a, b, on, at)
+        }
+        fn mutes(&self) -> Result<Vec<(String, String)>, StoreError> {
+            self.inner.mutes()
+        }
+    }
+
     impl AccountStore for GatedStore {
         fn create_user(
             &self,
@@ -620,6 +629,12 @@ mod tests {
         }
         fn create_invite(&self, invite: &NewInvite) -> Result<(), StoreError> {
             self.inner.create_invite(invite)
+        }
+        fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<(u64, String)>, StoreError> {
+            self.inner.user_changes(after, limit)
+        }
+        fn last_user_change(&self) -> Result<u64, StoreError> {
+            self.inner.last_user_change()
         }
     }
 

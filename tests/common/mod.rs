@@ -16,6 +16,7 @@ use tengen::auth::{claims_for, load_or_create_secret, sign};
 use tengen::config::Config;
 use tengen::protocol::Role;
 use tengen::server::Server;
+use tengen::store::{Origin, StoreError, UserRecord};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -92,9 +93,33 @@ impl TestServer {
         sign(&self.secret, &claims_for(sub, None, role, 3600)).expect("sign")
     }
 
-    /// A client logged in as `sub`.
+    /// A client logged in as `sub`, who has an account here ([`TestServer::account`]).
+    /// A token alone, with no account, is [`TestServer::token`].
     pub async fn login(&self, sub: &str) -> Client {
+        self.account(sub).await;
         Client::connect(&format!("{}?token={}", self.url, self.token(sub))).await
+    }
+
+    /// Gives `sub` an account unless they have one: a player's, with no password (only
+    /// accounts play rated games).
+    pub async fn account(&self, sub: &str) {
+        let store = self.server.as_ref().expect("running").hub().store().clone();
+        let user = UserRecord {
+            id: sub.to_string(),
+            origin: Origin::Local,
+            display_name: sub.to_string(),
+            role: Role::Player,
+            password_hash: None,
+            disabled: false,
+            created_at_ms: 0,
+        };
+        let made = tokio::task::spawn_blocking(move || store.create_user(&user, None, 0))
+            .await
+            .expect("the store call");
+        match made {
+            Ok(()) | Err(StoreError::DuplicateUser { .. }) => {}
+            Err(e) => panic!("cannot give {sub} an account: {e}"),
+        }
     }
 
     /// A client without a token.

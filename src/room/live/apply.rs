@@ -251,7 +251,7 @@ impl LiveGame {
                     self.clock.restore(*view);
                 }
             }
-            GameEvent::Chat { from, text, at } => {
+            GameEvent::Chat { from, text, at, .. } => {
                 self.expect(!matches!(self.stage, Stage::Ended(_)))?;
                 if self.chat.len() == CHAT_KEPT {
                     self.chat.pop_front();

@@ -15,22 +15,6 @@ pub(super) struct Draft {
     pub(super) at: Moment,
 }
 
-/// The shortest claimable wait: even a bullet game waits this long for a reconnect.
-const MIN_CLAIM_WAIT_MS: u64 = 10_000;
-
-/// How long a player must be away, on their own turn, before the opponent may claim the
-/// game: a tenth of a player's whole time (main time plus all overtime), at least 10 s
-/// and at most the game's `claim_after_ms`; `claim_after_ms` in untimed games.
-pub(super) fn claim_wait_ms(settings: &crate::protocol::GameSettings) -> u64 {
-    let tc = &settings.clock;
-    match crate::clock::PlayerClock::new(tc).remaining_ms(tc) {
-        Some(whole) => (whole / 10)
-            .max(MIN_CLAIM_WAIT_MS)
-            .min(settings.claim_after_ms),
-        None => settings.claim_after_ms,
-    }
-}
-
 pub(super) fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     Refusal::new(code, message)
 }
@@ -214,6 +198,7 @@ impl Draft {
             from: self.game.player(who).clone(),
             text: text.to_string(),
             at: self.at.wall_ms,
+            muted: false,
         })
     }
 
@@ -432,7 +417,7 @@ impl Draft {
                 "your opponent has not come yet: a late player loses by forfeit at start_at + forfeit_after_ms",
             ));
         }
-        let wait = claim_wait_ms(&game.settings);
+        let wait = game.settings.claim_wait_ms();
         let away = game.absent_since[i]
             .filter(|_| !game.online[i])
             .map(|since| self.at.now.saturating_sub(since));

@@ -419,6 +419,25 @@ impl LiveGame {
             .map_or(self.seq, |&seq| seq - 1)
     }
 
+    /// The move count and phase a list of games shows (`list_games`, the referees'
+    /// lists): in a tournament game with delayed spectators, those as of `released`, the
+    /// last event the spectators have been sent, so no list tells them more than the board
+    /// they watch; otherwise, and once the game has ended, those now.
+    pub fn as_spectators_see(&self, released: u64) -> (u32, Phase) {
+        let (moves, ms) = self.spectator_delay();
+        if (moves == 0 && ms == 0) || matches!(self.stage, Stage::Ended(_)) || released >= self.seq
+        {
+            return (self.move_count(), self.phase());
+        }
+        let hidden = self.move_seqs.len() - self.move_seqs.partition_point(|&s| s <= released);
+        // Play ended, or the game did, only in events they have not been sent.
+        let phase = match self.phase() {
+            Phase::Scoring | Phase::Ended => Phase::Play,
+            phase => phase,
+        };
+        (self.move_count().saturating_sub(hidden as u32), phase)
+    }
+
     /// When a move now hidden from spectators by the delay in time is theirs to see, if
     /// one is (the room wakes then to send it).
     pub fn next_release(&self, now: Millis) -> Option<Millis> {

@@ -514,7 +514,7 @@ fn a_claim_waits_for_the_absent_players_turn_and_says_how_long_is_left() {
     assert_eq!(err.retry_after_ms, Some(11_000));
     let step = claim(&t, 61_000).expect("claimed");
     assert_eq!(step.events.len(), 1);
-    assert_eq!(decide::claim_wait_ms(&t.game.settings), 60_000);
+    assert_eq!(t.game.settings.claim_wait_ms(), 60_000);
 }
 
 #[test]

@@ -179,7 +179,42 @@ async fn update_user(
         .await
         .map_err(pg_error)?;
     }
+    if matches!(change, UserChange::Disabled(_) | UserChange::Role(_)) {
+        tx.execute("INSERT INTO user_changes (user_id) VALUES ($1)", &[&id])
+            .await
+            .map_err(pg_error)?;
+    }
     tx.commit().await.map_err(pg_error)
+}
+
+async fn user_changes(
+    client: &mut Client,
+    after: u64,
+    limit: u32,
+) -> Result<Vec<(u64, String)>, StoreError> {
+    let after = i64::try_from(after).unwrap_or(i64::MAX);
+    let rows = client
+        .query(
+            "SELECT seq, user_id FROM user_changes WHERE seq > $1 ORDER BY seq LIMIT $2",
+            &[&after, &i64::from(limit)],
+        )
+        .await
+        .map_err(pg_error)?;
+    rows.iter()
+        .map(|row| {
+            let seq: i64 = col(row, 0)?;
+            Ok((seq.max(0) as u64, col(row, 1)?))
+        })
+        .collect()
+}
+
+async fn last_user_change(client: &mut Client) -> Result<u64, StoreError> {
+    let row = client
+        .query_one("SELECT coalesce(max(seq), 0) FROM user_changes", &[])
+        .await
+        .map_err(pg_error)?;
+    let last: i64 = col(&row, 0)?;
+    Ok(last.max(0) as u64)
 }
 
 async fn sight_external(
@@ -411,5 +446,14 @@ impl AccountStore for PgStore {
         let invite = invite.clone();
         self.connections
             .run(move |c| Box::pin(create_invite(c, invite)))
+    }
+
+    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<(u64, String)>, StoreError> {
+        self.connections
+            .run(move |c| Box::pin(user_changes(c, after, limit)))
+    }
+
+    fn last_user_change(&self) -> Result<u64, StoreError> {
+        self.connections.run(|c| Box::pin(last_user_change(c)))
     }
 }

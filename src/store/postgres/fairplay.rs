@@ -153,7 +153,7 @@ pub(super) async fn forfeit_losses(
     let sql = format!(
         "SELECT {GAME_COLUMNS} FROM games
          WHERE status = 'finished'
-           AND ((black = $1 AND result = 'W+F') OR (white = $1 AND result = 'B+F'))
+           AND ((black = $1 AND result IN ('W+F', 'W+T')) OR (white = $1 AND result IN ('B+F', 'B+T')))
          ORDER BY ended_at_ms DESC, id DESC LIMIT $2"
     );
     let games = query_games(&tx, &sql, &[&player, &i64::from(limit)]).await?;

@@ -14,6 +14,7 @@ mod copy;
 mod fairplay;
 mod games;
 mod leases;
+mod mutes;
 mod ratings;
 mod reviews;
 mod schema;

@@ -149,6 +149,22 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE games ADD COLUMN owner TEXT, ADD COLUMN lease_until TIMESTAMPTZ;
     CREATE INDEX games_live_by_lease ON games (lease_until) WHERE status = 'live';
     "#,
+    // 3: SQLite's version 8, the numbered changes to users' standing.
+    r#"
+    CREATE TABLE user_changes (
+        seq     BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        user_id TEXT COLLATE "C" NOT NULL
+    );
+    "#,
+    // 4: SQLite's version 9, who mutes whom.
+    r#"
+    CREATE TABLE mutes (
+        muter TEXT COLLATE "C" NOT NULL,
+        muted TEXT COLLATE "C" NOT NULL,
+        at_ms BIGINT NOT NULL,
+        PRIMARY KEY (muter, muted)
+    );
+    "#,
 ];
 
 /// The schema version this build writes and understands.

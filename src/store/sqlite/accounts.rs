@@ -215,8 +215,41 @@ impl AccountStore for SqliteStore {
             if revoke {
                 self.revoke_user(tx, id)?;
             }
+            if matches!(change, UserChange::Disabled(_) | UserChange::Role(_)) {
+                tx.prepare_cached("INSERT INTO user_changes (user_id) VALUES (?1)")
+                    .map_err(self.db_err())?
+                    .execute([id])
+                    .map_err(self.db_err())?;
+            }
             Ok(())
         })
+    }
+
+    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<(u64, String)>, StoreError> {
+        let conn = self.lock()?;
+        let db = self.db_err();
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT seq, user_id FROM user_changes WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+            )
+            .map_err(&db)?;
+        let rows = stmt
+            .query_map(params![after, limit], |row| {
+                Ok((row.get::<_, i64>(0)?.max(0) as u64, row.get(1)?))
+            })
+            .map_err(&db)?;
+        rows.collect::<Result<_, _>>().map_err(&db)
+    }
+
+    fn last_user_change(&self) -> Result<u64, StoreError> {
+        let conn = self.lock()?;
+        let last: i64 = conn
+            .prepare_cached("SELECT coalesce(max(seq), 0) FROM user_changes")
+            .map_err(self.db_err())?
+            .query_row([], |row| row.get(0))
+            .map_err(self.db_err())?;
+        Ok(last.max(0) as u64)
     }
 
     fn sight_external(

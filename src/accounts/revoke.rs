@@ -1,0 +1,127 @@
+//! Taking back at once what an operator takes from an account: a running server ends the
+//! open connections of a user who is disabled or given another role, whichever process
+//! made the change (`tengen user disable` runs beside the server, on the same store). The
+//! store numbers each such change ([`AccountStore::user_changes`]); every server, every
+//! node of a cluster, reads the new ones once a second and ends that user's connections
+//! on it. A connection that comes back is admitted as the account is now: refused while
+//! disabled, with the stored role otherwise ([`super::admit`]). Ending the last
+//! connection withdraws the user's seeks, challenges, automatch request and bot offer.
+//!
+//! [`AccountStore::user_changes`]: crate::store::AccountStore::user_changes
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::fanout::{Frame, encode};
+use crate::protocol::{ErrorCode, ServerMsg};
+use crate::store::{Store, StoreError};
+
+/// How often the store is asked for new changes.
+pub const POLL: Duration = Duration::from_secs(1);
+/// Close code of a connection whose account was disabled or given another role: the
+/// same as for a refused token, since the client must get a new one.
+pub const CLOSE_CODE: u16 = 4001;
+/// Changes read again at each poll before the newest one seen: PostgreSQL numbers a
+/// change when it is made, not when it commits, so a change may become visible after one
+/// with a higher number. Each is acted on once.
+const LOOKBACK: u64 = 64;
+/// Changes read at most per poll; more wait for the next.
+const BATCH: u32 = 256;
+
+/// Watches the store for changes to users' standing until `stop` turns true, and calls
+/// `end` with each changed user's id, the frame to send them and the close code and
+/// reason for their connections.
+pub async fn watch(
+    store: Arc<dyn Store>,
+    mut stop: watch::Receiver<bool>,
+    end: impl Fn(&str, &Frame, u16, &'static str) + Send + 'static,
+) {
+    let mut seen = BTreeSet::new();
+    let mut newest = match read(&store, |s| {
+        let last = s.last_user_change()?;
+        let before = s.user_changes(last.saturating_sub(LOOKBACK), BATCH)?;
+        Ok((last, before))
+    })
+    .await
+    {
+        Ok((last, before)) => {
+            // Changes made before this server started concern no connection of its own.
+            seen.extend(before.into_iter().map(|(seq, _)| seq));
+            last
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the changes to users; disabling an account will not end its open connections");
+            return;
+        }
+    };
+    loop {
+        tokio::select! {
+            _ = stop.wait_for(|s| *s) => return,
+            _ = tokio::time::sleep(POLL) => {}
+        }
+        let from = newest.saturating_sub(LOOKBACK);
+        let changes = match read(&store, move |s| s.user_changes(from, BATCH)).await {
+            Ok(changes) => changes,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the changes to users; trying again");
+                continue;
+            }
+        };
+        for (seq, id) in changes {
+            if !seen.insert(seq) {
+                continue;
+            }
+            newest = newest.max(seq);
+            let who = id.clone();
+            let user = match read(&store, move |s| s.user(&who)).await {
+                Ok(Some(user)) => user,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, user = %id, "cannot read a changed user");
+                    continue;
+                }
+            };
+            let (message, reason) = if user.disabled {
+                (
+                    "An operator disabled this account; its connections end.".to_string(),
+                    "account disabled",
+                )
+            } else {
+                (
+                    format!(
+                        "An operator gave this account the role {}; connect again with a new token.",
+                        serde_json::to_string(&user.role).unwrap_or_default()
+                    ),
+                    "role changed",
+                )
+            };
+            tracing::info!(user = %id, reason, "ending the connections of a changed account");
+            let frame = encode(&ServerMsg::Error {
+                id: None,
+                code: ErrorCode::Unauthorized,
+                message,
+                game_id: None,
+                reason: None,
+                retry_after_ms: None,
+            });
+            end(&id, &frame, CLOSE_CODE, reason);
+        }
+        seen.retain(|&seq| seq + LOOKBACK >= newest);
+    }
+}
+
+/// Runs a store read on the blocking pool.
+async fn read<T: Send + 'static>(
+    store: &Arc<dyn Store>,
+    work: impl FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, String> {
+    let store = store.clone();
+    match tokio::task::spawn_blocking(move || work(store.as_ref())).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}

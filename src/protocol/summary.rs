@@ -1,0 +1,40 @@
+//! A game as the lobby lists it, and the stage it is in: shared by the lobby's answers and
+//! the referee's lists, so it stands apart from both.
+
+use serde::{Deserialize, Serialize};
+
+use super::user::UserInfo;
+use crate::rules::GameResult;
+
+/// The stage a game is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// A scheduled game before its start time.
+    Scheduled,
+    /// Black is to place free handicap stones.
+    Handicap,
+    Play,
+    /// Two passes ended play; players mark dead stones.
+    Scoring,
+    Ended,
+}
+
+/// A game as the lobby lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameSummary {
+    pub game_id: String,
+    pub black: UserInfo,
+    pub white: UserInfo,
+    /// The players' ranks (lobby.md#ranks): absent for a player with no rated game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_rank: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_rank: Option<String>,
+    pub board_size: u8,
+    pub move_number: u32,
+    pub phase: Phase,
+    pub spectators: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+}
