@@ -10,9 +10,9 @@ use std::sync::Arc;
 use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
 use tengen::protocol::Role;
 use tengen::store::{
-    Append, EventRecord, GameQuery, GameRecord, GameStatus, KibitzRecord, NewInvite, NewRefresh,
-    NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation,
-    SqliteStore, Store, StoreError, SyncMode, UserChange, UserRecord,
+    Append, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore, KibitzRecord,
+    NewInvite, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow,
+    ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, UserChange, UserRecord,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
