@@ -7,7 +7,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Statement, Transaction};
 
 use super::{PgStore, bad_row, bigint, col, pg_error};
-use crate::store::{Append, EventLog, StoreError};
+use crate::store::{Append, EventLog, EventRecord, GameRecord, StoreError};
 
 /// Writes the batch in one transaction, in order, or nothing of it.
 async fn append(client: &mut Client, batch: Vec<Append>) -> Result<(), StoreError> {
@@ -58,59 +58,17 @@ async fn apply<'b>(
 ) -> Result<(), StoreError> {
     match item {
         Append::Create(game) => {
-            let move_count = i64::from(game.move_count);
-            let inserted = b
-                .execute(
-                    "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
-                         white_name, status, result, ended_at_ms, move_count)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                     ON CONFLICT (id) DO NOTHING",
-                    &[
-                        &game.id,
-                        &game.created_at_ms,
-                        &game.settings,
-                        &game.black,
-                        &game.white,
-                        &game.black_name,
-                        &game.white_name,
-                        &game.status.as_str(),
-                        &game.result,
-                        &game.ended_at_ms,
-                        &move_count,
-                    ],
-                )
-                .await?;
-            if inserted == 0 {
-                return Err(StoreError::DuplicateGame {
-                    game_id: game.id.clone(),
-                });
-            }
+            insert_game(b, game).await?;
             next.insert(&game.id, 1);
+            Ok(())
         }
         Append::Event(event) => {
             let Some(&expected) = next.get(event.game_id.as_str()) else {
                 return Err(unknown(&event.game_id));
             };
-            if event.seq != expected || i64::try_from(event.seq).is_err() {
-                return Err(StoreError::SeqOutOfOrder {
-                    game_id: event.game_id.clone(),
-                    seq: event.seq,
-                    expected,
-                });
-            }
-            b.execute(
-                "INSERT INTO events (game_id, seq, kind, payload, at_ms)
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[
-                    &event.game_id,
-                    &bigint(event.seq),
-                    &event.kind,
-                    &event.payload,
-                    &event.at_ms,
-                ],
-            )
-            .await?;
+            insert_event(b, event, expected).await?;
             next.insert(&event.game_id, expected.saturating_add(1));
+            Ok(())
         }
         Append::MoveCount {
             game_id,
@@ -122,49 +80,14 @@ async fn apply<'b>(
                     &[game_id, &i64::from(*move_count)],
                 )
                 .await?;
-            if updated == 0 {
-                return Err(unknown(game_id));
-            }
+            found(updated, game_id)
         }
         Append::Finish {
             game_id,
             result,
             ended_at_ms,
-        } => {
-            let updated = b
-                .execute(
-                    "UPDATE games SET status = 'finished', result = $2, ended_at_ms = $3
-                     WHERE id = $1 AND status = 'live'",
-                    &[game_id, result, ended_at_ms],
-                )
-                .await?;
-            if updated == 0 {
-                return Err(match exists(&b.tx, game_id).await? {
-                    true => StoreError::AlreadyFinished {
-                        game_id: game_id.clone(),
-                    },
-                    false => unknown(game_id),
-                });
-            }
-        }
-        Append::Rejudge { game_id, result } => {
-            let updated = b
-                .execute(
-                    "UPDATE games SET result = $2 WHERE id = $1 AND status = 'finished'",
-                    &[game_id, result],
-                )
-                .await?;
-            if updated == 0 {
-                return Err(unknown(game_id));
-            }
-            // In the same transaction, so a crash cannot lose the rebuild it owes.
-            b.execute(
-                "INSERT INTO ratings_owed (game_id)
-                 SELECT game_id FROM rated_games WHERE game_id = $1",
-                &[game_id],
-            )
-            .await?;
-        }
+        } => finish_game(b, game_id, result, *ended_at_ms).await,
+        Append::Rejudge { game_id, result } => rejudge(b, game_id, result).await,
         Append::Kibitz(line) => {
             let inserted = b
                 .execute(
@@ -179,9 +102,7 @@ async fn apply<'b>(
                     ],
                 )
                 .await?;
-            if inserted == 0 {
-                return Err(unknown(&line.game_id));
-            }
+            found(inserted, &line.game_id)
         }
         Append::Rated { game_id } => {
             if !exists(&b.tx, game_id).await? {
@@ -192,35 +113,152 @@ async fn apply<'b>(
                 &[game_id],
             )
             .await?;
+            Ok(())
         }
-        Append::Fence { game_id, fence } => {
-            // A number past BIGINT cannot be stored, so it is refused as stale like any
-            // claim the stored fence does not allow (NULL compares as not allowed).
-            let claimed = i64::try_from(*fence).ok();
-            let updated = b
-                .execute(
-                    "UPDATE games SET fence = $2 WHERE id = $1 AND fence <= $2",
-                    &[game_id, &claimed],
-                )
-                .await?;
-            if updated == 0 {
-                // A new statement, so it sees the fence that refused the claim.
-                let current =
-                    b.tx.query_opt("SELECT fence FROM games WHERE id = $1", &[game_id])
-                        .await
-                        .map_err(pg_error)?;
-                return Err(match current {
-                    None => unknown(game_id),
-                    Some(row) => StoreError::Fenced {
-                        game_id: game_id.clone(),
-                        fence: *fence,
-                        current: col::<i64>(&row, 0)?.unsigned_abs(),
-                    },
-                });
-            }
-        }
+        Append::Fence { game_id, fence } => claim_fence(b, game_id, *fence).await,
+    }
+}
+
+/// Creates a game's row; [`StoreError::DuplicateGame`] if its id is taken.
+async fn insert_game(b: &mut Prepared<'_>, game: &GameRecord) -> Result<(), StoreError> {
+    let move_count = i64::from(game.move_count);
+    let inserted = b
+        .execute(
+            "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
+                 white_name, status, result, ended_at_ms, move_count)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+             ON CONFLICT (id) DO NOTHING",
+            &[
+                &game.id,
+                &game.created_at_ms,
+                &game.settings,
+                &game.black,
+                &game.white,
+                &game.black_name,
+                &game.white_name,
+                &game.status.as_str(),
+                &game.result,
+                &game.ended_at_ms,
+                &move_count,
+            ],
+        )
+        .await?;
+    if inserted == 0 {
+        return Err(StoreError::DuplicateGame {
+            game_id: game.id.clone(),
+        });
     }
     Ok(())
+}
+
+/// Inserts a game's event, refused unless its `seq` is `expected`, the game's next.
+async fn insert_event(
+    b: &mut Prepared<'_>,
+    event: &EventRecord,
+    expected: u64,
+) -> Result<(), StoreError> {
+    if event.seq != expected || i64::try_from(event.seq).is_err() {
+        return Err(StoreError::SeqOutOfOrder {
+            game_id: event.game_id.clone(),
+            seq: event.seq,
+            expected,
+        });
+    }
+    b.execute(
+        "INSERT INTO events (game_id, seq, kind, payload, at_ms)
+         VALUES ($1, $2, $3, $4, $5)",
+        &[
+            &event.game_id,
+            &bigint(event.seq),
+            &event.kind,
+            &event.payload,
+            &event.at_ms,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Marks a live game finished with its result.
+async fn finish_game(
+    b: &mut Prepared<'_>,
+    game_id: &str,
+    result: &str,
+    ended_at_ms: i64,
+) -> Result<(), StoreError> {
+    let updated = b
+        .execute(
+            "UPDATE games SET status = 'finished', result = $2, ended_at_ms = $3
+             WHERE id = $1 AND status = 'live'",
+            &[&game_id, &result, &ended_at_ms],
+        )
+        .await?;
+    if updated == 0 {
+        return Err(match exists(&b.tx, game_id).await? {
+            true => StoreError::AlreadyFinished {
+                game_id: game_id.to_owned(),
+            },
+            false => unknown(game_id),
+        });
+    }
+    Ok(())
+}
+
+/// Replaces a finished game's result, and owes the ratings a rebuild if it was rated.
+async fn rejudge(b: &mut Prepared<'_>, game_id: &str, result: &str) -> Result<(), StoreError> {
+    let updated = b
+        .execute(
+            "UPDATE games SET result = $2 WHERE id = $1 AND status = 'finished'",
+            &[&game_id, &result],
+        )
+        .await?;
+    found(updated, game_id)?;
+    // In the same transaction, so a crash cannot lose the rebuild it owes.
+    b.execute(
+        "INSERT INTO ratings_owed (game_id)
+         SELECT game_id FROM rated_games WHERE game_id = $1",
+        &[&game_id],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Raises a game's fence to `fence`, refused with [`StoreError::Fenced`] if it is
+/// already higher.
+async fn claim_fence(b: &mut Prepared<'_>, game_id: &str, fence: u64) -> Result<(), StoreError> {
+    // A number past BIGINT cannot be stored, so it is refused as stale like any claim
+    // the stored fence does not allow (NULL compares as not allowed).
+    let claimed = i64::try_from(fence).ok();
+    let updated = b
+        .execute(
+            "UPDATE games SET fence = $2 WHERE id = $1 AND fence <= $2",
+            &[&game_id, &claimed],
+        )
+        .await?;
+    if updated == 0 {
+        // A new statement, so it sees the fence that refused the claim.
+        let current =
+            b.tx.query_opt("SELECT fence FROM games WHERE id = $1", &[&game_id])
+                .await
+                .map_err(pg_error)?;
+        return Err(match current {
+            None => unknown(game_id),
+            Some(row) => StoreError::Fenced {
+                game_id: game_id.to_owned(),
+                fence,
+                current: col::<i64>(&row, 0)?.unsigned_abs(),
+            },
+        });
+    }
+    Ok(())
+}
+
+/// `Ok` when a statement about `game_id` changed a row, else [`StoreError::UnknownGame`].
+fn found(rows: u64, game_id: &str) -> Result<(), StoreError> {
+    match rows {
+        0 => Err(unknown(game_id)),
+        _ => Ok(()),
+    }
 }
 
 /// Locks the rows of every game the batch names until the transaction ends, in the

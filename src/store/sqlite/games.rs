@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use rusqlite::types::{Type, Value};
-use rusqlite::{Connection, Row};
+use rusqlite::{Connection, OptionalExtension, Row};
 
 use super::SqliteStore;
 use crate::store::{
@@ -29,6 +29,21 @@ pub(super) fn move_count_column() -> String {
 /// [`GAME_COLUMNS`] for queries that may return live games: their count as above.
 fn live_game_columns() -> String {
     format!("{}, {}", game_columns_before_count!(), move_count_column())
+}
+
+/// Whether the game has a row, for telling an unknown game from a refused change.
+pub(super) fn game_exists(
+    conn: &Connection,
+    game_id: &str,
+    db: &dyn Fn(rusqlite::Error) -> StoreError,
+) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM games WHERE id = ?1")
+        .map_err(db)?
+        .query_row([game_id], |_| Ok(()))
+        .optional()
+        .map_err(db)?
+        .is_some())
 }
 
 impl SqliteStore {

@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::checkpoint::{CheckpointError, copy_in, fold};
-use super::games::LAST_MOVE_COUNT;
+use super::games::{LAST_MOVE_COUNT, game_exists};
 use super::last_seqs::{LastSeqs, stored_last_seq};
 use super::move_log::{self, Logged, sync_directory_of};
 use super::{SqliteStore, SyncMode, move_log_err, ratings};
@@ -155,197 +155,252 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         let db = self.db_err();
         match item {
-            Write::Create(game) => {
-                let inserted = tx
-                    .prepare_cached(
-                        "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
-                             white_name, status, result, ended_at_ms, move_count)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-                         ON CONFLICT (id) DO NOTHING",
-                    )
-                    .map_err(&db)?
-                    .execute(rusqlite::params![
-                        game.id,
-                        game.created_at_ms,
-                        game.settings,
-                        game.black,
-                        game.white,
-                        game.black_name,
-                        game.white_name,
-                        game.status.as_str(),
-                        game.result,
-                        game.ended_at_ms,
-                        game.move_count,
-                    ])
-                    .map_err(&db)?;
-                if inserted == 0 {
-                    return Err(StoreError::DuplicateGame {
-                        game_id: game.id.clone(),
-                    });
-                }
-            }
-            Write::Event(event) => {
-                let last = match last_seqs.get(&event.game_id) {
-                    Some(last) => last,
-                    None => self.last_seq(tx, &event.game_id)?,
-                };
-                let expected = last.saturating_add(1);
-                if event.seq != expected {
-                    return Err(StoreError::SeqOutOfOrder {
-                        game_id: event.game_id.clone(),
-                        seq: event.seq,
-                        expected,
-                    });
-                }
-                let seq = i64::try_from(event.seq).map_err(|_| StoreError::SeqOutOfOrder {
-                    game_id: event.game_id.clone(),
-                    seq: event.seq,
-                    expected,
-                })?;
-                tx.prepare_cached(INSERT_EVENT)
-                    .map_err(&db)?
-                    .execute(rusqlite::params![
-                        event.game_id,
-                        seq,
-                        event.kind,
-                        event.payload,
-                        event.at_ms,
-                        move_count,
-                    ])
-                    .map_err(&db)?;
-                last_seqs.appended(&event.game_id, event.seq);
-            }
-            // A count with no event of its game just before it: on the game's last
-            // event, or on the game itself when it has none.
+            Write::Create(game) => insert_game(tx, game, &db),
+            Write::Event(event) => self.insert_event(tx, last_seqs, event, move_count),
             Write::MoveCount {
                 game_id,
                 move_count,
-            } => {
-                let on_event = tx
-                    .prepare_cached(
-                        "UPDATE events SET move_count = ?2 WHERE game_id = ?1
-                         AND seq = (SELECT max(seq) FROM events WHERE game_id = ?1)",
-                    )
-                    .map_err(&db)?
-                    .execute(rusqlite::params![game_id, move_count])
-                    .map_err(&db)?;
-                let updated = match on_event {
-                    0 => tx
-                        .prepare_cached("UPDATE games SET move_count = ?2 WHERE id = ?1")
-                        .map_err(&db)?
-                        .execute(rusqlite::params![game_id, move_count])
-                        .map_err(&db)?,
-                    n => n,
-                };
-                if updated == 0 {
-                    return Err(StoreError::UnknownGame {
-                        game_id: game_id.to_owned(),
-                    });
-                }
-            }
+            } => set_move_count(tx, game_id, move_count, &db),
             Write::Finish {
                 game_id,
                 result,
                 ended_at_ms,
             } => {
-                let updated = tx
-                    .prepare_cached(&format!(
-                        "UPDATE games SET status = 'finished', result = ?2, ended_at_ms = ?3,
-                             move_count = {LAST_MOVE_COUNT}
-                         WHERE id = ?1 AND status = 'live'"
-                    ))
-                    .map_err(&db)?
-                    .execute(rusqlite::params![game_id, result, ended_at_ms])
-                    .map_err(&db)?;
-                if updated == 0 {
-                    let exists = tx
-                        .prepare_cached("SELECT 1 FROM games WHERE id = ?1")
-                        .map_err(&db)?
-                        .query_row([game_id], |_| Ok(()))
-                        .optional()
-                        .map_err(&db)?
-                        .is_some();
-                    return Err(if exists {
-                        StoreError::AlreadyFinished {
-                            game_id: game_id.to_owned(),
-                        }
-                    } else {
-                        StoreError::UnknownGame {
-                            game_id: game_id.to_owned(),
-                        }
-                    });
-                }
+                finish_game(tx, game_id, result, ended_at_ms, &db)?;
                 last_seqs.finished(game_id);
+                Ok(())
             }
             Write::Rejudge { game_id, result } => {
-                let updated = tx
-                    .prepare_cached(
-                        "UPDATE games SET result = ?2 WHERE id = ?1 AND status = 'finished'",
-                    )
-                    .map_err(&db)?
-                    .execute(rusqlite::params![game_id, result])
-                    .map_err(&db)?;
-                if updated == 0 {
-                    return Err(StoreError::UnknownGame {
-                        game_id: game_id.to_owned(),
-                    });
-                }
+                rejudge(tx, game_id, result, &db)?;
                 // In the same transaction, so a crash cannot lose the rebuild it owes.
-                ratings::owe_rebuild(tx, game_id, &db)?;
+                ratings::owe_rebuild(tx, game_id, &db)
             }
-            Write::Kibitz(line) => {
-                let inserted = tx
-                    .prepare_cached(
-                        "INSERT INTO kibitz (game_id, at_ms, user_id, name, text)
-                         SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM games WHERE id = ?1)",
-                    )
-                    .map_err(&db)?
-                    .execute(rusqlite::params![
-                        line.game_id,
-                        line.at_ms,
-                        line.user_id,
-                        line.name,
-                        line.text
-                    ])
-                    .map_err(&db)?;
-                if inserted == 0 {
-                    return Err(StoreError::UnknownGame {
-                        game_id: line.game_id.clone(),
-                    });
-                }
-            }
-            Write::Rated(game_id) => ratings::mark_rated(tx, game_id, &db)?,
-            Write::Fence { game_id, fence } => {
-                // A number past SQLite's integers cannot be stored, so it is refused as
-                // stale like any claim the stored fence does not allow.
-                let claimed = i64::try_from(fence).ok();
-                let updated = tx
-                    .prepare_cached("UPDATE games SET fence = ?2 WHERE id = ?1 AND fence <= ?2")
-                    .map_err(&db)?
-                    .execute(rusqlite::params![game_id, claimed])
-                    .map_err(&db)?;
-                if updated == 0 {
-                    let current: Option<i64> = tx
-                        .prepare_cached("SELECT fence FROM games WHERE id = ?1")
-                        .map_err(&db)?
-                        .query_row([game_id], |row| row.get(0))
-                        .optional()
-                        .map_err(&db)?;
-                    return Err(match current {
-                        None => StoreError::UnknownGame {
-                            game_id: game_id.to_owned(),
-                        },
-                        Some(current) => StoreError::Fenced {
-                            game_id: game_id.to_owned(),
-                            fence,
-                            current: current.unsigned_abs(),
-                        },
-                    });
-                }
-            }
+            Write::Kibitz(line) => insert_kibitz(tx, line, &db),
+            Write::Rated(game_id) => ratings::mark_rated(tx, game_id, &db),
+            Write::Fence { game_id, fence } => claim_fence(tx, game_id, fence, &db),
         }
+    }
+
+    /// Inserts a game's next event, its `seq` checked against the game's last, and keeps
+    /// the number for the next one. `move_count` is the game's count after it.
+    fn insert_event(
+        &self,
+        tx: &Transaction<'_>,
+        last_seqs: &mut LastSeqs,
+        event: &EventRecord,
+        move_count: Option<u32>,
+    ) -> Result<(), StoreError> {
+        let db = self.db_err();
+        let last = match last_seqs.get(&event.game_id) {
+            Some(last) => last,
+            None => self.last_seq(tx, &event.game_id)?,
+        };
+        let expected = last.saturating_add(1);
+        if event.seq != expected {
+            return Err(StoreError::SeqOutOfOrder {
+                game_id: event.game_id.clone(),
+                seq: event.seq,
+                expected,
+            });
+        }
+        let seq = i64::try_from(event.seq).map_err(|_| StoreError::SeqOutOfOrder {
+            game_id: event.game_id.clone(),
+            seq: event.seq,
+            expected,
+        })?;
+        tx.prepare_cached(INSERT_EVENT)
+            .map_err(&db)?
+            .execute(rusqlite::params![
+                event.game_id,
+                seq,
+                event.kind,
+                event.payload,
+                event.at_ms,
+                move_count,
+            ])
+            .map_err(&db)?;
+        last_seqs.appended(&event.game_id, event.seq);
         Ok(())
     }
+}
+
+/// How a write turns SQLite's error into the store's (it names the database file).
+type DbErr<'a> = &'a dyn Fn(rusqlite::Error) -> StoreError;
+
+fn unknown_game(game_id: &str) -> StoreError {
+    StoreError::UnknownGame {
+        game_id: game_id.to_owned(),
+    }
+}
+
+/// Creates a game's row; [`StoreError::DuplicateGame`] if its id is taken.
+fn insert_game(tx: &Transaction<'_>, game: &GameRecord, db: DbErr<'_>) -> Result<(), StoreError> {
+    let inserted = tx
+        .prepare_cached(
+            "INSERT INTO games (id, created_at_ms, settings, black, white, black_name,
+                 white_name, status, result, ended_at_ms, move_count)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .map_err(db)?
+        .execute(rusqlite::params![
+            game.id,
+            game.created_at_ms,
+            game.settings,
+            game.black,
+            game.white,
+            game.black_name,
+            game.white_name,
+            game.status.as_str(),
+            game.result,
+            game.ended_at_ms,
+            game.move_count,
+        ])
+        .map_err(db)?;
+    if inserted == 0 {
+        return Err(StoreError::DuplicateGame {
+            game_id: game.id.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// A count with no event of its game just before it: on the game's last event, or on
+/// the game itself when it has none.
+fn set_move_count(
+    tx: &Transaction<'_>,
+    game_id: &str,
+    move_count: u32,
+    db: DbErr<'_>,
+) -> Result<(), StoreError> {
+    let on_event = tx
+        .prepare_cached(
+            "UPDATE events SET move_count = ?2 WHERE game_id = ?1
+             AND seq = (SELECT max(seq) FROM events WHERE game_id = ?1)",
+        )
+        .map_err(db)?
+        .execute(rusqlite::params![game_id, move_count])
+        .map_err(db)?;
+    let updated = match on_event {
+        0 => tx
+            .prepare_cached("UPDATE games SET move_count = ?2 WHERE id = ?1")
+            .map_err(db)?
+            .execute(rusqlite::params![game_id, move_count])
+            .map_err(db)?,
+        n => n,
+    };
+    if updated == 0 {
+        return Err(unknown_game(game_id));
+    }
+    Ok(())
+}
+
+/// Marks a live game finished with its result, its move count copied into its row.
+fn finish_game(
+    tx: &Transaction<'_>,
+    game_id: &str,
+    result: &str,
+    ended_at_ms: i64,
+    db: DbErr<'_>,
+) -> Result<(), StoreError> {
+    let updated = tx
+        .prepare_cached(&format!(
+            "UPDATE games SET status = 'finished', result = ?2, ended_at_ms = ?3,
+                 move_count = {LAST_MOVE_COUNT}
+             WHERE id = ?1 AND status = 'live'"
+        ))
+        .map_err(db)?
+        .execute(rusqlite::params![game_id, result, ended_at_ms])
+        .map_err(db)?;
+    if updated == 0 {
+        return Err(if game_exists(tx, game_id, db)? {
+            StoreError::AlreadyFinished {
+                game_id: game_id.to_owned(),
+            }
+        } else {
+            unknown_game(game_id)
+        });
+    }
+    Ok(())
+}
+
+/// Replaces a finished game's result.
+fn rejudge(
+    tx: &Transaction<'_>,
+    game_id: &str,
+    result: &str,
+    db: DbErr<'_>,
+) -> Result<(), StoreError> {
+    let updated = tx
+        .prepare_cached("UPDATE games SET result = ?2 WHERE id = ?1 AND status = 'finished'")
+        .map_err(db)?
+        .execute(rusqlite::params![game_id, result])
+        .map_err(db)?;
+    if updated == 0 {
+        return Err(unknown_game(game_id));
+    }
+    Ok(())
+}
+
+/// Keeps a spectators' chat line of an existing game.
+fn insert_kibitz(
+    tx: &Transaction<'_>,
+    line: &KibitzRecord,
+    db: DbErr<'_>,
+) -> Result<(), StoreError> {
+    let inserted = tx
+        .prepare_cached(
+            "INSERT INTO kibitz (game_id, at_ms, user_id, name, text)
+             SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM games WHERE id = ?1)",
+        )
+        .map_err(db)?
+        .execute(rusqlite::params![
+            line.game_id,
+            line.at_ms,
+            line.user_id,
+            line.name,
+            line.text
+        ])
+        .map_err(db)?;
+    if inserted == 0 {
+        return Err(unknown_game(&line.game_id));
+    }
+    Ok(())
+}
+
+/// Raises a game's fence to `fence`, refused with [`StoreError::Fenced`] if it is
+/// already higher.
+fn claim_fence(
+    tx: &Transaction<'_>,
+    game_id: &str,
+    fence: u64,
+    db: DbErr<'_>,
+) -> Result<(), StoreError> {
+    // A number past SQLite's integers cannot be stored, so it is refused as stale like
+    // any claim the stored fence does not allow.
+    let claimed = i64::try_from(fence).ok();
+    let updated = tx
+        .prepare_cached("UPDATE games SET fence = ?2 WHERE id = ?1 AND fence <= ?2")
+        .map_err(db)?
+        .execute(rusqlite::params![game_id, claimed])
+        .map_err(db)?;
+    if updated == 0 {
+        let current: Option<i64> = tx
+            .prepare_cached("SELECT fence FROM games WHERE id = ?1")
+            .map_err(db)?
+            .query_row([game_id], |row| row.get(0))
+            .optional()
+            .map_err(db)?;
+        return Err(match current {
+            None => unknown_game(game_id),
+            Some(current) => StoreError::Fenced {
+                game_id: game_id.to_owned(),
+                fence,
+                current: current.unsigned_abs(),
+            },
+        });
+    }
+    Ok(())
 }
 
 /// A borrowed [`Append`], so `create_game` need not clone its record.

@@ -6,6 +6,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior};
 
 use super::SqliteStore;
+use super::games::game_exists;
 use crate::store::ratings::rated_games_sql;
 use crate::store::{
     GAME_COLUMNS, RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore, StoreError,
@@ -17,14 +18,7 @@ pub(super) fn mark_rated(
     game_id: &str,
     db: &dyn Fn(rusqlite::Error) -> StoreError,
 ) -> Result<(), StoreError> {
-    let exists = tx
-        .prepare_cached("SELECT 1 FROM games WHERE id = ?1")
-        .map_err(db)?
-        .query_row([game_id], |_| Ok(()))
-        .optional()
-        .map_err(db)?
-        .is_some();
-    if !exists {
+    if !game_exists(tx, game_id, db)? {
         return Err(StoreError::UnknownGame {
             game_id: game_id.to_owned(),
         });
