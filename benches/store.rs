@@ -5,10 +5,10 @@
 //!   what a server without group commit would do;
 //! - `group_commit_200_games`: 200 games play at once, each awaiting its own move's
 //!   acknowledgement through the `StoreWriter` before the next, as the room does; the
-//!   writer writes each group, fsyncs the log once for it (`Store::sync_log`), and only
+//!   writer writes each group, fsyncs the log once for it (`EventLog::sync_log`), and only
 //!   then acknowledges its moves;
 //! - `transaction_of_{1,3,8}_moves`: SQLite's own work for one group, without its fsync
-//!   (`Store::append_unsynced`), each move in another of 1,500 games, as under load.
+//!   (`EventLog::append_unsynced`), each move in another of 1,500 games, as under load.
 //!   Read against each other, they split that work into what a group costs whatever its
 //!   size (BEGIN, COMMIT) and what each move adds (its row, and the page of its game it
 //!   writes to the log), so a change to either shows up in a number.
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tempfile::TempDir;
 use tengen::store::{
-    Append, EventRecord, GameRecord, GameStatus, SqliteStore, Store, StoreWriter, SyncMode,
+    Append, EventLog, EventRecord, GameRecord, GameStatus, SqliteStore, StoreWriter, SyncMode,
 };
 
 const GAMES: usize = 200;

@@ -14,7 +14,7 @@ use common::{Client, play, start_game};
 use rand::{RngExt, SeedableRng};
 use serde_json::json;
 use tengen::cluster::Node;
-use tengen::store::{Append, Claim, Leases, PgStore, Store, StoreError};
+use tengen::store::{Append, Claim, EventLog, GameStore, Leases, PgStore, StoreError};
 
 /// Reads `c`'s frames until `game` ends, checking that its numbered events come one
 /// after another from `after + 1`; returns every seq seen.

@@ -11,7 +11,7 @@ use common::services::postgres_db;
 use common::{TestServer, get, get_json, play, start_game};
 use serde_json::{Value, json};
 use tengen::config::{Config, StoreBackend};
-use tengen::store::{AccountStore, PgStore, Store};
+use tengen::store::{AccountStore, EventLog, GameStore, PgStore};
 
 fn on_postgres(url: &str) -> impl FnOnce(&mut Config) + '_ {
     move |c| {

@@ -1123,7 +1123,7 @@ async fn a_changed_result_on_a_rated_game_rebuilds_the_ratings() {
 
 #[tokio::test]
 async fn a_rebuild_owed_when_the_server_stopped_is_made_at_the_next_start() {
-    use tengen::store::{Append, SqliteStore, Store, SyncMode};
+    use tengen::store::{Append, EventLog, RatingStore, SqliteStore, SyncMode};
     let dir = tempfile::tempdir().expect("temp dir");
     common::seed_rated_games(dir.path(), &[("g1", "alice", "bob", "B+R", 9)]);
     let server = TestServer::start_in(dir, |_| {}).await;

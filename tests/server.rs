@@ -593,7 +593,7 @@ async fn a_graceful_shutdown_tells_every_client() {
         tengen::store::SyncMode::Full,
     )
     .unwrap();
-    let events = tengen::store::Store::events(&store, &id).unwrap();
+    let events = tengen::store::GameStore::events(&store, &id).unwrap();
     assert!(events.iter().any(|e| e.kind == "move_played"));
 }
 
@@ -701,7 +701,7 @@ async fn a_graceful_shutdown_waits_for_busy_sessions_and_records_their_leaving()
     )
     .unwrap();
     for id in &ids {
-        let events = tengen::store::Store::events(&store, id).unwrap();
+        let events = tengen::store::GameStore::events(&store, id).unwrap();
         let gone = events
             .iter()
             .filter(|e| e.kind == "presence" && e.payload.contains("\"online\":false"))

@@ -1,7 +1,9 @@
 //! One set of store scenarios run over both backends, SQLite and PostgreSQL, so they keep
-//! the same promises: seq numbering, all-or-nothing batches, the fence, paging, accounts,
-//! ratings, fair play and reviews. Plus what only a shared database shows: two stores
-//! (two nodes) appending to one game take turns, and a lost connection comes back.
+//! the same promises: one or more scenarios for each trait of the store, the event log
+//! (seq numbering, all-or-nothing batches, the fence, the group commit's path), games
+//! (reads, paging), accounts, ratings, fair play and reviews. Plus what only a shared
+//! database shows: two stores (two nodes) appending to one game take turns, and a lost
+//! connection comes back. (Leases, which only PostgreSQL has, are `tests/cluster.rs`'s.)
 
 mod common;
 
@@ -10,9 +12,9 @@ use std::sync::Arc;
 use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
 use tengen::protocol::Role;
 use tengen::store::{
-    Append, EventRecord, GameQuery, GameRecord, GameStatus, KibitzRecord, NewInvite, NewRefresh,
-    NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation,
-    SqliteStore, Store, StoreError, SyncMode, UserChange, UserRecord,
+    Append, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore, KibitzRecord,
+    NewInvite, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow,
+    ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, UserChange, UserRecord,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -37,6 +39,19 @@ fn sqlite() -> Backend {
     let dir = tempfile::tempdir().expect("temp dir");
     let store =
         SqliteStore::open(&dir.path().join("t.sqlite"), SyncMode::Normal).expect("sqlite opens");
+    Backend {
+        store: Arc::new(store),
+        _sqlite: Some(dir),
+        pg: None,
+    }
+}
+
+/// SQLite at `full`, where the group commit puts plain moves in the move log beside the
+/// database ([`EventLog::append_unsynced`]).
+fn sqlite_full() -> Backend {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store =
+        SqliteStore::open(&dir.path().join("t.sqlite"), SyncMode::Full).expect("sqlite opens");
     Backend {
         store: Arc::new(store),
         _sqlite: Some(dir),
@@ -72,6 +87,7 @@ macro_rules! on_both {
 
 on_both!(
     games_and_events_round_trip,
+    a_group_commit_reads_back_like_an_append,
     only_the_next_seq_is_accepted,
     a_bad_item_rolls_the_whole_batch_back,
     the_fence_only_grows,
@@ -176,6 +192,44 @@ fn games_and_events_round_trip(b: &Backend) {
         assert_eq!(s.has_played(id).expect("has played"), played, "{id}");
     }
     s.check_writable().expect("writable");
+}
+
+/// The group commit's path: [`EventLog::append_unsynced`], then [`EventLog::sync_log`],
+/// and [`EventLog::fold_log`] when the writer stops. What it wrote reads back as an
+/// `append`'s would, refusals included.
+fn a_group_commit_reads_back_like_an_append(b: &Backend) {
+    let s = &b.store;
+    s.create_game(&game("g", 1, "a", "b")).expect("create");
+    let mut batch = events("g", 1..=3);
+    batch.push(Append::MoveCount {
+        game_id: "g".into(),
+        move_count: 3,
+    });
+    s.append_unsynced(&batch).expect("written");
+    s.sync_log().expect("synced");
+    let err = s.append_unsynced(&[Append::Event(event("g", 3))]);
+    assert!(
+        matches!(err, Err(StoreError::SeqOutOfOrder { expected: 4, .. })),
+        "{err:?}"
+    );
+    s.append_unsynced(&[Append::Event(event("g", 4)), finish("g", "B+R", 9)])
+        .expect("the last move and the end");
+    s.sync_log().expect("synced");
+    s.fold_log().expect("folded");
+    let other = b.another_node();
+    let want: Vec<EventRecord> = (1..=4).map(|seq| event("g", seq)).collect();
+    assert_eq!(other.events("g").expect("events"), want);
+    let g = other.game("g").expect("read").expect("the game");
+    assert_eq!(
+        (g.status, g.result.as_deref(), g.move_count),
+        (GameStatus::Finished, Some("B+R"), 3)
+    );
+    s.check_writable().expect("writable");
+}
+
+#[test]
+fn a_group_commit_reads_back_like_an_append_through_the_move_log() {
+    a_group_commit_reads_back_like_an_append(&sqlite_full());
 }
 
 fn only_the_next_seq_is_accepted(b: &Backend) {

@@ -19,8 +19,8 @@ use tokio::task::JoinHandle;
 
 use super::report::RunShape;
 use super::{
-    MAX_CONNECTIONS_PER_PROCESS, MAX_DURATION_SECS, MAX_GAMES, Plan, Protocol, Report, ServerUse,
-    SetupReport, ShardReport, procfs, run_shard,
+    LoadError, MAX_CONNECTIONS_PER_PROCESS, MAX_DURATION_SECS, MAX_GAMES, Plan, Protocol, Report,
+    ServerUse, SetupReport, ShardReport, procfs, run_shard,
 };
 
 /// A run as asked for on the command line.
@@ -50,21 +50,6 @@ pub struct Options {
     pub seed: u64,
     /// Accounts that all log in at once a third into the play (0: no storm).
     pub login_storm: u32,
-}
-
-/// Why a run could not start or finish.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{0}")]
-    Url(String),
-    #[error(
-        "the load tool only targets this machine's loopback addresses (127.0.0.0/8, ::1, localhost), not {0}"
-    )]
-    NotLoopback(String),
-    #[error("{0}")]
-    TooBig(String),
-    #[error("a worker process failed: {0}")]
-    Worker(String),
 }
 
 /// The loopback address and port of a `ws://` URL.
@@ -300,17 +285,17 @@ fn busiest_share(servers: &[SocketAddr], connections: u64) -> u64 {
     (connections * listed).div_ceil(servers.len().max(1) as u64)
 }
 
-/// Runs the load and returns its report. `worker` makes the command that starts a worker
-/// process of this program; without one, everything runs in this process.
-pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<Report, LoadError> {
+/// The servers' addresses, in the order of `opts.urls`, once the run's shape is within
+/// the tool's bounds.
+fn checked_servers(opts: &Options) -> Result<Vec<SocketAddr>, LoadError> {
     let servers = opts
         .urls
         .iter()
         .map(|u| resolve(u))
         .collect::<Result<Vec<_>, _>>()?;
-    let Some(&server) = servers.first() else {
+    if servers.is_empty() {
         return Err(LoadError::Url("no --url to load".into()));
-    };
+    }
     if servers.len() > 1 && opts.protocol == Protocol::Baseline {
         return Err(LoadError::Url(
             "several --url are the nodes of one tengen cluster; the baseline server is a single process".into(),
@@ -333,12 +318,18 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
             "--duration must be 1 to {MAX_DURATION_SECS} seconds"
         )));
     }
-    let connections = u64::from(opts.games) * (2 + u64::from(opts.spectators));
+    Ok(servers)
+}
+
+/// How many worker processes hold the run's `connections` (0: this one), refused when
+/// one process would hold more than it can.
+fn checked_workers(opts: &Options, can_fork: bool, connections: u64) -> Result<u32, LoadError> {
     let limit = procfs::raise_nofile_limit();
-    let mut workers = worker_count(&opts, connections);
-    if worker.is_none() {
-        workers = 0;
-    }
+    let workers = if can_fork {
+        worker_count(opts, connections)
+    } else {
+        0
+    };
     let processes = u64::from(workers.max(1));
     let per_process = connections.div_ceil(processes);
     let per_process_limit = MAX_CONNECTIONS_PER_PROCESS.min(limit.saturating_sub(200));
@@ -347,6 +338,117 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
             "{connections} connections in {processes} process(es) is {per_process} each, over the {per_process_limit} one process can hold here; use --workers"
         )));
     }
+    Ok(workers)
+}
+
+/// The run's shares: one here, or one per worker process, each with its range of games.
+async fn start_shards(
+    games: u32,
+    workers: u32,
+    worker: Option<&dyn Fn() -> Command>,
+    plan_for: impl Fn(u32, u32) -> Plan,
+) -> Result<Vec<Shard>, LoadError> {
+    let mut shards = Vec::new();
+    match (workers, worker) {
+        (0, _) | (_, None) => shards.push(Shard::local(plan_for(0, games))),
+        (n, Some(make)) => {
+            for k in 0..n {
+                let first = (u64::from(games) * u64::from(k) / u64::from(n)) as u32;
+                let end = (u64::from(games) * u64::from(k + 1) / u64::from(n)) as u32;
+                if end > first {
+                    shards.push(Shard::worker(make(), &plan_for(first, end - first)).await?);
+                }
+            }
+        }
+    }
+    Ok(shards)
+}
+
+/// The servers' processes sampled at one moment (None where unknown or gone).
+type Samples = Vec<Option<procfs::ProcSample>>;
+
+fn sample_all(pids: &[Option<u32>]) -> Samples {
+    pids.iter().map(|p| p.and_then(procfs::sample)).collect()
+}
+
+/// Samples the servers every 250 ms for `run`, keeping each one's peak memory in
+/// `peaks`; the task ends with a last sample of each. None when no process is known.
+fn spawn_sampler(
+    pids: &[Option<u32>],
+    peaks: &Arc<Vec<AtomicU64>>,
+    run: Duration,
+) -> Option<JoinHandle<Samples>> {
+    pids.iter().any(Option::is_some).then(|| {
+        let (peaks, pids) = (peaks.clone(), pids.to_vec());
+        tokio::spawn(async move {
+            let end = tokio::time::Instant::now() + run;
+            let mut last = vec![None; pids.len()];
+            while tokio::time::Instant::now() < end {
+                for (i, pid) in pids.iter().enumerate() {
+                    if let Some(s) = pid.and_then(procfs::sample) {
+                        peaks[i].fetch_max(s.rss_bytes, Ordering::Relaxed);
+                        last[i] = Some(s);
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            pids.iter()
+                .zip(last)
+                .map(|(pid, last)| pid.and_then(procfs::sample).or(last))
+                .collect()
+        })
+    })
+}
+
+/// What the servers were sampled at, from before setup to the end of the run.
+struct ServerSamples {
+    pids: Vec<Option<u32>>,
+    before: Samples,
+    idle: Samples,
+    at_go: Samples,
+    at_end: Samples,
+    peaks: Arc<Vec<AtomicU64>>,
+}
+
+impl ServerSamples {
+    /// Each node's use of the machine, its connections counted from the plan: `held`
+    /// (the connections set up) for one server, those planned for the node for several.
+    fn node_use(&self, opts: &Options, nodes: usize, held: u64) -> Vec<Option<ServerUse>> {
+        let mut planned = vec![0u64; nodes];
+        for g in 0..opts.games {
+            for seat in 0..2 + opts.spectators {
+                planned[super::node_of(g, seat, nodes)] += 1;
+            }
+        }
+        (0..nodes)
+            .map(|i| {
+                let (pid, before, idle, go, end) = (
+                    self.pids[i]?,
+                    self.before[i]?,
+                    self.idle[i]?,
+                    self.at_go[i]?,
+                    (*self.at_end.get(i)?)?,
+                );
+                let conns = if nodes == 1 { held } else { planned[i] };
+                Some(ServerUse::measured(
+                    pid,
+                    [before, idle, go, end],
+                    self.peaks[i].load(Ordering::Relaxed),
+                    conns,
+                    opts.duration_secs as f64,
+                ))
+            })
+            .collect()
+    }
+}
+
+/// Runs the load and returns its report. `worker` makes the command that starts a worker
+/// process of this program; without one, everything runs in this process.
+pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<Report, LoadError> {
+    let servers = checked_servers(&opts)?;
+    let server = servers[0];
+    let connections = u64::from(opts.games) * (2 + u64::from(opts.spectators));
+    let workers = checked_workers(&opts, worker.is_some(), connections)?;
     let sources = sources(&opts, server, busiest_share(&servers, connections))?;
     let run_id = format!(
         "{:x}",
@@ -378,24 +480,9 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
                 .or_else(|| procfs::listener_pid(s.port()))
         })
         .collect();
-    let sample_all = |pids: &[Option<u32>]| -> Vec<Option<procfs::ProcSample>> {
-        pids.iter().map(|p| p.and_then(procfs::sample)).collect()
-    };
     let before = sample_all(&pids);
 
-    let mut shards = Vec::new();
-    match (workers, worker) {
-        (0, _) | (_, None) => shards.push(Shard::local(plan_for(0, opts.games))),
-        (n, Some(make)) => {
-            for k in 0..n {
-                let first = (u64::from(opts.games) * u64::from(k) / u64::from(n)) as u32;
-                let end = (u64::from(opts.games) * u64::from(k + 1) / u64::from(n)) as u32;
-                if end > first {
-                    shards.push(Shard::worker(make(), &plan_for(first, end - first)).await?);
-                }
-            }
-        }
-    }
+    let mut shards = start_shards(opts.games, workers, worker, plan_for).await?;
     let setup_limit = Duration::from_secs(60 + connections / 50);
     let mut setups = Vec::new();
     for shard in &mut shards {
@@ -417,27 +504,7 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
     }
     let at_go = sample_all(&pids);
     let peaks: Arc<Vec<AtomicU64>> = Arc::new(pids.iter().map(|_| AtomicU64::new(0)).collect());
-    let sampler = pids.iter().any(Option::is_some).then(|| {
-        let (peaks, pids) = (peaks.clone(), pids.clone());
-        let run = Duration::from_secs(opts.duration_secs);
-        tokio::spawn(async move {
-            let end = tokio::time::Instant::now() + run;
-            let mut last = vec![None; pids.len()];
-            while tokio::time::Instant::now() < end {
-                for (i, pid) in pids.iter().enumerate() {
-                    if let Some(s) = pid.and_then(procfs::sample) {
-                        peaks[i].fetch_max(s.rss_bytes, Ordering::Relaxed);
-                        last[i] = Some(s);
-                    }
-                }
-                tokio::time::sleep(Duration::from_millis(250)).await;
-            }
-            pids.iter()
-                .zip(last)
-                .map(|(pid, last)| pid.and_then(procfs::sample).or(last))
-                .collect::<Vec<_>>()
-        })
-    });
+    let sampler = spawn_sampler(&pids, &peaks, Duration::from_secs(opts.duration_secs));
     let storm = (!storm_names.is_empty()).then(|| {
         let start = Duration::from_secs(opts.duration_secs) / 3;
         tokio::spawn(async move {
@@ -463,34 +530,16 @@ pub async fn run(opts: Options, worker: Option<&dyn Fn() -> Command>) -> Result<
         r.client_cpu_secs = procfs::own_cpu_secs();
     }
 
-    // Each node's use of the machine, its connections counted from the plan.
     let held: u64 = setups.iter().map(|s| s.connections).sum();
-    let mut planned = vec![0u64; servers.len()];
-    for g in 0..opts.games {
-        for seat in 0..2 + opts.spectators {
-            planned[super::node_of(g, seat, servers.len())] += 1;
-        }
-    }
-    let nodes: Vec<Option<ServerUse>> = (0..servers.len())
-        .map(|i| {
-            let (pid, before, idle, go, end) = (
-                pids[i]?,
-                before[i]?,
-                idle[i]?,
-                at_go[i]?,
-                (*at_end.get(i)?)?,
-            );
-            // One server: the connections held; several: those planned for this node.
-            let conns = if servers.len() == 1 { held } else { planned[i] };
-            Some(ServerUse::measured(
-                pid,
-                [before, idle, go, end],
-                peaks[i].load(Ordering::Relaxed),
-                conns,
-                opts.duration_secs as f64,
-            ))
-        })
-        .collect();
+    let samples = ServerSamples {
+        pids,
+        before,
+        idle,
+        at_go,
+        at_end,
+        peaks,
+    };
+    let nodes = samples.node_use(&opts, servers.len(), held);
     let server_use = match nodes.as_slice() {
         [one] => one.clone(),
         several => ServerUse::sum(several, held, opts.duration_secs as f64),

@@ -9,6 +9,7 @@
 
 pub mod baseline;
 mod conn;
+mod error;
 pub mod fleet;
 pub mod hist;
 mod play;
@@ -22,6 +23,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use serde::{Deserialize, Serialize};
 
+pub use error::LoadError;
 pub use report::{Report, ServerUse};
 pub use shard::run_shard;
 pub use wire::Protocol;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Semaphore;
 
-use super::fleet::LoadError;
+use super::LoadError;
 
 /// The storm accounts' password.
 const PASSWORD: &str = "storm of logins 2026";

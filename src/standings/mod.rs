@@ -97,7 +97,7 @@ impl Rater {
     /// profile that shows the game is never ahead of the lobby's rank.
     ///
     /// Also returns how many games were in the ledger before this one: the store takes
-    /// the record only if it holds exactly those (see [`Store::record_rating`]).
+    /// the record only if it holds exactly those (see [`RatingStore::record_rating`](crate::store::RatingStore::record_rating)).
     fn rate(&mut self, game: &GameRecord) -> (RatingRecord, u64) {
         let after = self.applied.len() as u64;
         self.applied.insert(game.id.clone());

@@ -134,7 +134,7 @@ pub(crate) const HAS_PLAYED: &str = "SELECT EXISTS (SELECT 1 FROM games WHERE bl
      OR EXISTS (SELECT 1 FROM games WHERE white = $1)
      OR EXISTS (SELECT 1 FROM ratings WHERE player = $1)";
 
-/// Users, refresh tokens and invites: the account half of [`Store`](super::Store).
+/// Users, refresh tokens and invites: the accounts part of [`Store`](super::Store).
 /// Synchronous like the rest; callers on the async side use `spawn_blocking`.
 pub trait AccountStore {
     /// Creates a user; [`StoreError::DuplicateUser`] if the id is taken. With `invite`

@@ -1,10 +1,10 @@
-//! Group commit: one writer owns all writes to the [`Store`], and whatever many games
+//! Group commit: one writer owns all writes to the [`EventLog`], and whatever many games
 //! queue while it is busy goes into one transaction, so they share one write and one
 //! fsync.
 //!
 //! For a store that flushes its log apart from the write (SQLite at `store.sync =
-//! "full"`, see [`Store::append_unsynced`]) the writer writes a group, flushes the log
-//! ([`Store::sync_log`]) and only then answers it; the next group is what queued
+//! "full"`, see [`EventLog::append_unsynced`]) the writer writes a group, flushes the log
+//! ([`EventLog::sync_log`]) and only then answers it; the next group is what queued
 //! meanwhile. So a commit waits for at most the group in flight when it arrived, then
 //! its own write and flush. Readers of the store (an HTTP game view) can see a group
 //! between its write and its flush; nothing is acknowledged or broadcast before the
@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::{Append, Durability, Store, StoreError};
+use super::{Append, Durability, EventLog, StoreError};
 
 /// The most commit requests folded into one transaction, so one transaction (and the
 /// time its waiters wait) stays bounded however deep the queue is.
@@ -102,7 +102,7 @@ impl StoreWriter {
     /// Outside a runtime, or if the writer's thread cannot be started, the failure is logged
     /// and every `commit` on the returned handle fails with [`StoreError::WriterStopped`]
     /// (so the readiness probe and the games see it) rather than panicking here.
-    pub fn spawn(store: Arc<dyn Store>, queue: usize, group_wait: Duration) -> StoreWriter {
+    pub fn spawn(store: Arc<dyn EventLog>, queue: usize, group_wait: Duration) -> StoreWriter {
         let (tx, rx) = mpsc::channel(queue.max(1));
         let (stopped_tx, stopped) = watch::channel(());
         match Handle::try_current() {
@@ -222,7 +222,7 @@ impl Runner {
 /// A failed flush is kept, and fails every group after it unwritten (see
 /// [`StoreWriter`]).
 async fn run(
-    store: Arc<dyn Store>,
+    store: Arc<dyn EventLog>,
     mut rx: mpsc::Receiver<Message>,
     stopped: watch::Sender<()>,
     runner: Runner,
@@ -267,7 +267,7 @@ async fn run(
 
 /// Writes `group`, flushes the log once if any of it waits for that, and answers every
 /// request; the error of a failed flush, which no later group may be written after.
-fn write_and_flush(store: &dyn Store, group: Vec<Request>) -> Result<(), StoreError> {
+fn write_and_flush(store: &dyn EventLog, group: Vec<Request>) -> Result<(), StoreError> {
     let unsynced = commit_batch(store, group);
     if unsynced.is_empty() {
         return Ok(());
@@ -321,7 +321,7 @@ struct Waiter {
 
 /// Writes the batch as one group; returns the acks of the requests written but waiting
 /// for the log's flush (the others are answered).
-fn commit_batch(store: &dyn Store, batch: Vec<Request>) -> Vec<Ack> {
+fn commit_batch(store: &dyn EventLog, batch: Vec<Request>) -> Vec<Ack> {
     let mut items = Vec::with_capacity(batch.iter().map(|r| r.items.len()).sum());
     let mut waiters = Vec::with_capacity(batch.len());
     for Request {
@@ -348,7 +348,7 @@ fn commit_batch(store: &dyn Store, batch: Vec<Request>) -> Vec<Ack> {
 /// given to every waiter: retrying would only fail slower. The acks of requests written
 /// but not yet durable go to `unsynced`.
 fn commit_group(
-    store: &dyn Store,
+    store: &dyn EventLog,
     items: &[Append],
     mut waiters: Vec<Waiter>,
     unsynced: &mut Vec<Ack>,
@@ -378,10 +378,7 @@ fn commit_group(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{
-        AccountStore, EventRecord, GameRecord, GameStatus, NewInvite, NewRefresh, Rotation,
-        Sighting, SqliteStore, SyncMode, UserChange, UserRecord,
-    };
+    use crate::store::{EventRecord, GameRecord, GameStatus, GameStore, SqliteStore, SyncMode};
     use std::sync::Mutex;
     use std::time::Duration;
     use tempfile::TempDir;
@@ -421,7 +418,8 @@ mod tests {
         SyncStarted,
     }
 
-    /// A real store that records each write's batch size, can hold the first write until
+    /// A real store's event log (all the writer needs, so the stand-in implements
+    /// [`EventLog`] alone) that records each write's batch size, can hold the first write until
     /// told to go on, and can hold each flush of the log until the test says how it ends,
     /// so a test can line commits up behind either deterministically.
     struct GatedStore {
@@ -452,10 +450,7 @@ mod tests {
         }
     }
 
-    impl Store for GatedStore {
-        fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
-            self.inner.create_game(game)
-        }
+    impl EventLog for GatedStore {
         fn append(&self, batch: &[Append]) -> Result<(), StoreError> {
             self.write(batch, || self.inner.append(batch))
         }
@@ -476,165 +471,8 @@ mod tests {
             }
             self.inner.sync_log()
         }
-        fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
-            self.inner.unfinished_games()
-        }
-        fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
-            self.inner.game(id)
-        }
-        fn events_in(
-            &self,
-            id: &str,
-            seqs: std::ops::Range<u64>,
-        ) -> Result<Vec<EventRecord>, StoreError> {
-            self.inner.events_in(id, seqs)
-        }
-        fn list_games(
-            &self,
-            query: &crate::store::GameQuery,
-        ) -> Result<Vec<GameRecord>, StoreError> {
-            self.inner.list_games(query)
-        }
         fn check_writable(&self) -> Result<(), StoreError> {
             self.inner.check_writable()
-        }
-        fn set_block(&self, a: &str, b: &str, on: bool, at: i64) -> Result<(), StoreError> {
-            self.inner.set_block(a, b, on, at)
-        }
-        fn blocks(&self) -> Result<Vec<(String, String)>, StoreError> {
-            self.inner.blocks()
-        }
-        fn file_report(&self, r: &crate::store::NewReport) -> Result<u64, StoreError> {
-            self.inner.file_report(r)
-        }
-        fn open_reports(
-            &self,
-            reporter: Option<&str>,
-            limit: u32,
-        ) -> Result<Vec<crate::store::StoredReport>, StoreError> {
-            self.inner.open_reports(reporter, limit)
-        }
-        fn close_report(&self, id: u64) -> Result<bool, StoreError> {
-            self.inner.close_report(id)
-        }
-        fn kibitz(&self, game_id: &str) -> Result<Vec<crate::store::KibitzRecord>, StoreError> {
-            self.inner.kibitz(game_id)
-        }
-        fn forfeit_losses(
-            &self,
-            player: &str,
-            limit: u32,
-        ) -> Result<Vec<(crate::store::GameRecord, Vec<crate::store::EventRecord>)>, StoreError>
-        {
-            self.inner.forfeit_losses(player, limit)
-        }
-        fn rated_games(&self) -> Result<crate::store::RatedGames, StoreError> {
-            self.inner.rated_games()
-        }
-        fn record_rating(
-            &self,
-            record: &crate::store::RatingRecord,
-            after: u64,
-        ) -> Result<(), StoreError> {
-            self.inner.record_rating(record, after)
-        }
-        fn replace_ratings(
-            &self,
-            records: &[crate::store::RatingRecord],
-            settled: i64,
-        ) -> Result<(), StoreError> {
-            self.inner.replace_ratings(records, settled)
-        }
-        fn ratings_owed(&self) -> Result<i64, StoreError> {
-            self.inner.ratings_owed()
-        }
-        fn player_ratings(&self, player: &str) -> Result<Vec<crate::store::RatingRow>, StoreError> {
-            self.inner.player_ratings(player)
-        }
-        fn rating_history(
-            &self,
-            player: &str,
-            limit: u32,
-        ) -> Result<Vec<crate::store::RatingChangeRow>, StoreError> {
-            self.inner.rating_history(player, limit)
-        }
-        fn leaderboard(
-            &self,
-            pool: &str,
-            limit: u32,
-        ) -> Result<Vec<crate::store::RatingRow>, StoreError> {
-            self.inner.leaderboard(pool, limit)
-        }
-        fn player_name(&self, player: &str) -> Result<Option<String>, StoreError> {
-            self.inner.player_name(player)
-        }
-        fn save_review(&self, review: &crate::store::ReviewRecord) -> Result<(), StoreError> {
-            self.inner.save_review(review)
-        }
-        fn review(&self, id: &str) -> Result<Option<crate::store::ReviewRecord>, StoreError> {
-            self.inner.review(id)
-        }
-        fn count_reviews(&self, owner: &str) -> Result<u64, StoreError> {
-            self.inner.count_reviews(owner)
-        }
-    }
-
-    /// Accounts and mutes pass straight through: these tests are about game commits.
-    impl crate::store::MuteStore for GatedStore {
-        fn set_mute(&self, a: &str, b: &str, on: bool, at: i64) -> Result<(), StoreError> {
-            self.inner.set_mute(a, b, on, at)
-        }
-        fn mutes(&self) -> Result<Vec<(String, String)>, StoreError> {
-            self.inner.mutes()
-        }
-    }
-
-    impl AccountStore for GatedStore {
-        fn create_user(
-            &self,
-            user: &UserRecord,
-            invite: Option<&str>,
-            now_ms: i64,
-        ) -> Result<(), StoreError> {
-            self.inner.create_user(user, invite, now_ms)
-        }
-        fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError> {
-            self.inner.user(id)
-        }
-        fn has_played(&self, id: &str) -> Result<bool, StoreError> {
-            self.inner.has_played(id)
-        }
-        fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
-            self.inner.users(after, limit)
-        }
-        fn update_user(&self, id: &str, change: &UserChange) -> Result<(), StoreError> {
-            self.inner.update_user(id, change)
-        }
-        fn sight_external(&self, id: &str, name: &str, now: i64) -> Result<Sighting, StoreError> {
-            self.inner.sight_external(id, name, now)
-        }
-        fn start_refresh_family(
-            &self,
-            user_id: &str,
-            token: &NewRefresh,
-            max: usize,
-        ) -> Result<(), StoreError> {
-            self.inner.start_refresh_family(user_id, token, max)
-        }
-        fn rotate_refresh(&self, old: &str, new: &NewRefresh) -> Result<Rotation, StoreError> {
-            self.inner.rotate_refresh(old, new)
-        }
-        fn revoke_refresh_family(&self, hash: &str) -> Result<(), StoreError> {
-            self.inner.revoke_refresh_family(hash)
-        }
-        fn create_invite(&self, invite: &NewInvite) -> Result<(), StoreError> {
-            self.inner.create_invite(invite)
-        }
-        fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<(u64, String)>, StoreError> {
-            self.inner.user_changes(after, limit)
-        }
-        fn last_user_change(&self) -> Result<u64, StoreError> {
-            self.inner.last_user_change()
         }
     }
 
@@ -761,7 +599,11 @@ mod tests {
         }
         assert_eq!(*store.batches.lock().expect("batches"), [1, 49]);
         for id in &ids {
-            assert_eq!(store.events(id).expect("events").len(), 1, "{id} is stored");
+            assert_eq!(
+                store.inner.events(id).expect("events").len(),
+                1,
+                "{id} is stored"
+            );
         }
         writer.close().await;
     }
@@ -900,10 +742,10 @@ mod tests {
         );
         assert!(outcomes[2].is_ok(), "{:?}", outcomes[2]);
         assert!(outcomes[3].is_ok(), "{:?}", outcomes[3]);
-        assert_eq!(store.events("a").expect("events").len(), 2);
-        assert_eq!(store.events("b").expect("events").len(), 1);
-        assert_eq!(store.events("e").expect("events").len(), 2);
-        let c = store.game("c").expect("read").expect("exists");
+        assert_eq!(store.inner.events("a").expect("events").len(), 2);
+        assert_eq!(store.inner.events("b").expect("events").len(), 1);
+        assert_eq!(store.inner.events("e").expect("events").len(), 2);
+        let c = store.inner.game("c").expect("read").expect("exists");
         assert_eq!(c.status, GameStatus::Finished);
         // The group of four (8 items) was tried once, then halved around the bad request:
         // [a a, b] fails and splits into [a a] and [b]; [e e c c, e] commits whole.
@@ -949,7 +791,7 @@ mod tests {
         let store = Arc::new(
             SqliteStore::open(&dir.path().join("games.sqlite"), SyncMode::Normal).expect("open"),
         );
-        let store_dyn: Arc<dyn Store> = store.clone();
+        let store_dyn: Arc<dyn EventLog> = store.clone();
         let writer = StoreWriter::spawn(store_dyn, 4, Duration::ZERO);
         let ack = {
             let writer = writer.clone();
@@ -1025,7 +867,7 @@ mod tests {
             syncs.ops.try_recv().is_err(),
             "two writes and two flushes for three commits"
         );
-        assert_eq!(store.events("c").expect("events").len(), 2);
+        assert_eq!(store.inner.events("c").expect("events").len(), 2);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1058,7 +900,7 @@ mod tests {
         assert!(matches!(late, Err(StoreError::Sync { .. })), "{late:?}");
         for id in ["b", "c"] {
             assert!(
-                store.events(id).expect("events").is_empty(),
+                store.inner.events(id).expect("events").is_empty(),
                 "{id} was not written"
             );
         }

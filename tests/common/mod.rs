@@ -468,7 +468,7 @@ pub async fn get_json(server: &TestServer, path: &str) -> (u16, Value) {
 /// `(game_id, black, white, result, board_size)`, ending 1 s apart.
 pub fn seed_rated_games(dir: &std::path::Path, games: &[(&str, &str, &str, &str, u8)]) {
     use tengen::protocol::GameSettings;
-    use tengen::store::{Append, GameRecord, GameStatus, SqliteStore, Store, SyncMode};
+    use tengen::store::{Append, EventLog, GameRecord, GameStatus, SqliteStore, SyncMode};
     let store = SqliteStore::open(&dir.join(tengen::server::DB_FILE), SyncMode::Full)
         .expect("the store opens");
     for (i, &(id, black, white, result, board_size)) in games.iter().enumerate() {

@@ -4,12 +4,13 @@
 use tokio_postgres::Client;
 
 use super::games::{event_from_row, query_games, snapshot};
-use super::{bigint, col, pg_error};
+use super::{PgStore, bigint, col, pg_error};
 use crate::store::{
-    EventRecord, GAME_COLUMNS, GameRecord, KibitzRecord, NewReport, StoreError, StoredReport,
+    EventRecord, FairPlayStore, GAME_COLUMNS, GameRecord, KibitzRecord, NewReport, StoreError,
+    StoredReport,
 };
 
-pub(super) async fn set_block(
+async fn set_block(
     client: &mut Client,
     blocker: String,
     blocked: String,
@@ -39,7 +40,7 @@ pub(super) async fn set_block(
     Ok(())
 }
 
-pub(super) async fn blocks(client: &mut Client) -> Result<Vec<(String, String)>, StoreError> {
+async fn blocks(client: &mut Client) -> Result<Vec<(String, String)>, StoreError> {
     let rows = client
         .query(
             "SELECT blocker, blocked FROM blocks ORDER BY blocker, blocked",
@@ -50,7 +51,7 @@ pub(super) async fn blocks(client: &mut Client) -> Result<Vec<(String, String)>,
     rows.iter().map(|r| Ok((col(r, 0)?, col(r, 1)?))).collect()
 }
 
-pub(super) async fn file_report(client: &mut Client, r: NewReport) -> Result<u64, StoreError> {
+async fn file_report(client: &mut Client, r: NewReport) -> Result<u64, StoreError> {
     let (from, to) = r
         .seqs
         .map_or((None, None), |(a, b)| (Some(bigint(a)), Some(bigint(b))));
@@ -73,7 +74,7 @@ pub(super) async fn file_report(client: &mut Client, r: NewReport) -> Result<u64
     Ok(col::<i64>(&row, 0)?.unsigned_abs())
 }
 
-pub(super) async fn open_reports(
+async fn open_reports(
     client: &mut Client,
     reporter: Option<String>,
     limit: u32,
@@ -108,7 +109,7 @@ pub(super) async fn open_reports(
         .collect()
 }
 
-pub(super) async fn close_report(client: &mut Client, id: u64) -> Result<bool, StoreError> {
+async fn close_report(client: &mut Client, id: u64) -> Result<bool, StoreError> {
     let closed = client
         .execute(
             "UPDATE reports SET open = false WHERE id = $1 AND open",
@@ -119,10 +120,7 @@ pub(super) async fn close_report(client: &mut Client, id: u64) -> Result<bool, S
     Ok(closed > 0)
 }
 
-pub(super) async fn kibitz(
-    client: &mut Client,
-    game_id: String,
-) -> Result<Vec<KibitzRecord>, StoreError> {
+async fn kibitz(client: &mut Client, game_id: String) -> Result<Vec<KibitzRecord>, StoreError> {
     let rows = client
         .query(
             "SELECT game_id, at_ms, user_id, name, text FROM kibitz
@@ -144,7 +142,7 @@ pub(super) async fn kibitz(
         .collect()
 }
 
-pub(super) async fn forfeit_losses(
+async fn forfeit_losses(
     client: &mut Client,
     player: String,
     limit: u32,
@@ -173,4 +171,59 @@ pub(super) async fn forfeit_losses(
     }
     tx.commit().await.map_err(pg_error)?;
     Ok(out)
+}
+
+impl FairPlayStore for PgStore {
+    fn set_block(
+        &self,
+        blocker: &str,
+        blocked: &str,
+        on: bool,
+        at_ms: i64,
+    ) -> Result<(), StoreError> {
+        let (blocker, blocked) = (blocker.to_owned(), blocked.to_owned());
+        self.connections
+            .run(move |c| Box::pin(self::set_block(c, blocker, blocked, on, at_ms)))
+    }
+
+    fn blocks(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.connections.run(|c| Box::pin(self::blocks(c)))
+    }
+
+    fn file_report(&self, report: &NewReport) -> Result<u64, StoreError> {
+        let report = report.clone();
+        self.connections
+            .run(move |c| Box::pin(self::file_report(c, report)))
+    }
+
+    fn open_reports(
+        &self,
+        reporter: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<StoredReport>, StoreError> {
+        let reporter = reporter.map(str::to_owned);
+        self.connections
+            .run(move |c| Box::pin(self::open_reports(c, reporter, limit)))
+    }
+
+    fn close_report(&self, id: u64) -> Result<bool, StoreError> {
+        self.connections
+            .run(move |c| Box::pin(self::close_report(c, id)))
+    }
+
+    fn kibitz(&self, game_id: &str) -> Result<Vec<KibitzRecord>, StoreError> {
+        let game_id = game_id.to_owned();
+        self.connections
+            .run(move |c| Box::pin(self::kibitz(c, game_id)))
+    }
+
+    fn forfeit_losses(
+        &self,
+        player: &str,
+        limit: u32,
+    ) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
+        let player = player.to_owned();
+        self.connections
+            .run(move |c| Box::pin(self::forfeit_losses(c, player, limit)))
+    }
 }

@@ -5,10 +5,10 @@
 use tokio_postgres::{Client, Row, Transaction};
 
 use super::games::{query_games, snapshot};
-use super::{bad_row, bigint, col, pg_error};
+use super::{PgStore, bad_row, bigint, col, pg_error};
 use crate::store::ratings::rated_games_sql;
 use crate::store::{
-    GAME_COLUMNS, RatedGames, RatingChangeRow, RatingRecord, RatingRow, StoreError,
+    GAME_COLUMNS, RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore, StoreError,
 };
 
 /// Held by every write of ratings until its transaction ends.
@@ -17,7 +17,7 @@ const RATINGS_LOCK: i64 = 0x5447_454E + 1;
 const RATING_COLUMNS: &str =
     "player, pool, rating, deviation, volatility, games, won, lost, last_game_ms";
 
-pub(super) async fn rated_games(client: &mut Client) -> Result<RatedGames, StoreError> {
+async fn rated_games(client: &mut Client) -> Result<RatedGames, StoreError> {
     let tx = snapshot(client).await?;
     let (applied, pending) = rated_games_sql(GAME_COLUMNS);
     let games = RatedGames {
@@ -31,7 +31,7 @@ pub(super) async fn rated_games(client: &mut Client) -> Result<RatedGames, Store
 /// Records `records` in order in one transaction, the first made after `after` applied
 /// games; with `settled`, first forgets every applied game, change and standing and the
 /// rebuilds owed up to that mark (a rebuild).
-pub(super) async fn record(
+async fn record(
     client: &mut Client,
     records: Vec<RatingRecord>,
     settled: Option<i64>,
@@ -143,7 +143,7 @@ async fn record_one(
     Ok(())
 }
 
-pub(super) async fn owed(client: &mut Client) -> Result<i64, StoreError> {
+async fn owed(client: &mut Client) -> Result<i64, StoreError> {
     let row = client
         .query_one("SELECT coalesce(max(id), 0) FROM ratings_owed", &[])
         .await
@@ -170,16 +170,13 @@ fn rating_row(row: &Row) -> Result<RatingRow, StoreError> {
     })
 }
 
-pub(super) async fn player_ratings(
-    client: &mut Client,
-    player: String,
-) -> Result<Vec<RatingRow>, StoreError> {
+async fn player_ratings(client: &mut Client, player: String) -> Result<Vec<RatingRow>, StoreError> {
     let sql = format!("SELECT {RATING_COLUMNS} FROM ratings WHERE player = $1 ORDER BY pool");
     let rows = client.query(&sql, &[&player]).await.map_err(pg_error)?;
     rows.iter().map(rating_row).collect()
 }
 
-pub(super) async fn leaderboard(
+async fn leaderboard(
     client: &mut Client,
     pool: String,
     limit: u32,
@@ -195,7 +192,7 @@ pub(super) async fn leaderboard(
     rows.iter().map(rating_row).collect()
 }
 
-pub(super) async fn rating_history(
+async fn rating_history(
     client: &mut Client,
     player: String,
     limit: u32,
@@ -231,10 +228,7 @@ pub(super) async fn rating_history(
     Ok(history)
 }
 
-pub(super) async fn player_name(
-    client: &mut Client,
-    player: String,
-) -> Result<Option<String>, StoreError> {
+async fn player_name(client: &mut Client, player: String) -> Result<Option<String>, StoreError> {
     let row = client
         .query_one(
             "SELECT COALESCE(
@@ -246,4 +240,50 @@ pub(super) async fn player_name(
         .await
         .map_err(pg_error)?;
     col(&row, 0)
+}
+
+impl RatingStore for PgStore {
+    fn rated_games(&self) -> Result<RatedGames, StoreError> {
+        self.connections.run(|c| Box::pin(self::rated_games(c)))
+    }
+
+    fn record_rating(&self, record: &RatingRecord, after: u64) -> Result<(), StoreError> {
+        let records = vec![record.clone()];
+        self.connections
+            .run(move |c| Box::pin(self::record(c, records, None, after)))
+    }
+
+    fn replace_ratings(&self, records: &[RatingRecord], settled: i64) -> Result<(), StoreError> {
+        let records = records.to_vec();
+        self.connections
+            .run(move |c| Box::pin(self::record(c, records, Some(settled), 0)))
+    }
+
+    fn ratings_owed(&self) -> Result<i64, StoreError> {
+        self.connections.run(|c| Box::pin(self::owed(c)))
+    }
+
+    fn player_ratings(&self, player: &str) -> Result<Vec<RatingRow>, StoreError> {
+        let player = player.to_owned();
+        self.connections
+            .run(move |c| Box::pin(self::player_ratings(c, player)))
+    }
+
+    fn rating_history(&self, player: &str, limit: u32) -> Result<Vec<RatingChangeRow>, StoreError> {
+        let player = player.to_owned();
+        self.connections
+            .run(move |c| Box::pin(self::rating_history(c, player, limit)))
+    }
+
+    fn leaderboard(&self, pool: &str, limit: u32) -> Result<Vec<RatingRow>, StoreError> {
+        let pool = pool.to_owned();
+        self.connections
+            .run(move |c| Box::pin(self::leaderboard(c, pool, limit)))
+    }
+
+    fn player_name(&self, player: &str) -> Result<Option<String>, StoreError> {
+        let player = player.to_owned();
+        self.connections
+            .run(move |c| Box::pin(self::player_name(c, player)))
+    }
 }

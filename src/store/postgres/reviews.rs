@@ -2,10 +2,10 @@
 
 use tokio_postgres::Client;
 
-use super::{bad_row, col, pg_error};
-use crate::store::{ReviewRecord, StoreError};
+use super::{PgStore, bad_row, col, pg_error};
+use crate::store::{ReviewRecord, ReviewStore, StoreError};
 
-pub(super) async fn save(client: &mut Client, r: ReviewRecord) -> Result<(), StoreError> {
+async fn save(client: &mut Client, r: ReviewRecord) -> Result<(), StoreError> {
     let move_number = r.move_number.map(i64::from);
     client
         .execute(
@@ -25,10 +25,7 @@ pub(super) async fn save(client: &mut Client, r: ReviewRecord) -> Result<(), Sto
     Ok(())
 }
 
-pub(super) async fn review(
-    client: &mut Client,
-    id: String,
-) -> Result<Option<ReviewRecord>, StoreError> {
+async fn review(client: &mut Client, id: String) -> Result<Option<ReviewRecord>, StoreError> {
     let Some(row) = client
         .query_opt(
             "SELECT id, created_at_ms, owner, game_id, move_number, sgf FROM reviews
@@ -54,10 +51,29 @@ pub(super) async fn review(
     }))
 }
 
-pub(super) async fn count(client: &mut Client, owner: String) -> Result<u64, StoreError> {
+async fn count(client: &mut Client, owner: String) -> Result<u64, StoreError> {
     let row = client
         .query_one("SELECT count(*) FROM reviews WHERE owner = $1", &[&owner])
         .await
         .map_err(pg_error)?;
     Ok(col::<i64>(&row, 0)?.unsigned_abs())
+}
+
+impl ReviewStore for PgStore {
+    fn save_review(&self, review: &ReviewRecord) -> Result<(), StoreError> {
+        let review = review.clone();
+        self.connections
+            .run(move |c| Box::pin(self::save(c, review)))
+    }
+
+    fn review(&self, id: &str) -> Result<Option<ReviewRecord>, StoreError> {
+        let id = id.to_owned();
+        self.connections.run(move |c| Box::pin(self::review(c, id)))
+    }
+
+    fn count_reviews(&self, owner: &str) -> Result<u64, StoreError> {
+        let owner = owner.to_owned();
+        self.connections
+            .run(move |c| Box::pin(self::count(c, owner)))
+    }
 }

@@ -1,7 +1,7 @@
 //! The versioned schema of the PostgreSQL game database: an ordered list of migrations,
 //! and `tengen_schema.version` saying how many have run. The tables mirror the SQLite
-//! schema (`store/migrations.rs`) with PostgreSQL's types: `BIGINT` for every number of
-//! milliseconds, `seq` and fence. Text that is sorted or compared for paging is
+//! schema (`store/sqlite/migrations.rs`) with PostgreSQL's types: `BIGINT` for every
+//! number of milliseconds, `seq` and fence. Text that is sorted or compared for paging is
 //! `COLLATE "C"`, so it sorts by bytes as SQLite does and a cursor means the same on
 //! both. Never edit a released migration; append a new one.
 

@@ -16,7 +16,7 @@ impl SqliteStore {
             .map(|(name, _)| match (table.id_is_rowid, *name) {
                 (true, "id") => "rowid".to_owned(),
                 // A live game's count is on its events here, in the row in PostgreSQL.
-                (_, "move_count") if table.name == "games" => super::move_count_column(),
+                (_, "move_count") if table.name == "games" => super::games::move_count_column(),
                 _ => format!("\"{name}\""),
             })
             .collect();

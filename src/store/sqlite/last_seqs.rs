@@ -1,7 +1,7 @@
 //! The last event number of the games this store is appending to, so that an append
 //! checks its `seq` without a query.
 //!
-//! The query ([`LAST_SEQ`](super::LAST_SEQ)) was half the time of SQLite's statements in
+//! The query ([`LAST_SEQ`]) was half the time of SQLite's statements in
 //! a loaded server's group commit (53 of 108 samples, BENCHMARKS.md's seventh pass). This
 //! is only a cache in front of it: a game not in it
 //! is looked up, and the events' key `(game_id, seq)` still refuses a duplicate. An entry
@@ -10,6 +10,8 @@
 //! the key's constraint), never misnumbered; nothing in tengen deletes events.
 
 use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension};
 
 /// Entries past which the cache starts again empty. A game leaves it when it finishes,
 /// so this bounds only games that stop without finishing or get events afterwards.
@@ -48,6 +50,22 @@ impl LastSeqs {
     pub(super) fn forget_all(&mut self) {
         self.games.clear();
     }
+}
+
+/// A game's last event number before its first append since the store opened (no row:
+/// no such game); until the game ends, later appends know it ([`LastSeqs`]). Its parameter
+/// appears once: SQLite re-prepares `SELECT EXISTS (.. ?1), (SELECT max(seq) .. ?1)`
+/// on every run, which under load cost a parse and a query plan per move.
+pub(super) const LAST_SEQ: &str =
+    "SELECT (SELECT max(seq) FROM events WHERE game_id = games.id) FROM games WHERE id = ?1";
+
+/// The game's last event number in the file (0 before its first); None if no such game.
+pub(super) fn stored_last_seq(conn: &Connection, game_id: &str) -> rusqlite::Result<Option<u64>> {
+    let last: Option<Option<i64>> = conn
+        .prepare_cached(LAST_SEQ)?
+        .query_row([game_id], |row| row.get(0))
+        .optional()?;
+    Ok(last.map(|seq| seq.unwrap_or(0).unsigned_abs()))
 }
 
 #[cfg(test)]

@@ -212,7 +212,7 @@ impl MoveLog {
         for log in &state.files {
             log.file.sync_all()?;
         }
-        super::sync_directory_of(&state.files[0].path)
+        sync_directory_of(&state.files[0].path)
     }
 
     /// Whether the log is past [`MAX_UNFOLDED`] and takes no more events.
@@ -380,6 +380,23 @@ pub(super) fn side_path(db: &Path, suffix: &str) -> PathBuf {
     let mut path = db.as_os_str().to_owned();
     path.push(suffix);
     path.into()
+}
+
+/// Flushes the directory holding `file`, so that the file's name survives a power loss.
+#[cfg(unix)]
+pub(super) fn sync_directory_of(file: &Path) -> io::Result<()> {
+    let dir = match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Elsewhere a directory cannot be opened and flushed like a file; the name is left to
+/// the file system.
+#[cfg(not(unix))]
+pub(super) fn sync_directory_of(_file: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 fn write_header(log: &mut LogFile, generation: u64) -> io::Result<()> {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// `PRAGMA application_id` of a tengen database ("TGEN"), so another program's SQLite
 /// file is recognised and refused instead of having tables added to it.
@@ -276,7 +276,9 @@ pub(crate) fn classify_read_error(path: &Path, source: rusqlite::Error) -> Store
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Append, EventRecord, SqliteStore, Store, StoreError, SyncMode};
+    use crate::store::{
+        Append, EventLog, EventRecord, GameStore, SqliteStore, StoreError, SyncMode,
+    };
 
     /// A database file at schema `version` holding `rows` (SQL), opened by this build.
     fn upgraded(version: usize, rows: &str) -> (tempfile::TempDir, SqliteStore) {
