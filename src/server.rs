@@ -206,7 +206,7 @@ impl Server {
         let restored = if single { hub.restore_unfinished()? } else { 0 };
         hub.lobby.blocks.load(hub.store().blocks()?);
         if let Some(node) = &hub.cluster {
-            crate::cluster::lobby::start(&hub, node.bus.clone()).await?;
+            hub.join_cluster(node.bus.clone()).await?;
         }
         let listener = TcpListener::bind(listen)
             .await
@@ -256,7 +256,7 @@ impl Server {
         tracing::info!("shutting down");
         self.hub.shutdown.send_replace(true);
         // The other nodes take this node's games at once rather than after a lease.
-        self.hub.hand_over().await;
+        self.hub.games.hand_over().await;
         // The HTTP server's task ends without waiting for upgraded WebSocket sessions;
         // a session busy with a request sees the shutdown only after it.
         let drained = async {
@@ -268,7 +268,7 @@ impl Server {
         }
         // A goodbye cannot reach nodes through a NATS that is down; they find this one
         // gone by its silence instead.
-        if let Some(link) = self.hub.lobby.cluster()
+        if let Some(link) = self.hub.starter.cluster()
             && tokio::time::timeout(GOODBYE_WAIT, link.leave())
                 .await
                 .is_err()

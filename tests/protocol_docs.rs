@@ -684,7 +684,7 @@ fn round_trip<T: DeserializeOwned + serde::Serialize>(at: &str, value: &Value) -
 /// every event a player's request causes must be what the game decides for that request,
 /// so a record cannot show an ending the rules do not allow.
 fn replay(at: &str, record: &GameView) {
-    use tengen::room::{Action, LiveGame};
+    use tengen::room::LiveGame;
     let events: Vec<GameEvent> = record.events.iter().map(|f| f.event.clone()).collect();
     let (first, rest) = events.split_first().expect("a record has events");
     let moment = Moment::default();
@@ -700,21 +700,23 @@ fn replay(at: &str, record: &GameView) {
                 ..
             } => Some((
                 *color,
-                Action::Play {
+                GameAction::Play {
                     move_number: *move_number,
-                    mv: *vertex,
+                    vertex: *vertex,
                 },
             )),
             GameEvent::DeadMarked {
                 by, vertex, dead, ..
             } => Some((
                 *by,
-                Action::MarkDead {
+                GameAction::MarkDead {
                     vertex: *vertex,
                     dead: *dead,
                 },
             )),
-            GameEvent::ScoreAccepted { by } => Some((*by, Action::AcceptScore { marks_seq: None })),
+            GameEvent::ScoreAccepted { by } => {
+                Some((*by, GameAction::AcceptScore { marks_seq: None }))
+            }
             GameEvent::GameEnded { .. } => {
                 panic!(
                     "{at}: the game ends at seq {} without a request that ends it",

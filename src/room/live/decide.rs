@@ -3,9 +3,9 @@
 //! game as the events before it left it, and applies it at once, exactly as a replay
 //! of the stored log will.
 
-use super::{Action, LiveGame, MAX_CHAT_CHARS, Moment, Play, Scoring, Sealed, Stage, Step};
+use super::{LiveGame, MAX_CHAT_CHARS, Moment, Play, Scoring, Sealed, Stage, Step};
 use crate::clock::{ClockView, Flagged, GameClock};
-use crate::protocol::{ErrorCode, GameEvent, Refusal, ScoreView};
+use crate::protocol::{ErrorCode, GameAction, GameEvent, Refusal, ScoreView};
 use crate::rules::{self, Color, DeadStones, GameResult, Move, Vertex};
 
 /// A decision being built: the game after the events so far, and those events.
@@ -164,32 +164,44 @@ impl Draft {
         Ok(())
     }
 
-    pub(super) fn action(&mut self, who: Color, action: &Action) -> Result<(), Refusal> {
+    pub(super) fn action(&mut self, who: Color, action: &GameAction) -> Result<(), Refusal> {
         if matches!(self.game.stage, Stage::Ended(_)) {
             return Err(refuse(ErrorCode::WrongPhase, "the game is over"));
         }
         match action {
-            Action::Resign => self.push(ended(
+            GameAction::Resign {} => self.push(ended(
                 GameResult::Resignation {
                     winner: who.opponent(),
                 },
                 None,
             )),
-            Action::Chat(text) => self.chat(who, text),
-            Action::Play { move_number, mv } => self.play(who, *move_number, *mv),
-            Action::Pause => self.pause(who),
-            Action::Resume => self.resume(who),
-            Action::Seal { move_number, mv } => self.seal(who, *move_number, *mv),
-            Action::ClaimWin => self.claim(who),
-            Action::PlaceHandicap(vertices) => self.place_handicap(who, vertices),
-            Action::MarkDead { vertex, dead } => self.mark(who, *vertex, *dead),
-            Action::AcceptScore { marks_seq } => self.accept(who, *marks_seq),
-            Action::RejectScore => {
+            GameAction::Chat { text } => self.chat(who, text),
+            GameAction::Play {
+                move_number,
+                vertex,
+            } => self.play(who, *move_number, *vertex),
+            GameAction::Pass { move_number } => self.play(who, *move_number, Move::Pass),
+            GameAction::Pause {} => self.pause(who),
+            GameAction::Resume {} => self.resume(who),
+            GameAction::Seal {
+                move_number,
+                vertex,
+            } => self.seal(who, *move_number, *vertex),
+            GameAction::ClaimWin {} => self.claim(who),
+            GameAction::PlaceHandicap { vertices } => self.place_handicap(who, vertices),
+            GameAction::MarkDead { vertex, dead } => self.mark(who, *vertex, *dead),
+            GameAction::AcceptScore { marks_seq } => self.accept(who, *marks_seq),
+            GameAction::RejectScore {} => {
                 self.scoring()?;
                 self.dispute(Some(who))
             }
-            Action::CallReferee(message) => self.call_referee(who, message),
-            Action::Referee(_) => Err(refuse(
+            GameAction::RefereeCall { message } => self.call_referee(who, message),
+            // A connection's own business, never a room's.
+            GameAction::Join { .. } | GameAction::Leave {} => Err(refuse(
+                ErrorCode::BadRequest,
+                "joining and leaving are not actions in a game",
+            )),
+            _ => Err(refuse(
                 ErrorCode::Forbidden,
                 "only a referee or an admin may do this",
             )),
