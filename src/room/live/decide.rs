@@ -44,6 +44,18 @@ pub(super) fn ended(result: GameResult, score: Option<ScoreView>) -> GameEvent {
     }
 }
 
+/// The end of a game that no move of its was ever going to decide: a player ended it
+/// before their first move, or its first move never came. No result for either side, so
+/// nothing is rated and nobody is an escaper.
+fn aborted() -> GameEvent {
+    GameEvent::GameEnded {
+        result: GameResult::Void,
+        reason: "aborted".into(),
+        score: None,
+        clock: None,
+    }
+}
+
 pub(super) fn time_loss(loser: Color) -> GameEvent {
     ended(
         GameResult::Time {
@@ -151,7 +163,11 @@ impl Draft {
             return self.push(ended(result, None));
         }
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         if let Stage::Scoring(s) = &self.game.stage
             && s.until <= now
@@ -188,6 +204,7 @@ impl Draft {
                 vertex,
             } => self.seal(who, *move_number, *vertex),
             GameAction::ClaimWin {} => self.claim(who),
+            GameAction::Abort {} => self.abort(who),
             GameAction::PlaceHandicap { vertices } => self.place_handicap(who, vertices),
             GameAction::MarkDead { vertex, dead } => self.mark(who, *vertex, *dead),
             GameAction::AcceptScore { marks_seq } => self.accept(who, *marks_seq),
@@ -237,7 +254,11 @@ impl Draft {
             return Err(refuse(ErrorCode::NotYourTurn, "it is your opponent's move"));
         }
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         match self.game.game.check(who, mv) {
             Ok(()) => self.move_played(who, mv, None),
@@ -299,7 +320,11 @@ impl Draft {
             _ => None,
         };
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         match requested {
             Some(by) if by != who => {
@@ -398,7 +423,11 @@ impl Draft {
             ));
         }
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         let now = self.at.now;
         match self.clock_after(|c| c.stop(now)) {
@@ -410,6 +439,42 @@ impl Draft {
             }),
             Err(flag) => self.push(time_loss(flag.color)),
         }
+    }
+
+    /// Whether the game has no move yet and its lateness is not the rules' business (it
+    /// is neither scheduled nor a tournament's): it then ends aborted, not lost, when
+    /// its first player's time or the wait for them runs out.
+    fn abortable(&self) -> bool {
+        let settings = &self.game.settings;
+        self.game.move_count() == 0
+            && settings.start_at.is_none()
+            && settings.fair_play != crate::protocol::FairPlay::Tournament
+    }
+
+    /// `abort`: a player ends a game in which they have not made a move yet.
+    fn abort(&mut self, who: Color) -> Result<(), Refusal> {
+        let settings = &self.game.settings;
+        if settings.start_at.is_some()
+            || settings.fair_play == crate::protocol::FairPlay::Tournament
+        {
+            return Err(refuse(
+                ErrorCode::Forbidden,
+                "a scheduled or tournament game cannot be aborted: its lateness and forfeit rules stand",
+            ));
+        }
+        if self
+            .game
+            .rules()
+            .moves()
+            .iter()
+            .any(|(color, _)| *color == who)
+        {
+            return Err(refuse(
+                ErrorCode::Forbidden,
+                "you have made a move: a game is aborted only before your first",
+            ));
+        }
+        self.push(aborted())
     }
 
     fn claim(&mut self, who: Color) -> Result<(), Refusal> {
@@ -448,7 +513,10 @@ impl Draft {
             .stall_after_ms
             .filter(|_| !game.settings.clock.is_timed())
             .map(|limit| (self.at.now.saturating_sub(game.turn_since), limit));
-        let forfeit = ended(GameResult::Forfeit { winner: who }, None);
+        let forfeit = match self.abortable() {
+            true => aborted(),
+            false => ended(GameResult::Forfeit { winner: who }, None),
+        };
         match (away, stalled) {
             (Some(ms), _) if ms >= wait => self.push(forfeit),
             (_, Some((ms, limit))) if ms >= limit => self.push(forfeit),
@@ -504,7 +572,11 @@ impl Draft {
             return Err(Refusal::illegal(rules::IllegalMove::OffBoard(*v)));
         }
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         let now = self.at.now;
         match self.clock_after(|c| c.on_move(Color::Black, now, 0).map(|_| ())) {

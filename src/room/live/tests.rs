@@ -704,12 +704,9 @@ fn the_side_to_move_flags_at_its_deadline() {
     assert_eq!(t.game.next_timer(), Some(11_000));
     assert!(t.game.on_timer(at(10_999)).events.is_empty());
     assert_eq!(t.timer(11_000), vec!["game_ended"]);
-    assert_eq!(
-        t.game.result(),
-        Some(GameResult::Time {
-            winner: Color::White
-        })
-    );
+    // Black's first move never came: the game is aborted, not lost (client-protocol/
+    // game.md#abort).
+    assert_eq!(t.game.result(), Some(GameResult::Void));
     assert_eq!(t.game.next_timer(), None);
 }
 
