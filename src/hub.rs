@@ -19,6 +19,7 @@ use crate::lobby::Lobby;
 use crate::protocol::{CalledGame, GameSummary, Refusal, UserInfo};
 use crate::registry::{Clustered, Local, Placement, Registry};
 use crate::room::{RoomContext, RoomNews};
+use crate::shutdown::Shutdown;
 use crate::standings::Standings;
 use crate::starter::{Starter, automatch};
 use crate::store::{Store, StoreError, StoreWriter};
@@ -34,12 +35,8 @@ pub struct Hub {
     /// Started, ended, result changed: for any part to subscribe to.
     pub lifecycle: Lifecycle,
     next_conn: AtomicU64,
-    /// Open WebSocket connections.
-    connections: std::sync::atomic::AtomicUsize,
-    /// Told when the last open connection ends, for shutdown to wait on.
-    none_open: tokio::sync::Notify,
-    /// Flips to true once when the server begins to shut down.
-    pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
+    /// The signal to stop, and the guards of the open connections.
+    pub(crate) shutdown: Shutdown,
     /// This node's part in a cluster; None on a single node.
     pub(crate) cluster: Option<Arc<Node>>,
 }
@@ -55,7 +52,7 @@ impl Hub {
         let lifecycle = Lifecycle::default();
         let standings = Standings::spawn(store.clone(), lifecycle.subscribe());
         let lobby = Arc::new(Lobby::new(standings.ranks().clone()));
-        let shutdown = tokio::sync::watch::Sender::new(false);
+        let shutdown = Shutdown::default();
         Arc::new_cyclic(|me: &Weak<Hub>| {
             let hub = me.clone();
             let rooms_ctx = RoomContext {
@@ -73,7 +70,7 @@ impl Hub {
                 Some(node) => Box::new(Clustered::new(node.clone())),
                 None => Box::new(Local),
             };
-            let games = Registry::new(rooms_ctx, place, shutdown.subscribe());
+            let games = Registry::new(rooms_ctx, place, shutdown.signal());
             let max_games = config.limits.max_games_per_user;
             let starter = Starter::new(lobby.clone(), games.clone(), lifecycle.clone(), max_games);
             let starter = Arc::new(starter);
@@ -86,8 +83,6 @@ impl Hub {
                 starter,
                 lifecycle,
                 next_conn: AtomicU64::new(1),
-                connections: std::sync::atomic::AtomicUsize::new(0),
-                none_open: tokio::sync::Notify::new(),
                 shutdown,
                 cluster,
             }
@@ -108,28 +103,7 @@ impl Hub {
 
     /// Open WebSocket connections.
     pub fn open_connections(&self) -> usize {
-        self.connections.load(Ordering::Acquire)
-    }
-
-    /// A WebSocket session began.
-    pub(crate) fn connection_opened(&self) {
-        self.connections.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// A WebSocket session ended, its leaving recorded.
-    pub(crate) fn connection_closed(&self) {
-        if self.connections.fetch_sub(1, Ordering::AcqRel) == 1 {
-            // A permit if nobody waits yet: the waiter then looks at the count again.
-            self.none_open.notify_one();
-        }
-    }
-
-    /// Returns once no WebSocket session is open: shutdown closes the store only after
-    /// the sessions have sent what their last commits made and said goodbye.
-    pub async fn connections_closed(&self) {
-        while self.open_connections() > 0 {
-            self.none_open.notified().await;
-        }
+        self.shutdown.open()
     }
 
     /// The store, for reads (archive, readiness).
@@ -249,10 +223,6 @@ impl Home for Hub {
     }
 
     fn stopped(&self) -> BoxFuture<'static, ()> {
-        let mut stop = self.shutdown.subscribe();
-        async move {
-            let _ = stop.wait_for(|s| *s).await;
-        }
-        .boxed()
+        self.shutdown.begun().boxed()
     }
 }

@@ -27,6 +27,7 @@ pub mod registry;
 pub mod room;
 pub mod rules;
 pub mod server;
+pub mod shutdown;
 pub mod standings;
 pub mod starter;
 pub mod store;

@@ -220,15 +220,13 @@ impl Server {
         })?;
         tracing::info!(%addr, data = %data.display(), restored, "tengen is serving: ws://{addr}/ws");
         let app = crate::net::router(hub.clone());
-        let mut stop = hub.shutdown.subscribe();
+        let stop = hub.shutdown.begun();
         let task = tokio::spawn(async move {
             let serving = axum::serve(
                 listener,
                 app.into_make_service_with_connect_info::<SocketAddr>(),
             )
-            .with_graceful_shutdown(async move {
-                let _ = stop.wait_for(|s| *s).await;
-            });
+            .with_graceful_shutdown(stop);
             if let Err(e) = serving.await {
                 tracing::error!(error = %e, "the server stopped with an error");
             }
@@ -254,14 +252,14 @@ impl Server {
     /// finishes in-flight commits and closes the store.
     pub async fn shutdown(self) {
         tracing::info!("shutting down");
-        self.hub.shutdown.send_replace(true);
+        self.hub.shutdown.begin();
         // The other nodes take this node's games at once rather than after a lease.
         self.hub.games.hand_over().await;
         // The HTTP server's task ends without waiting for upgraded WebSocket sessions;
         // a session busy with a request sees the shutdown only after it.
         let drained = async {
             let _ = self.task.await;
-            self.hub.connections_closed().await;
+            self.hub.shutdown.finished().await;
         };
         if tokio::time::timeout(DRAIN, drained).await.is_err() {
             tracing::warn!("connections did not close within {DRAIN:?}; closing the store anyway");

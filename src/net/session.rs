@@ -82,7 +82,8 @@ async fn serve_conn(
     per_user: Arc<PerUser>,
     conn: u64,
 ) {
-    hub.connection_opened();
+    // Dropped once this connection has finished: shutdown waits for the last one.
+    let guard = hub.shutdown.guard();
     let limits = &hub.config.limits;
     let (outbox, mut inbox) = Outbox::new(conn, limits.outbound_queue, limits.outbound_queue_bytes);
     crate::metrics::connected(None, 1);
@@ -108,7 +109,7 @@ async fn serve_conn(
     tracing::debug!(?close, "connection closed");
     drop(socket);
     session.leave_all().await;
-    hub.connection_closed();
+    drop(guard);
 }
 
 impl Session {
@@ -193,14 +194,10 @@ impl Session {
         heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let idle_timeout = Duration::from_secs(limits.idle_timeout_secs.max(1));
         let mut last_heard = Instant::now();
-        let mut shutdown = self.hub.shutdown.subscribe();
-        // Made once, not on every wake-up: a new `wait_for()` registers with the channel's
-        // waiters (a lock) each time it is polled and deregisters when dropped. It is
-        // ready at once for a connection that began after shutdown did.
-        let mut stopping = std::pin::pin!(async {
-            // The borrow it returns is dropped here, not held across the select's awaits.
-            let _ = shutdown.wait_for(|stop| *stop).await;
-        });
+        // Made once, not on every wake-up: a new wait registers with the signal's waiters
+        // (a lock) each time it is polled and deregisters when dropped. It is ready at
+        // once for a connection that began after shutdown did.
+        let mut stopping = std::pin::pin!(self.hub.shutdown.begun());
         let epoch = Instant::now();
         let close = loop {
             // What an arm wrote, if anything: every write to the socket (a batch of

@@ -259,27 +259,25 @@ impl Registry {
 
     /// What a room (or a mirror) says of where it runs: it stopped, or its game moved.
     pub fn placed(&self, news: RoomNews) {
-        match news {
+        let (game_id, room, fence, members) = match news {
             RoomNews::Closed {
                 game_id,
                 room,
                 fence,
-            } => {
-                self.forget(&game_id, room);
-                self.place.disown(&game_id, fence);
-            }
+            } => (game_id, room, fence, Vec::new()),
             RoomNews::Moved {
                 game_id,
                 room,
                 fence,
                 members,
-            } => {
-                self.forget(&game_id, room);
-                self.place.disown(&game_id, fence);
-                self.rejoin(&game_id, members);
+            } => (game_id, room, fence, members),
+            RoomNews::Ended(_) | RoomNews::ResultChanged { .. } | RoomNews::Replay { .. } => {
+                return;
             }
-            RoomNews::Ended(_) | RoomNews::ResultChanged { .. } | RoomNews::Replay { .. } => {}
-        }
+        };
+        self.forget(&game_id, room);
+        self.place.disown(&game_id, fence);
+        self.rejoin(&game_id, members);
     }
 
     /// A node went (silent, restarted or stopped: see `cluster::members`): the rooms
@@ -306,18 +304,19 @@ impl Registry {
     /// The rooms that run on this node (in a cluster, not the mirrors of games that run
     /// elsewhere: their owners list them).
     fn running_here(&self) -> Vec<RoomHandle> {
-        self.rooms
-            .iter()
-            .filter(|r| self.place.runs_here(r.key()))
-            .map(|r| r.clone())
-            .collect()
+        self.registered_where(true)
     }
 
     /// The rooms registered here that run elsewhere (mirrors).
     fn mirrors(&self) -> Vec<RoomHandle> {
+        self.registered_where(false)
+    }
+
+    /// The rooms registered here whose game runs here (`here`) or elsewhere.
+    fn registered_where(&self, here: bool) -> Vec<RoomHandle> {
         self.rooms
             .iter()
-            .filter(|r| !self.place.runs_here(r.key()))
+            .filter(|r| self.place.runs_here(r.key()) == here)
             .map(|r| r.clone())
             .collect()
     }

@@ -77,7 +77,7 @@ impl LiveGame {
             self.calls = [None, None];
         }
         match event {
-            GameEvent::GameCreated { .. } => return Err("a game is created only once".into()),
+            GameEvent::GameCreated { .. } => Err("a game is created only once".into()),
             GameEvent::GameBegan { .. }
             | GameEvent::HandicapPlaced { .. }
             | GameEvent::MovePlayed { .. }
