@@ -460,6 +460,51 @@ impl Session {
                     .await?;
                 self.ack(id, None, None);
             }
+            msg @ (LobbyMsg::Block { .. }
+            | LobbyMsg::Unblock { .. }
+            | LobbyMsg::Report { .. }
+            | LobbyMsg::ListReports {}
+            | LobbyMsg::CloseReport { .. }) => self.fair_play(id, msg).await?,
+            LobbyMsg::ListRefereeCalls {} => {
+                let user = self.user()?;
+                if !matches!(user.role, Role::Referee | Role::Admin) {
+                    return Err(Refusal::new(
+                        ErrorCode::Forbidden,
+                        "only referees and admins see the calls for a referee",
+                    ));
+                }
+                let (games, assigned) = hub.referee_calls(&user).await;
+                self.send(&ServerMsg::RefereeCalls {
+                    id,
+                    games,
+                    assigned,
+                });
+            }
+            LobbyMsg::Automatch {
+                sizes,
+                speeds,
+                rated,
+                handicap,
+            } => {
+                let user = self.user()?;
+                let wish = Wish::new(sizes, speeds, rated, handicap)
+                    .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
+                hub.starter.automatch(&user, wish).await?;
+                self.ack(id, None, None);
+                hub.starter.automatch_round().await;
+            }
+            LobbyMsg::AutomatchCancel {} => {
+                hub.lobby.cancel_automatch(&self.user()?.id).await?;
+                self.ack(id, None, None);
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks and reports ([`fairplay`]).
+    async fn fair_play(&mut self, id: Option<RequestId>, msg: LobbyMsg) -> Result<(), Refusal> {
+        let hub = self.hub.clone();
+        match msg {
             LobbyMsg::Block { user } => {
                 fairplay::block(&hub, &self.user()?, user, true).await?;
                 self.ack(id, None, None);
@@ -493,38 +538,7 @@ impl Session {
                 fairplay::close_report(&hub, &self.user()?, report_id).await?;
                 self.ack(id, None, None);
             }
-            LobbyMsg::ListRefereeCalls {} => {
-                let user = self.user()?;
-                if !matches!(user.role, Role::Referee | Role::Admin) {
-                    return Err(Refusal::new(
-                        ErrorCode::Forbidden,
-                        "only referees and admins see the calls for a referee",
-                    ));
-                }
-                let (games, assigned) = hub.referee_calls(&user).await;
-                self.send(&ServerMsg::RefereeCalls {
-                    id,
-                    games,
-                    assigned,
-                });
-            }
-            LobbyMsg::Automatch {
-                sizes,
-                speeds,
-                rated,
-                handicap,
-            } => {
-                let user = self.user()?;
-                let wish = Wish::new(sizes, speeds, rated, handicap)
-                    .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
-                hub.starter.automatch(&user, wish).await?;
-                self.ack(id, None, None);
-                hub.starter.automatch_round().await;
-            }
-            LobbyMsg::AutomatchCancel {} => {
-                hub.lobby.cancel_automatch(&self.user()?.id).await?;
-                self.ack(id, None, None);
-            }
+            _ => {}
         }
         Ok(())
     }
