@@ -24,6 +24,8 @@ async fn roomy() -> TestServer {
         c.limits.messages_per_second = 10_000;
         c.limits.burst = 10_000;
         c.limits.flood_close_after = 100_000;
+        c.limits.chat_lines_per_minute = 100_000;
+        c.limits.max_chat_bytes_per_game = 16 << 20;
     })
     .await
 }

@@ -881,7 +881,10 @@ fn config_check_refuses_a_malformed_nats_url_without_showing_its_password() {
     let cluster = [
         ("TENGEN_STORE__BACKEND", "postgres"),
         ("TENGEN_STORE__POSTGRES_URL", "postgres://t:p@db/tengen"),
-        ("TENGEN_AUTH__SECRET", "the same on every node"),
+        (
+            "TENGEN_AUTH__SECRET",
+            "the same secret on every node, 32+ bytes",
+        ),
     ];
     for url in [
         "http://tengen:hunter3@bus:4222",

@@ -40,6 +40,21 @@ fn field(n: usize, seed: u64) -> Vec<Entrant> {
         .collect()
 }
 
+/// A McMahon of `n` players (bar 2d, floor 20k, handicaps) before its first round.
+fn mcmahon(n: usize, seed: u64) -> Record {
+    Record {
+        regulations: regulations(
+            System::McMahon {
+                bar: Rank::Dan(2),
+                floor: Rank::Kyu(20),
+            },
+            true,
+        ),
+        field: field(n, seed),
+        rounds: Vec::new(),
+    }
+}
+
 /// Plays a proposed round: the stronger by rank wins, unless the draw says otherwise.
 fn play(record: &mut Record, seed: u64) {
     let seats: Vec<Seat> = (0..record.field.len()).collect();
@@ -80,11 +95,7 @@ proptest! {
     /// everyone paired once a round.
     #[test]
     fn no_repeat_and_everyone_paired(n in 9usize..40, seed in any::<u64>()) {
-        let mut record = Record {
-            regulations: regulations(System::McMahon { bar: Rank::Dan(2), floor: Rank::Kyu(20) }, true),
-            field: field(n, seed),
-            rounds: Vec::new(),
-        };
+        let mut record = mcmahon(n, seed);
         for _ in 0..5 {
             play(&mut record, seed);
             let round = record.rounds.last().unwrap();
@@ -262,11 +273,7 @@ proptest! {
     /// (then the lower rank) takes Black in a handicap game; no handicap above the bar.
     #[test]
     fn handicaps_follow_the_rule(n in 8usize..30, seed in any::<u64>()) {
-        let mut record = Record {
-            regulations: regulations(System::McMahon { bar: Rank::Dan(2), floor: Rank::Kyu(20) }, true),
-            field: field(n, seed),
-            rounds: Vec::new(),
-        };
+        let mut record = mcmahon(n, seed);
         for _ in 0..4 {
             let seats: Vec<Seat> = (0..n).collect();
             let proposal = pair(&record, &seats, &[], seed).unwrap();
