@@ -37,6 +37,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .merge(super::api::routes())
+        .merge(super::asyncapi::routes())
         .merge(super::ratings::routes())
         .merge(super::web::routes(&hub))
         .merge(super::auth::routes(&hub))

@@ -3,6 +3,7 @@
 //! wiring is in [`crate::server`].
 
 mod api;
+mod asyncapi;
 mod auth;
 mod estimate;
 mod fairplay;

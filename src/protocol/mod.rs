@@ -8,6 +8,7 @@ mod event;
 mod names;
 mod offer;
 mod referee;
+pub mod schema;
 mod server;
 mod settings;
 mod speed;
