@@ -134,10 +134,8 @@ fn variants<T: JsonSchema>(
                 .to_owned();
             for (field, schema, required) in fields {
                 variant["properties"][*field] = schema.clone();
-                if *required {
-                    if let Some(Value::Array(list)) = variant.get_mut("required") {
-                        list.push(json!(field));
-                    }
+                if *required && let Some(Value::Array(list)) = variant.get_mut("required") {
+                    list.push(json!(field));
                 }
             }
             (name, variant)
@@ -271,8 +269,11 @@ pub fn asyncapi() -> Value {
     })
 }
 
+/// A generated document: its file name and the function that makes it.
+pub type Document = (&'static str, fn() -> Value);
+
 /// The files of `client-protocol/schema/`, each with the document it holds.
-pub const FILES: &[(&str, fn() -> Value)] = &[
+pub const FILES: &[Document] = &[
     ("asyncapi.json", asyncapi),
     ("client.json", client_schema),
     ("server.json", server_schema),
