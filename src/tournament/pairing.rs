@@ -103,32 +103,24 @@ pub fn pair(
     forbidden: &[(Seat, Seat)],
     seed: u64,
 ) -> Result<Proposal, PairingError> {
-    let (entries, bye) = prepare(record, seats, seed)?;
-    let paired: Vec<&Entry> = entries.iter().filter(|e| Some(e.seat) != bye).collect();
-    let mut costs = Vec::with_capacity(paired.len() * paired.len() / 2);
-    let mut edges = Vec::with_capacity(costs.capacity());
-    for i in 0..paired.len() {
-        for j in i + 1..paired.len() {
-            let c = costs_of(record, paired[i], paired[j], forbidden, seed);
-            edges.push((i, j, c.total()));
-            costs.push(c);
-        }
-    }
+    let (paired, bye, pairs) = costed(record, seats, forbidden, seed)?;
+    let edges: Vec<(usize, usize, i64)> =
+        pairs.iter().map(|&(i, j, c)| (i, j, c.total())).collect();
     let mates = min_cost_perfect(paired.len(), &edges).ok_or(PairingError::TooFew)?;
-    // Pair (i, j), i < j, sits at this index of the row-by-row lists above.
+    // Pair (i, j), i < j, sits at this index of the row-by-row list `costed` makes.
     let n = paired.len();
     let index = |i: usize, j: usize| i * (2 * n - i - 1) / 2 + (j - i - 1);
     let round = record.rounds.len() as u64;
     let mut boards = Vec::with_capacity(n / 2);
     for (i, &j) in mates.iter().enumerate() {
         if i < j {
-            let c = costs[index(i, j)];
-            boards.push(place(record, paired[i], paired[j], c, seed ^ round));
+            let c = pairs[index(i, j)].2;
+            boards.push(place(record, &paired[i], &paired[j], c, seed ^ round));
         }
     }
     // Top boards first: by the higher score, then the lower.
     let mut score = vec![0; record.field.len()];
-    for e in &entries {
+    for e in &paired {
         score[e.seat] = e.score;
     }
     boards.sort_by_key(|p| {
@@ -146,16 +138,37 @@ pub fn all_costs(
     forbidden: &[(Seat, Seat)],
     seed: u64,
 ) -> Result<Vec<(Seat, Seat, Costs)>, PairingError> {
+    let (paired, _, pairs) = costed(record, seats, forbidden, seed)?;
+    Ok(pairs
+        .into_iter()
+        .map(|(i, j, c)| (paired[i].seat, paired[j].seat, c))
+        .collect())
+}
+
+/// Every pair of a round's players, row by row (`i < j`, indices into the players), with
+/// its costs.
+type Pairs = Vec<(usize, usize, Costs)>;
+
+/// The round's players but the bye, in score-group order; the bye; and their [`Pairs`].
+fn costed(
+    record: &Record,
+    seats: &[Seat],
+    forbidden: &[(Seat, Seat)],
+    seed: u64,
+) -> Result<(Vec<Entry>, Option<Seat>, Pairs), PairingError> {
     let (entries, bye) = prepare(record, seats, seed)?;
-    let paired: Vec<&Entry> = entries.iter().filter(|e| Some(e.seat) != bye).collect();
-    let mut all = Vec::new();
+    let paired: Vec<Entry> = entries
+        .into_iter()
+        .filter(|e| Some(e.seat) != bye)
+        .collect();
+    let mut pairs = Vec::with_capacity(paired.len() * paired.len() / 2);
     for i in 0..paired.len() {
         for j in i + 1..paired.len() {
-            let c = costs_of(record, paired[i], paired[j], forbidden, seed);
-            all.push((paired[i].seat, paired[j].seat, c));
+            let c = costs_of(record, &paired[i], &paired[j], forbidden, seed);
+            pairs.push((i, j, c));
         }
     }
-    Ok(all)
+    Ok((paired, bye, pairs))
 }
 
 /// The players of the round in score groups, each with their place in the group, and
