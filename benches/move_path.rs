@@ -19,8 +19,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use corpus::{Replay, gnugo_games};
 use tengen::clock::{LagSettings, TimeControl};
 use tengen::fanout::{Frame, Inbox, Outbox};
-use tengen::protocol::{GameEvent, GameSettings, Role, UserInfo};
-use tengen::room::{Action, LiveGame, Moment, stage};
+use tengen::protocol::{GameAction, GameEvent, GameSettings, Role, UserInfo};
+use tengen::room::{LiveGame, Moment, stage};
 use tengen::rules::Color;
 
 /// The wall time at creation, Unix ms.
@@ -94,9 +94,9 @@ impl Decided {
 fn play(replay: &Replay, mut then: impl FnMut(Decided)) -> LiveGame {
     let mut game = new_game();
     for (n, &(color, mv)) in replay.moves.iter().enumerate() {
-        let action = Action::Play {
+        let action = GameAction::Play {
             move_number: n as u32 + 1,
-            mv,
+            vertex: mv,
         };
         let step = game
             .decide(color, &action, at((n as u64 + 1) * MOVE_MS))

@@ -263,7 +263,7 @@ impl Server {
         let lobby = Arc::downgrade(&hub);
         tokio::spawn(crate::accounts::revoke::watch(
             hub.store().clone(),
-            hub.shutdown.subscribe(),
+            hub.shutdown.signal(),
             move |user, frame, code, reason| {
                 if let Some(hub) = lobby.upgrade() {
                     hub.lobby.end_connections(user, frame, code, reason);
@@ -271,7 +271,7 @@ impl Server {
             },
         ));
         if let Some(node) = &hub.cluster {
-            crate::cluster::lobby::start(&hub, node.bus.clone()).await?;
+            hub.join_cluster(node.bus.clone()).await?;
         }
         let listener = TcpListener::bind(listen)
             .await
@@ -284,7 +284,7 @@ impl Server {
             cause,
         })?;
         tracing::info!(%addr, data = %data.display(), restored, "tengen is serving: ws://{addr}/ws");
-        let stop = hub.shutdown.subscribe();
+        let stop = hub.shutdown.signal();
         let task = tokio::spawn(crate::net::serve(listener, hub.clone(), stop));
         Ok(Server {
             addr,
@@ -306,7 +306,7 @@ impl Server {
     /// Returns once the server must stop of its own accord, and why: in a cluster,
     /// another process runs under its node id, started first. Never on a single node.
     pub async fn must_stop(&self) -> BusError {
-        match self.hub.lobby.cluster() {
+        match self.hub.starter.cluster() {
             Some(link) => link.displaced().await,
             None => std::future::pending().await,
         }
@@ -316,21 +316,21 @@ impl Server {
     /// finishes in-flight commits and closes the store.
     pub async fn shutdown(self) {
         tracing::info!("shutting down");
-        self.hub.shutdown.send_replace(true);
+        self.hub.shutdown.begin();
         // The other nodes take this node's games at once rather than after a lease.
-        self.hub.hand_over().await;
+        self.hub.games.hand_over().await;
         // The HTTP server's task ends without waiting for upgraded WebSocket sessions;
         // a session busy with a request sees the shutdown only after it.
         let drained = async {
             let _ = self.task.await;
-            self.hub.connections_closed().await;
+            self.hub.shutdown.finished().await;
         };
         if tokio::time::timeout(DRAIN, drained).await.is_err() {
             tracing::warn!("connections did not close within {DRAIN:?}; closing the store anyway");
         }
         // A goodbye cannot reach nodes through a NATS that is down; they find this one
         // gone by its silence instead.
-        if let Some(link) = self.hub.lobby.cluster()
+        if let Some(link) = self.hub.starter.cluster()
             && tokio::time::timeout(GOODBYE_WAIT, link.leave())
                 .await
                 .is_err()

@@ -44,8 +44,9 @@ async fn ended_yet(c: &mut Client) -> Option<Value> {
 async fn a_silent_player_loses_on_time_exactly_at_the_deadline() {
     let server = server().await;
     let clock = json!({"system": "byoyomi", "main_ms": 10_000, "periods": 2, "period_ms": 5_000});
-    let (mut black, mut white, _id) = game(&server, json!({"clock": clock})).await;
-    // Black has 10 s + 2 x 5 s. Nobody sends anything.
+    let (mut black, mut white, id) = game(&server, json!({"clock": clock})).await;
+    play(&mut black, &id, 1, "E5").await;
+    // White has 10 s + 2 x 5 s. White sends nothing more.
     sleep(ms(19_999)).await;
     assert!(
         ended_yet(&mut white).await.is_none(),
@@ -53,7 +54,7 @@ async fn a_silent_player_loses_on_time_exactly_at_the_deadline() {
     );
     sleep(ms(1)).await;
     let ended = white.recv_type("game_ended").await;
-    assert_eq!(ended["result"], "W+T");
+    assert_eq!(ended["result"], "B+T");
     assert_eq!(ended["reason"], "time");
     assert_eq!(black.recv_type("game_ended").await, ended);
 }
@@ -303,7 +304,10 @@ async fn a_scheduled_game_forfeits_one_absent_player() {
 #[tokio::test(start_paused = true)]
 async fn the_opponent_may_claim_a_game_after_a_long_absence() {
     let server = server().await;
-    let (black, mut white, id) = game(&server, json!({"claim_after_ms": 120_000})).await;
+    let (mut black, mut white, id) = game(&server, json!({"claim_after_ms": 120_000})).await;
+    // Moves first: a game whose first move never came would be aborted, not won.
+    play(&mut black, &id, 1, "E5").await;
+    play(&mut white, &id, 2, "C3").await;
     black.close().await;
     loop {
         let p = white.recv_type("presence").await;
@@ -453,4 +457,18 @@ async fn a_silent_connection_is_closed_after_the_idle_timeout() {
     let code = silent.closed().await;
     assert!(matches!(code, Some(1000) | None), "{code:?}");
     talker.ok(json!({"type": "ping"})).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_game_whose_first_move_never_comes_is_aborted_when_the_first_players_time_runs_out() {
+    let server = server().await;
+    let clock = json!({"system": "byoyomi", "main_ms": 10_000, "periods": 2, "period_ms": 5_000});
+    let settings = json!({"clock": clock, "rated": true});
+    let (mut black, mut white, _id) = game(&server, settings).await;
+    // Black never moves: at Black's deadline the game ends with no result, not B's loss.
+    sleep(ms(20_000)).await;
+    let ended = white.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "Void");
+    assert_eq!(ended["reason"], "aborted");
+    assert_eq!(black.recv_type("game_ended").await, ended);
 }

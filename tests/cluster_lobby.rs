@@ -317,13 +317,13 @@ async fn a_block_made_on_one_node_holds_on_the_others() {
 }
 
 /// News as a node sends it on `<cluster>.lobby`.
-fn news(node: &str, seq: u64, change: tengen::cluster::lobby_wire::Change) -> bytes::Bytes {
+fn news(node: &str, seq: u64, change: tengen::lobby::Change) -> bytes::Bytes {
     let news = json!({"node": node, "boot": 1, "seq": seq, "change": change});
     news.to_string().into()
 }
 
-fn posted(id: &str) -> tengen::cluster::lobby_wire::Change {
-    tengen::cluster::lobby_wire::Change::Posted {
+fn posted(id: &str) -> tengen::lobby::Change {
+    tengen::lobby::Change::Posted {
         challenge: tengen::protocol::Challenge {
             challenge_id: id.into(),
             from: tengen::protocol::UserInfo {

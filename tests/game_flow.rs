@@ -57,3 +57,28 @@ async fn a_9x9_game_from_seek_to_agreed_count() {
     assert_eq!(ended["score"]["white"], 36.0);
     assert_eq!(ended["score"]["margin_stones"], 0.75);
 }
+
+#[tokio::test]
+async fn a_player_may_abort_a_game_until_their_own_first_move() {
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let settings = json!({"board_size": 9, "color": "black", "rated": true});
+    let game = start_game(&mut alice, &mut bob, settings).await;
+    play(&mut alice, &game, 1, "E5").await;
+    alice
+        .refused(json!({"type": "abort", "game_id": game}), "forbidden")
+        .await;
+    // White has not moved yet.
+    bob.ok(json!({"type": "abort", "game_id": game})).await;
+    let ended = alice.recv_type("game_ended").await;
+    assert_eq!(ended["result"], "Void");
+    assert_eq!(ended["reason"], "aborted");
+    assert_eq!(bob.recv_type("game_ended").await, ended);
+    // A tournament game's lateness and forfeit rules stand: nobody aborts it.
+    let tournament = json!({"board_size": 9, "color": "black", "fair_play": "tournament"});
+    let game = start_game(&mut alice, &mut bob, tournament).await;
+    alice
+        .refused(json!({"type": "abort", "game_id": game}), "forbidden")
+        .await;
+}

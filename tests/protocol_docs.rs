@@ -821,8 +821,10 @@ fn results_and_reasons_agree() {
         let parsed: GameResult = result
             .parse()
             .unwrap_or_else(|e| panic!("{}: {e}", ex.at()));
-        // A double forfeit has no SGF form: it is written `Void`, told apart by `reason`.
-        let ok = parsed.reason() == reason || (result == "Void" && reason == "double_forfeit");
+        // A double forfeit and an aborted game have no SGF form: each is written `Void`,
+        // told apart by `reason`.
+        let ok = parsed.reason() == reason
+            || (result == "Void" && matches!(reason, "double_forfeit" | "aborted"));
         assert!(ok, "{}: result {result} with reason {reason}", ex.at());
         let has_score = ex.value.get("score").is_some();
         assert_eq!(
@@ -940,7 +942,7 @@ fn round_trip<T: DeserializeOwned + serde::Serialize>(at: &str, value: &Value) -
 /// every event a player's request causes must be what the game decides for that request,
 /// so a record cannot show an ending the rules do not allow.
 fn replay(at: &str, record: &GameView) {
-    use tengen::room::{Action, LiveGame};
+    use tengen::room::LiveGame;
     let events: Vec<GameEvent> = record.events.iter().map(|f| f.event.clone()).collect();
     let (first, rest) = events.split_first().expect("a record has events");
     let moment = Moment::default();
@@ -956,21 +958,23 @@ fn replay(at: &str, record: &GameView) {
                 ..
             } => Some((
                 *color,
-                Action::Play {
+                GameAction::Play {
                     move_number: *move_number,
-                    mv: *vertex,
+                    vertex: *vertex,
                 },
             )),
             GameEvent::DeadMarked {
                 by, vertex, dead, ..
             } => Some((
                 *by,
-                Action::MarkDead {
+                GameAction::MarkDead {
                     vertex: *vertex,
                     dead: *dead,
                 },
             )),
-            GameEvent::ScoreAccepted { by } => Some((*by, Action::AcceptScore { marks_seq: None })),
+            GameEvent::ScoreAccepted { by } => {
+                Some((*by, GameAction::AcceptScore { marks_seq: None }))
+            }
             GameEvent::GameEnded { .. } => {
                 panic!(
                     "{at}: the game ends at seq {} without a request that ends it",

@@ -876,6 +876,60 @@ async fn a_muted_users_chat_no_longer_reaches_the_muter_but_a_referee_hears_it()
     assert_eq!(snapshot["chat"][0]["text"], "you will lose", "{snapshot}");
 }
 
+/// More events than a room keeps in memory (512) come inside a long spectators' delay,
+/// then are released at once (the game ends): a delayed spectator still receives every
+/// event, in order, the older ones read back from the store.
+#[tokio::test]
+async fn a_delayed_spectator_receives_every_event_even_when_more_than_the_ring_holds_are_released()
+{
+    let server = TestServer::start_with(|c| {
+        c.limits.outbound_queue = 4096;
+        c.limits.outbound_queue_bytes = 16 << 20;
+        c.limits.messages_per_second = 100_000;
+        c.limits.burst = 100_000;
+    })
+    .await;
+    let settings = json!({"fair_play": "tournament", "spectator_delay_moves": 0,
+        "spectator_delay_ms": 600_000, "board_size": 19, "color": "black"});
+    let mut black = server.login("black").await;
+    let mut white = server.login("white").await;
+    let id = start_game(&mut black, &mut white, settings).await;
+    let mut kibitzer = server.login("kibitzer").await;
+    kibitzer.ok(json!({"type": "join", "game_id": id})).await;
+    // Black passes and White fills the board row by row: 520 moves, no two passes in a
+    // row, no capture.
+    let columns = "ABCDEFGHJKLMNOPQRST".chars();
+    let points: Vec<String> = (1..=14)
+        .flat_map(|row| columns.clone().map(move |c| format!("{c}{row}")))
+        .take(260)
+        .collect();
+    for (i, point) in points.iter().enumerate() {
+        let n = 2 * i as u32 + 1;
+        play(&mut black, &id, n, "pass").await;
+        play(&mut white, &id, n + 1, point).await;
+        black.clear();
+        white.clear();
+    }
+    assert!(moves_seen(&mut kibitzer).await.is_empty());
+    white.ok(json!({"type": "resign", "game_id": id})).await;
+    let mut seqs = Vec::new();
+    loop {
+        let v = kibitzer.recv().await;
+        if v["game_id"] != id.as_str() || v.get("seq").is_none() || v["type"] == "ack" {
+            continue;
+        }
+        seqs.push(v["seq"].as_u64().expect("a seq"));
+        if v["type"] == "game_ended" {
+            break;
+        }
+    }
+    // Every event from game_created on (presences, 520 moves, game_ended), far more
+    // than the ring holds, each once and in order.
+    let last = *seqs.last().expect("events");
+    assert!(last > 522, "{last} events");
+    assert_eq!(seqs, (1..=last).collect::<Vec<u64>>());
+}
+
 /// The `kibitz` lines of `id`'s JSON record (none when the record has no `kibitz`).
 async fn archived_kibitz(server: &TestServer, id: &str) -> Value {
     let (status, body) = get(server, &format!("/api/games/{id}")).await;

@@ -5,9 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::lobby::{ASK_TIMEOUT, Link, refused};
+use super::lobby::{ASK_TIMEOUT, Home, Link, refused};
 use super::lobby_wire::{Answer, Ask, Request};
-use crate::hub::Hub;
 use crate::lobby::Lobby;
 use crate::lobby::automatch::Seeker;
 use crate::protocol::{ErrorCode, Refusal};
@@ -18,14 +17,9 @@ impl Link {
         *self.members.leader() == *self.bus.node()
     }
 
-    fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<String, Request>> {
+    pub(super) fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<String, Request>> {
         // Each change to the map is one insert or remove: a panic cannot leave it torn.
         self.requests.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Forgets a request made here; false when there was none.
-    pub fn forget_request(&self, user: &str) -> bool {
-        self.requests().remove(user).is_some()
     }
 
     /// Queues an automatch request made on this node at the leader's.
@@ -52,7 +46,11 @@ impl Link {
     }
 
     /// Withdraws `user`'s request from the leader's queue; false when it held none.
-    pub async fn cancel_automatch(&self, lobby: &Lobby, user: &str) -> Result<bool, Refusal> {
+    pub(super) async fn cancel_at_leader(
+        &self,
+        lobby: &Lobby,
+        user: &str,
+    ) -> Result<bool, Refusal> {
         let leader = self.members.leader();
         if *leader == *self.bus.node() {
             return Ok(lobby.cancel_here(user));
@@ -93,11 +91,11 @@ impl Link {
 
     /// Forgets a node that went (its lobby items, its connections in the games here);
     /// when it held the automatch queue, the requests made here go to the next leader.
-    pub(super) async fn gone(&self, hub: &Hub, node: &str) {
-        hub.lobby.forget_node(node);
+    pub(super) async fn gone(&self, hub: &dyn Home, node: &str) {
+        hub.lobby().forget_node(node);
         hub.node_gone(node).await;
         if self.members.leads_or_led(node) {
-            self.requeue(&hub.lobby).await;
+            self.requeue(hub.lobby()).await;
         }
     }
 }

@@ -18,12 +18,41 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use super::lobby_wire::{Answer, Ask, Change, News, Request};
+use futures_util::future::BoxFuture;
+
+use super::lobby_wire::{Answer, Ask, News, Request};
 use super::members::{BEAT, Beat, Heard, Members};
 use super::numbers::Numbers;
 use super::{Bus, BusError};
-use crate::hub::Hub;
+use crate::lobby::{Change, Lobby, Peers};
 use crate::protocol::{CalledGame, ErrorCode, GameSummary, Refusal, UserInfo};
+
+/// What this node's server answers the other nodes with: the lobby, and the parts above
+/// the cluster that start games and hold rooms. The cluster holds it weakly and reaches
+/// nothing else above it.
+pub trait Home: Send + Sync + 'static {
+    fn lobby(&self) -> &Lobby;
+    /// Accepts a challenge held here, starting its game.
+    fn accept<'a>(
+        &'a self,
+        accepter: &'a UserInfo,
+        challenge_id: &'a str,
+        seed: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<String, Refusal>>;
+    /// The games running on this node, sorted by id.
+    fn local_games(&self) -> BoxFuture<'_, Vec<GameSummary>>;
+    /// The referee calls of the games running on this node.
+    fn local_referee_calls<'a>(
+        &'a self,
+        user: &'a UserInfo,
+    ) -> BoxFuture<'a, (Vec<CalledGame>, Vec<GameSummary>)>;
+    /// One automatch round, as on a single node.
+    fn automatch_round(&self) -> BoxFuture<'_, ()>;
+    /// A node went: the rooms here stop counting its connections.
+    fn node_gone<'a>(&'a self, node: &'a str) -> BoxFuture<'a, ()>;
+    /// Ready once the server begins to shut down.
+    fn stopped(&self) -> BoxFuture<'static, ()>;
+}
 
 /// How long a node waits for another's answer to an accept or a withdrawal.
 pub(super) const ASK_TIMEOUT: Duration = Duration::from_secs(5);
@@ -73,11 +102,6 @@ impl Link {
         let _ = self.out.send(out);
     }
 
-    /// Tells every other node of a change here.
-    pub fn share(&self, change: Change) {
-        self.send(Out::News(Box::new(change)));
-    }
-
     /// The subject where node `node` takes the lobby's requests.
     fn asks_of(&self, node: &str) -> String {
         self.bus.subject(&format!("node.{node}.lobby"))
@@ -114,25 +138,6 @@ impl Link {
         }
     }
 
-    /// Withdraws or declines a challenge held by node `home`.
-    pub async fn withdraw_at(
-        &self,
-        home: &str,
-        challenge_id: &str,
-        user: &UserInfo,
-        decline: bool,
-    ) -> Result<(), Refusal> {
-        let ask = Ask::Withdraw {
-            user: user.clone(),
-            challenge_id: challenge_id.to_string(),
-            decline,
-        };
-        match self.ask(home, &ask, ASK_TIMEOUT).await? {
-            Answer::Done {} => Ok(()),
-            other => Err(refused(other)),
-        }
-    }
-
     /// Asks every other node alive at once; a node that does not answer in
     /// [`LIST_TIMEOUT`] is left out.
     async fn ask_all(&self, ask: &Ask) -> Vec<Answer> {
@@ -153,7 +158,7 @@ impl Link {
         games
     }
 
-    /// [`Hub::referee_calls`] of this node's games and the other nodes', sorted by id.
+    /// The referee calls of this node's games and the other nodes', sorted by id.
     pub async fn with_referee_calls_elsewhere(
         &self,
         user: &UserInfo,
@@ -198,15 +203,53 @@ impl Link {
     }
 
     /// Copies node `node`'s items here.
-    async fn sync(&self, hub: &Hub, node: &Arc<str>) {
+    async fn sync(&self, hub: &dyn Home, node: &Arc<str>) {
         match self.ask(node, &Ask::Snapshot {}, ASK_TIMEOUT).await {
             Ok(Answer::Snapshot { changes, boot, seq }) => {
-                hub.lobby.replace(node, changes, seq);
+                hub.lobby().replace(node, changes, seq);
                 self.numbers.copied(node, boot, seq);
             }
             Ok(_) => tracing::warn!(%node, "a node answered a snapshot with something else"),
             Err(e) => tracing::warn!(%node, error = %e, "a node's lobby could not be copied"),
         }
+    }
+}
+
+impl Peers for Link {
+    fn share(&self, change: Change) {
+        self.send(Out::News(Box::new(change)));
+    }
+
+    fn forget_request(&self, user: &str) -> bool {
+        self.requests().remove(user).is_some()
+    }
+
+    fn cancel_automatch<'a>(
+        &'a self,
+        lobby: &'a Lobby,
+        user: &'a str,
+    ) -> BoxFuture<'a, Result<bool, Refusal>> {
+        Box::pin(self.cancel_at_leader(lobby, user))
+    }
+
+    fn withdraw_at<'a>(
+        &'a self,
+        home: &'a str,
+        challenge_id: &'a str,
+        user: &'a UserInfo,
+        decline: bool,
+    ) -> BoxFuture<'a, Result<(), Refusal>> {
+        Box::pin(async move {
+            let ask = Ask::Withdraw {
+                user: user.clone(),
+                challenge_id: challenge_id.to_string(),
+                decline,
+            };
+            match self.ask(home, &ask, ASK_TIMEOUT).await? {
+                Answer::Done {} => Ok(()),
+                other => Err(refused(other)),
+            }
+        })
     }
 }
 
@@ -226,9 +269,9 @@ pub(super) fn refused(answer: Answer) -> Refusal {
 }
 
 /// Joins `hub`'s lobby to the other nodes on `bus`: listens to their news, requests and
-/// heartbeats, starts its own, and returns once it has copied the items of every node
-/// heard in one heartbeat's time.
-pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
+/// heartbeats, starts its own, and returns (with the way to the others) once it has
+/// copied the items of every node heard in one heartbeat's time.
+pub async fn start(hub: Arc<dyn Home>, bus: Bus) -> Result<Link, BusError> {
     let (out, queue) = mpsc::unbounded_channel();
     let link = Link {
         members: Arc::new(Members::new(bus.node())),
@@ -240,17 +283,17 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
     let news = bus.subscribe(bus.subject("lobby")).await?;
     let asks = bus.subscribe(link.asks_of(bus.node())).await?;
     let beats = bus.subscribe(bus.subject("nodes")).await?;
-    hub.lobby.link(link.clone());
+    hub.lobby().link(Arc::new(link.clone()));
     tokio::spawn(send_all(
         bus,
         link.members.clone(),
-        Arc::downgrade(hub),
+        Arc::downgrade(&hub),
         queue,
     ));
-    tokio::spawn(hear_news(Arc::downgrade(hub), link.clone(), news));
-    tokio::spawn(answer_asks(Arc::downgrade(hub), link.clone(), asks));
-    tokio::spawn(hear_beats(Arc::downgrade(hub), link.clone(), beats));
-    tokio::spawn(beat(Arc::downgrade(hub), link.clone()));
+    tokio::spawn(hear_news(Arc::downgrade(&hub), link.clone(), news));
+    tokio::spawn(answer_asks(Arc::downgrade(&hub), link.clone(), asks));
+    tokio::spawn(hear_beats(Arc::downgrade(&hub), link.clone(), beats));
+    tokio::spawn(beat(Arc::downgrade(&hub), link.clone()));
     tokio::time::sleep(BEAT + BEAT / 4).await;
     if let Some(twin) = link.members.yielded_now() {
         return Err(BusError::SameId {
@@ -258,9 +301,9 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
         });
     }
     for node in link.members.others() {
-        link.sync(hub, &node).await;
+        link.sync(&*hub, &node).await;
     }
-    Ok(())
+    Ok(link)
 }
 
 /// Sends every queued message, in order, numbering the news, for as long as the lobby
@@ -268,7 +311,7 @@ pub async fn start(hub: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
 async fn send_all(
     bus: Bus,
     members: Arc<Members>,
-    hub: Weak<Hub>,
+    hub: Weak<dyn Home>,
     mut queue: mpsc::UnboundedReceiver<Out>,
 ) {
     let boot = members.boot();
@@ -288,7 +331,7 @@ async fn send_all(
             Out::Answer { to, answer } => (to, json(&answer)),
             Out::Snapshot { to } => {
                 let Some(hub) = hub.upgrade() else { return };
-                let changes = hub.lobby.snapshot();
+                let changes = hub.lobby().snapshot();
                 (to, json(&Answer::Snapshot { changes, boot, seq }))
             }
             Out::Beat => (bus.subject("nodes"), json(&members.beat(false, seq))),
@@ -301,18 +344,18 @@ async fn send_all(
 
 /// Applies the other nodes' news; after a gap in a node's numbers, copies its items
 /// again.
-async fn hear_news(hub: Weak<Hub>, link: Link, mut news: async_nats::Subscriber) {
+async fn hear_news(hub: Weak<dyn Home>, link: Link, mut news: async_nats::Subscriber) {
     while let Some(message) = news.next().await {
         let Some(hub) = hub.upgrade() else { return };
         match serde_json::from_slice::<News>(&message.payload) {
             Ok(news) if news.node != link.bus.node() => {
                 let gap = link.numbers.heard(&news.node, news.boot, news.seq);
                 let node: Arc<str> = news.node.into();
-                hub.lobby.apply(&node, news.change, news.seq);
+                hub.lobby().apply(&node, news.change, news.seq);
                 if gap {
                     tracing::warn!(%node, "lobby news from a node was lost; copying its items again");
                     let link = link.clone();
-                    tokio::spawn(async move { link.sync(&hub, &node).await });
+                    tokio::spawn(async move { link.sync(&*hub, &node).await });
                 }
             }
             Ok(_) => {}
@@ -323,7 +366,7 @@ async fn hear_news(hub: Weak<Hub>, link: Link, mut news: async_nats::Subscriber)
 
 /// Answers the other nodes' requests, each in its own task (an accept waits for the
 /// store); the answers go through the ordered queue, after the news they caused.
-async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscriber) {
+async fn answer_asks(hub: Weak<dyn Home>, link: Link, mut asks: async_nats::Subscriber) {
     while let Some(message) = asks.next().await {
         let Some(reply) = message.reply else { continue };
         let ask = match serde_json::from_slice::<Ask>(&message.payload) {
@@ -346,7 +389,7 @@ async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscribe
         let link = link.clone();
         tokio::spawn(async move {
             let pair = matches!(ask, Ask::Automatch { .. });
-            link.send(answer(&hub, ask, reply.to_string()).await);
+            link.send(answer(&*hub, ask, reply.to_string()).await);
             // As on a single node, a new request is paired at once if it can be.
             if pair {
                 hub.automatch_round().await;
@@ -356,7 +399,7 @@ async fn answer_asks(hub: Weak<Hub>, link: Link, mut asks: async_nats::Subscribe
 }
 
 /// What to send back to `to` for `ask`.
-async fn answer(hub: &Hub, ask: Ask, to: String) -> Out {
+async fn answer(hub: &dyn Home, ask: Ask, to: String) -> Out {
     let done = |r: Result<Answer, Refusal>| {
         r.unwrap_or_else(|r| Answer::Refused {
             code: r.code,
@@ -377,7 +420,7 @@ async fn answer(hub: &Hub, ask: Ask, to: String) -> Out {
             user,
             challenge_id,
             decline,
-        } => done((hub.lobby.withdraw(&challenge_id, &user, decline)).map(|()| Answer::Done {})),
+        } => done((hub.lobby().withdraw(&challenge_id, &user, decline)).map(|()| Answer::Done {})),
         Ask::Games {} => Answer::Games {
             games: hub.local_games().await,
         },
@@ -386,10 +429,10 @@ async fn answer(hub: &Hub, ask: Ask, to: String) -> Out {
             Answer::RefereeCalls { games, assigned }
         }
         Ask::Automatch { request } => {
-            hub.lobby.automatch.put(request.seeker());
+            hub.lobby().automatch.put(request.seeker());
             Answer::Done {}
         }
-        Ask::AutomatchCancel { user } => match hub.lobby.cancel_here(&user) {
+        Ask::AutomatchCancel { user } => match hub.lobby().cancel_here(&user) {
             true => Answer::Done {},
             false => Answer::Refused {
                 code: ErrorCode::NotFound,
@@ -403,7 +446,7 @@ async fn answer(hub: &Hub, ask: Ask, to: String) -> Out {
 /// Notes the other nodes' heartbeats: copies the items of a node new or restarted, or
 /// whose news said by its previous heartbeat (a second ago) has not all come; forgets
 /// those of one that left.
-async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscriber) {
+async fn hear_beats(hub: Weak<dyn Home>, link: Link, mut beats: async_nats::Subscriber) {
     let mut said: HashMap<Arc<str>, u64> = HashMap::new();
     while let Some(message) = beats.next().await {
         let Ok(beat) = serde_json::from_slice::<Beat>(&message.payload) else {
@@ -424,19 +467,19 @@ async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscribe
             Heard::Known => {
                 if before.is_some_and(|seq| link.numbers.behind(&node, beat.boot, seq)) {
                     tracing::warn!(%node, "lobby news from a node was lost; copying its items again");
-                    tokio::spawn(async move { link.sync(&hub, &node).await });
+                    tokio::spawn(async move { link.sync(&*hub, &node).await });
                 }
             }
             Heard::Left => {
-                tokio::spawn(async move { link.gone(&hub, &node).await });
+                tokio::spawn(async move { link.gone(&*hub, &node).await });
             }
             Heard::New | Heard::Restarted => {
                 tracing::info!(%node, ?heard, "a node joined the lobby");
                 tokio::spawn(async move {
                     if heard == Heard::Restarted {
-                        link.gone(&hub, &node).await;
+                        link.gone(&*hub, &node).await;
                     }
-                    link.sync(&hub, &node).await
+                    link.sync(&*hub, &node).await
                 });
             }
         }
@@ -445,15 +488,15 @@ async fn hear_beats(hub: Weak<Hub>, link: Link, mut beats: async_nats::Subscribe
 
 /// Says this node is alive every [`BEAT`] and forgets the nodes gone silent, until the
 /// server begins to shut down ([`Link::leave`] says goodbye).
-async fn beat(hub: Weak<Hub>, link: Link) {
-    let Some(mut stop) = hub.upgrade().map(|h| h.shutdown.subscribe()) else {
+async fn beat(hub: Weak<dyn Home>, link: Link) {
+    let Some(mut stopped) = hub.upgrade().map(|h| h.stopped()) else {
         return;
     };
     let mut every = tokio::time::interval(BEAT);
     loop {
         tokio::select! {
             _ = every.tick() => {}
-            _ = stop.wait_for(|s| *s) => return,
+            _ = &mut stopped => return,
         }
         let Some(hub) = hub.upgrade() else { return };
         link.send(Out::Beat);
@@ -461,7 +504,7 @@ async fn beat(hub: Weak<Hub>, link: Link) {
             tracing::info!(%node, "a node went silent; its lobby items go");
             // Not awaited here: making requests again must not delay the heartbeat.
             let (hub, link) = (hub.clone(), link.clone());
-            tokio::spawn(async move { link.gone(&hub, &node).await });
+            tokio::spawn(async move { link.gone(&*hub, &node).await });
         }
     }
 }

@@ -4,54 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::lobby::Change;
 use crate::lobby::automatch::{Seeker, Wish};
-use crate::protocol::{BotListing, CalledGame, Challenge, ErrorCode, GameSummary, UserInfo};
-
-/// A change to one node's part of the lobby, or a frame for connections on every node.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Change {
-    Posted {
-        challenge: Challenge,
-    },
-    Removed {
-        challenge: Challenge,
-        reason: String,
-    },
-    Offer {
-        listing: BotListing,
-    },
-    OfferWithdrawn {
-        bot: String,
-    },
-    /// The user's first connection on the node opened.
-    Online {
-        user: String,
-    },
-    /// The user's last connection on the node closed.
-    Offline {
-        user: String,
-    },
-    /// A frame for every connection of `user`.
-    ToUser {
-        user: String,
-        frame: String,
-    },
-    /// A frame for every lobby watcher.
-    Announce {
-        frame: String,
-    },
-    /// The user's automatch request is over: paired, withdrawn, or its node left.
-    AutomatchOver {
-        user: String,
-    },
-    /// `blocker` blocked `blocked` (`on`) or stopped, and the store has it.
-    Block {
-        blocker: String,
-        blocked: String,
-        on: bool,
-    },
-}
+use crate::protocol::{CalledGame, ErrorCode, GameSummary, UserInfo};
 
 /// An automatch request as it travels to the leader.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -9,7 +9,7 @@
 //! stops and its connections join the game again wherever it runs next, from just
 //! after what they were given.
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -18,9 +18,10 @@ use tokio::sync::mpsc;
 use super::bus::{Bus, BusError};
 use super::wire::{Answer, Forward, Relayed, to_bytes};
 use crate::fanout::{Frame, Outbox};
-use crate::hub::Hub;
 use crate::protocol::{ErrorCode, Refusal, ServerMsg, UserInfo};
-use crate::room::{Audience, Opening, Rejoin, RoomCmd, RoomHandle, moving, stored_frames};
+use crate::room::{
+    Audience, News, Opening, Rejoin, RoomCmd, RoomHandle, RoomNews, moving, stored_frames,
+};
 use crate::rules::Color;
 use crate::store::Store;
 
@@ -46,7 +47,9 @@ pub struct Mirror {
     game: Arc<str>,
     instance: u64,
     bus: Bus,
-    hub: Weak<Hub>,
+    /// Where the mirror says it stopped, as a room does: the registry forgets it and
+    /// joins its watchers to the game wherever it runs next.
+    news: News,
     store: Arc<dyn Store>,
     watchers: Vec<Watcher>,
     /// The owner's relayed frames.
@@ -60,7 +63,7 @@ pub struct Mirror {
 /// Starts a mirror of `game` (owned by another node) and returns its handle.
 pub async fn open(
     bus: Bus,
-    hub: Weak<Hub>,
+    news: News,
     store: Arc<dyn Store>,
     game: Arc<str>,
 ) -> Result<RoomHandle, BusError> {
@@ -72,7 +75,7 @@ pub async fn open(
         game,
         instance: handle.instance(),
         bus,
-        hub,
+        news,
         store,
         watchers: Vec::new(),
         relayed,
@@ -106,20 +109,22 @@ impl Mirror {
                 break;
             }
         }
-        // Closed first, so new commands find the game anew; those already queued are
-        // asked to come again, for the game is not gone, only moving (or its owner
-        // silent): dropped, they would read as a game no longer open.
-        RoomCmd::turn_away_queued(&mut commands).await;
-        let Some(hub) = self.hub.upgrade() else {
-            return;
-        };
-        hub.forget(&self.game, self.instance);
-        let rejoins = self.watchers.into_iter().map(|w| Rejoin {
+        // The watchers here join the game again wherever it runs next, from just after
+        // what they were given; the commands already queued are asked to come again, for
+        // the game is not gone, only moving (or its owner silent): dropped, they would
+        // read as a game no longer open.
+        let members = self.watchers.into_iter().map(|w| Rejoin {
             outbox: w.outbox,
             user: w.user,
             since_seq: w.after,
         });
-        hub.rejoin(&self.game, rejoins.collect());
+        (self.news)(RoomNews::Moved {
+            game_id: self.game,
+            room: self.instance,
+            fence: None,
+            members: members.collect(),
+        });
+        RoomCmd::turn_away_queued(&mut commands).await;
     }
 
     /// Sends `forward` to the owner and waits for the answer. No owner, no answer in
@@ -193,10 +198,6 @@ impl Mirror {
                     lag_ms,
                 };
                 let answer = self.ask_seq(&forward).await;
-                let _ = reply.send(answer);
-            }
-            RoomCmd::Chat { user, text, reply } => {
-                let answer = self.ask_seq(&Forward::Chat { user, text }).await;
                 let _ = reply.send(answer);
             }
             RoomCmd::Summary { reply } => {

@@ -116,7 +116,7 @@ pub fn node_id(config: &ClusterConfig, data_dir: &Path) -> std::io::Result<Strin
             return Ok(kept.to_string());
         }
     }
-    let id = format!("node-{}", crate::lobby::new_id());
+    let id = format!("node-{}", crate::ids::new_id());
     crate::config::create_data_dir(data_dir)?;
     std::fs::write(&path, format!("{id}\n"))?;
     Ok(id)
@@ -130,7 +130,7 @@ impl Node {
         node: &str,
         leases: Arc<dyn Leases>,
     ) -> Result<Arc<Node>, BusError> {
-        let incarnation = format!("{node}#{}", crate::lobby::new_id());
+        let incarnation = format!("{node}#{}", crate::ids::new_id());
         let bus = Bus::connect(url, &config.name, &incarnation).await?;
         let tenure = Arc::new(Tenure::new(config.lease_ms));
         let node = Arc::new(Node {

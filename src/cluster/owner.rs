@@ -82,10 +82,6 @@ async fn answer(room: &RoomHandle, forward: Forward) -> Answer {
             })
             .await
             .map(|acted| acted.map(Answer::Seq)),
-        Forward::Chat { user, text } => room
-            .ask(|reply| RoomCmd::Chat { user, text, reply })
-            .await
-            .map(|said| said.map(Answer::Seq)),
         Forward::Summary => room
             .ask(|reply| RoomCmd::Summary { reply })
             .await

@@ -6,8 +6,8 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 use crate::fanout::Frame;
-use crate::protocol::{CalledGame, ErrorCode, GameSummary, Refusal, UserInfo};
-use crate::room::{Action, Audience, Opening};
+use crate::protocol::{CalledGame, ErrorCode, GameAction, GameSummary, Refusal, UserInfo};
+use crate::room::{Audience, Opening};
 use crate::rules::Color;
 
 /// A command for the room of a game that runs on another node.
@@ -26,12 +26,8 @@ pub enum Forward {
     },
     Act {
         user: UserInfo,
-        action: Action,
+        action: GameAction,
         lag_ms: u64,
-    },
-    Chat {
-        user: UserInfo,
-        text: String,
     },
     Summary,
     Calls {

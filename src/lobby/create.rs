@@ -1,12 +1,14 @@
 //! Turning an accepted seek or challenge into a game: colours (fixed or by nigiri),
 //! handicap stones, the first event, and its record stored before anyone hears of it.
-//! The hub then only registers the room.
+//! The game starter ([`crate::starter`]) runs these steps with the slots, the room and
+//! the announcements around them.
 
 use tokio::time::Instant;
 
-use super::{Open, new_id, nigiri};
+use super::{Open, nigiri};
 use crate::clock::LagSettings;
 use crate::fanout::encode;
+use crate::ids::new_id;
 use crate::protocol::{
     ColorChoice, ErrorCode, EventFrame, GameEvent, GameSettings, HandicapPlacement, NigiriProof,
     Refusal, UserInfo,
@@ -49,38 +51,41 @@ fn colors(
     }
 }
 
-/// Creates the game `open` describes, accepted by `accepter`: checks its settings can
-/// start a game, then stores its record and first event.
-pub async fn create(
-    writer: &StoreWriter,
-    lag: LagSettings,
-    open: &Open,
-    accepter: &UserInfo,
-    seed: &str,
-) -> Result<NewGame, Refusal> {
-    let (black, white, nigiri) = colors(open, accepter, seed);
-    start(
-        writer,
-        lag,
-        new_id(),
-        [black, white],
-        &open.challenge.settings,
-        nigiri,
-    )
-    .await
+/// Who plays a new game, with what: the game's id, Black and White, its settings, and
+/// the proof of the nigiri that chose the colours, if one did.
+pub struct Seating {
+    pub id: String,
+    pub players: [UserInfo; 2],
+    pub settings: GameSettings,
+    pub nigiri: Option<NigiriProof>,
 }
 
-/// Stores game `id` between `players` (Black, White) with settings `s`: its record and
-/// first event, before anyone hears of it. Also how a referee's `replay` starts the new
-/// game.
-pub async fn start(
+impl Seating {
+    /// The game `open` describes, accepted by `accepter`, under a new id.
+    pub fn accepted(open: &Open, accepter: &UserInfo, seed: &str) -> Seating {
+        let (black, white, nigiri) = colors(open, accepter, seed);
+        Seating {
+            id: new_id(),
+            players: [black, white],
+            settings: open.challenge.settings.clone(),
+            nigiri,
+        }
+    }
+}
+
+/// Stores the game `seating` describes: its record and first event, before anyone hears
+/// of it; checks first that its settings can start a game.
+pub async fn store(
     writer: &StoreWriter,
     lag: LagSettings,
-    id: String,
-    [black, white]: [UserInfo; 2],
-    s: &GameSettings,
-    nigiri: Option<NigiriProof>,
+    seating: Seating,
 ) -> Result<NewGame, Refusal> {
+    let Seating {
+        id,
+        players: [black, white],
+        settings: s,
+        nigiri,
+    } = seating;
     let handicap_stones = if s.handicap >= 2 && s.handicap_placement == HandicapPlacement::Fixed {
         rules::fixed_handicap(s.board_size, s.handicap).unwrap_or_default()
     } else {
@@ -88,7 +93,7 @@ pub async fn start(
     };
     let now = wall_ms();
     let first = GameEvent::GameCreated {
-        settings: Box::new(s.clone()),
+        settings: Box::new(s),
         black,
         white,
         handicap_stones,

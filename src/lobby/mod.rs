@@ -8,12 +8,10 @@ pub mod news;
 pub mod nigiri;
 pub mod replica;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use dashmap::DashMap;
 
-use crate::cluster::lobby::Link;
-use crate::cluster::lobby_wire::Change;
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
     BotListing, BotOffer, Challenge, ErrorCode, GameSettings, GameSummary, Refusal, ServerMsg,
@@ -21,6 +19,7 @@ use crate::protocol::{
 };
 use crate::standings::Ranks;
 use crate::time::wall_ms;
+pub use news::{Change, Peers};
 
 /// A seek or challenge waiting for an answer, with the nigiri secret behind it.
 #[derive(Debug, Clone)]
@@ -47,15 +46,7 @@ pub struct Lobby {
     /// The other nodes' seeks, offers and users, in a cluster.
     pub others: replica::Replica,
     /// The way to the other nodes, set once at start in a cluster.
-    link: OnceLock<Link>,
-}
-
-/// A short random id (base 36).
-pub fn new_id() -> String {
-    const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    (0..10)
-        .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
-        .collect()
+    link: OnceLock<Arc<dyn Peers>>,
 }
 
 /// Refuses a rated game with a player who may not play rated games (a guest).
@@ -146,7 +137,7 @@ impl Lobby {
             _ => (None, None),
         };
         let challenge = Challenge {
-            challenge_id: new_id(),
+            challenge_id: crate::ids::new_id(),
             from: from.clone(),
             to,
             settings,

@@ -4,21 +4,88 @@
 
 use std::sync::Arc;
 
-use super::{Link, Lobby};
-use crate::cluster::lobby_wire::Change;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use super::Lobby;
 use crate::fanout::Frame;
 use crate::lobby::replica::{Held, Kept};
-use crate::protocol::{ErrorCode, Refusal, UserInfo};
+use crate::protocol::{BotListing, Challenge, ErrorCode, Refusal, UserInfo};
+
+/// A change to one node's part of the lobby, or a frame for connections on every node.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Change {
+    Posted {
+        challenge: Challenge,
+    },
+    Removed {
+        challenge: Challenge,
+        reason: String,
+    },
+    Offer {
+        listing: BotListing,
+    },
+    OfferWithdrawn {
+        bot: String,
+    },
+    /// The user's first connection on the node opened.
+    Online {
+        user: String,
+    },
+    /// The user's last connection on the node closed.
+    Offline {
+        user: String,
+    },
+    /// A frame for every connection of `user`.
+    ToUser {
+        user: String,
+        frame: String,
+    },
+    /// A frame for every lobby watcher.
+    Announce {
+        frame: String,
+    },
+    /// The user's automatch request is over: paired, withdrawn, or its node left.
+    AutomatchOver {
+        user: String,
+    },
+    /// `blocker` blocked `blocked` (`on`) or stopped, and the store has it.
+    Block {
+        blocker: String,
+        blocked: String,
+        on: bool,
+    },
+}
+
+/// The lobby's way to the other nodes in a cluster (`cluster::lobby::Link`): only what
+/// the lobby itself asks of them, so the lobby knows nothing of how nodes talk.
+pub trait Peers: Send + Sync {
+    /// Tells every other node of a change here, in the order made.
+    fn share(&self, change: Change);
+    /// Forgets an automatch request made here; false when there was none.
+    fn forget_request(&self, user: &str) -> bool;
+    /// Withdraws `user`'s automatch request from the leader's queue; false when it held
+    /// none.
+    fn cancel_automatch<'a>(
+        &'a self,
+        lobby: &'a Lobby,
+        user: &'a str,
+    ) -> BoxFuture<'a, Result<bool, Refusal>>;
+    /// Withdraws or declines a challenge held by node `home`.
+    fn withdraw_at<'a>(
+        &'a self,
+        home: &'a str,
+        challenge_id: &'a str,
+        user: &'a UserInfo,
+        decline: bool,
+    ) -> BoxFuture<'a, Result<(), Refusal>>;
+}
 
 impl Lobby {
     /// Joins the lobby to the others (once, at start).
-    pub fn link(&self, link: Link) {
+    pub fn link(&self, link: Arc<dyn Peers>) {
         let _ = self.link.set(link);
-    }
-
-    /// The way to the other nodes, in a cluster.
-    pub fn cluster(&self) -> Option<&Link> {
-        self.link.get()
     }
 
     /// Tells the other nodes of a change to this node's items, in the order made. The

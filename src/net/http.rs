@@ -201,7 +201,7 @@ async fn method_not_allowed() -> Response {
 }
 
 async fn healthz(State(hub): State<Arc<Hub>>) -> Response {
-    if *hub.shutdown.borrow() {
+    if hub.shutdown.has_begun() {
         (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response()
     } else {
         (StatusCode::OK, "ok\n").into_response()
@@ -211,7 +211,7 @@ async fn healthz(State(hub): State<Arc<Hub>>) -> Response {
 /// Ready when accepting, in a cluster connected to the other nodes, and the store can
 /// take a write.
 async fn readyz(State(hub): State<Arc<Hub>>) -> Response {
-    if *hub.shutdown.borrow() {
+    if hub.shutdown.has_begun() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response();
     }
     if let Some(node) = &hub.cluster

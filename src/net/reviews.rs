@@ -126,7 +126,7 @@ async fn create(
         }
     }
     let review = ReviewRecord {
-        id: crate::lobby::new_id(),
+        id: crate::ids::new_id(),
         created_at_ms: crate::time::wall_ms(),
         owner: user.id,
         game_id: new.game_id,

@@ -19,10 +19,9 @@ use crate::hub::Hub;
 use crate::lobby::automatch::Wish;
 use crate::protocol::{
     ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
-    RequestId, Role, Ruling, ServerMsg, UserInfo, decode, request_id,
+    RequestId, Role, ServerMsg, UserInfo, decode, request_id,
 };
-use crate::room::{Action, Gone, RefereeAct, RoomCmd, RoomHandle};
-use crate::rules::Move;
+use crate::room::{Gone, RoomCmd, RoomHandle};
 use crate::time::wall_ms;
 
 /// Frames written per flush at most.
@@ -90,7 +89,8 @@ async fn serve_conn(
     chat: Arc<ChatQuota>,
     conn: u64,
 ) {
-    hub.connection_opened();
+    // Dropped once this connection has finished: shutdown waits for the last one.
+    let guard = hub.shutdown.guard();
     let limits = &hub.config.limits;
     let (outbox, mut inbox) = Outbox::new(conn, limits.outbound_queue, limits.outbound_queue_bytes);
     crate::metrics::connected(None, 1);
@@ -118,7 +118,7 @@ async fn serve_conn(
     tracing::debug!(?close, "connection closed");
     drop(socket);
     session.leave_all().await;
-    hub.connection_closed();
+    drop(guard);
 }
 
 impl Session {
@@ -152,6 +152,7 @@ impl Session {
         for game_id in games {
             let joined = self
                 .hub
+                .games
                 .join(&game_id, self.outbox.clone(), Some(user.clone()), None)
                 .await;
             match joined {
@@ -203,14 +204,10 @@ impl Session {
         let idle_timeout = Duration::from_secs(limits.idle_timeout_secs.max(1));
         let mut last_heard = Instant::now();
         let mut unfollowed = Unfollowed::new(Duration::from_secs(limits.anonymous_idle_secs));
-        let mut shutdown = self.hub.shutdown.subscribe();
-        // Made once, not on every wake-up: a new `wait_for()` registers with the channel's
-        // waiters (a lock) each time it is polled and deregisters when dropped. It is
-        // ready at once for a connection that began after shutdown did.
-        let mut stopping = std::pin::pin!(async {
-            // The borrow it returns is dropped here, not held across the select's awaits.
-            let _ = shutdown.wait_for(|stop| *stop).await;
-        });
+        // Made once, not on every wake-up: a new wait registers with the signal's waiters
+        // (a lock) each time it is polled and deregisters when dropped. It is ready at
+        // once for a connection that began after shutdown did.
+        let mut stopping = std::pin::pin!(self.hub.shutdown.begun());
         let epoch = Instant::now();
         let close = loop {
             // What an arm wrote, if anything: every write to the socket (a batch of
@@ -353,7 +350,7 @@ impl Session {
     /// connection to the game's next room (in a cluster): that one is told instead.
     async fn leave(&self, game_id: &str, room: RoomHandle) {
         let room = match room.is_closed() {
-            true => self.hub.registered(game_id),
+            true => self.hub.games.registered(game_id),
             false => Some(room),
         };
         if let Some(room) = room {
@@ -469,7 +466,7 @@ impl Session {
                 {
                     crate::accounts::rated::check_account(hub.store(), &user).await?;
                 }
-                let game_id = hub
+                let game_id = (hub.starter)
                     .accept(&user, &challenge_id, nigiri_seed.as_deref())
                     .await?;
                 self.ack(id, Some(game_id), None);
@@ -488,6 +485,57 @@ impl Session {
                     .await?;
                 self.ack(id, None, None);
             }
+            msg @ (LobbyMsg::Block { .. }
+            | LobbyMsg::Unblock { .. }
+            | LobbyMsg::Mute { .. }
+            | LobbyMsg::Unmute { .. }
+            | LobbyMsg::ListMutes {}
+            | LobbyMsg::Report { .. }
+            | LobbyMsg::ListReports {}
+            | LobbyMsg::CloseReport { .. }) => self.fair_play(id, msg).await?,
+            LobbyMsg::ListRefereeCalls {} => {
+                let user = self.user()?;
+                if !matches!(user.role, Role::Referee | Role::Admin) {
+                    return Err(Refusal::new(
+                        ErrorCode::Forbidden,
+                        "only referees and admins see the calls for a referee",
+                    ));
+                }
+                let (games, assigned) = hub.referee_calls(&user).await;
+                self.send(&ServerMsg::RefereeCalls {
+                    id,
+                    games,
+                    assigned,
+                });
+            }
+            LobbyMsg::Automatch {
+                sizes,
+                speeds,
+                rated,
+                handicap,
+            } => {
+                let user = self.user()?;
+                if rated {
+                    crate::accounts::rated::check_account(hub.store(), &user).await?;
+                }
+                let wish = Wish::new(sizes, speeds, rated, handicap)
+                    .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
+                hub.starter.automatch(&user, wish).await?;
+                self.ack(id, None, None);
+                hub.starter.automatch_round().await;
+            }
+            LobbyMsg::AutomatchCancel {} => {
+                hub.lobby.cancel_automatch(&self.user()?.id).await?;
+                self.ack(id, None, None);
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks and reports ([`fairplay`]).
+    async fn fair_play(&mut self, id: Option<RequestId>, msg: LobbyMsg) -> Result<(), Refusal> {
+        let hub = self.hub.clone();
+        match msg {
             LobbyMsg::Block { user } => {
                 fairplay::block(&hub, &self.user()?, user, true).await?;
                 self.ack(id, None, None);
@@ -533,142 +581,39 @@ impl Session {
                 fairplay::close_report(&hub, &self.user()?, report_id).await?;
                 self.ack(id, None, None);
             }
-            LobbyMsg::ListRefereeCalls {} => {
-                let user = self.user()?;
-                if !matches!(user.role, Role::Referee | Role::Admin) {
-                    return Err(Refusal::new(
-                        ErrorCode::Forbidden,
-                        "only referees and admins see the calls for a referee",
-                    ));
-                }
-                let (games, assigned) = hub.referee_calls(&user).await;
-                self.send(&ServerMsg::RefereeCalls {
-                    id,
-                    games,
-                    assigned,
-                });
-            }
-            LobbyMsg::Automatch {
-                sizes,
-                speeds,
-                rated,
-                handicap,
-            } => {
-                let user = self.user()?;
-                if rated {
-                    crate::accounts::rated::check_account(hub.store(), &user).await?;
-                }
-                let wish = Wish::new(sizes, speeds, rated, handicap)
-                    .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
-                hub.automatch(&user, wish).await?;
-                self.ack(id, None, None);
-                hub.automatch_round().await;
-            }
-            LobbyMsg::AutomatchCancel {} => {
-                hub.lobby.cancel_automatch(&self.user()?.id).await?;
-                self.ack(id, None, None);
-            }
+            _ => {}
         }
         Ok(())
     }
 
-    /// A request about one game: joining, leaving and chat here, everything else is an
-    /// action the game's room rules on. The one place a wire action becomes a room one.
+    /// A request about one game: joining and leaving are this connection's own, and
+    /// everything else goes to the game's room as it came, for the room to decide.
     async fn game(
         &mut self,
         id: Option<RequestId>,
         game_id: String,
         action: GameAction,
     ) -> Result<(), Refusal> {
-        let action = match action {
+        match action {
             GameAction::Join { since_seq } => return self.join(id, game_id, since_seq).await,
             GameAction::Leave {} => {
                 if let Some(room) = self.joined.remove(&game_id) {
                     self.leave(&game_id, room).await;
                 }
-                self.ack(id, Some(game_id), None);
-                return Ok(());
             }
-            GameAction::Chat { text } => {
-                let user = self.user()?;
-                self.chat_allowed(&user, &game_id).await?;
-                let room = self.room(&game_id).await?;
-                let open = |game: &str| self.hub.registered(game).is_some();
-                self.chat.take(&user.id, &game_id, text.len(), open)?;
-                let seq = room
-                    .ask(|reply| RoomCmd::Chat { user, text, reply })
-                    .await??;
-                self.ack(id, Some(game_id), seq);
-                return Ok(());
-            }
-            GameAction::Play {
-                move_number,
-                vertex,
-            } => Action::Play {
-                move_number,
-                mv: vertex,
-            },
-            GameAction::Pass { move_number } => Action::Play {
-                move_number,
-                mv: Move::Pass,
-            },
-            GameAction::Resign {} => Action::Resign,
-            GameAction::Pause {} => Action::Pause,
-            GameAction::Resume {} => Action::Resume,
-            GameAction::Seal {
-                move_number,
-                vertex,
-            } => Action::Seal {
-                move_number,
-                mv: vertex,
-            },
-            GameAction::ClaimWin {} => Action::ClaimWin,
-            GameAction::PlaceHandicap { vertices } => Action::PlaceHandicap(vertices),
-            GameAction::MarkDead { vertex, dead } => Action::MarkDead { vertex, dead },
-            GameAction::AcceptScore { marks_seq } => Action::AcceptScore { marks_seq },
-            GameAction::RejectScore {} => Action::RejectScore,
-            GameAction::RefereeCall { message } => Action::CallReferee(message),
-            GameAction::Warn { color, reason } => {
-                Action::Referee(RefereeAct::Warn { color, reason })
-            }
-            GameAction::AdjustClock {
-                color,
-                delta_ms,
-                reason,
-            } => Action::Referee(RefereeAct::AdjustClock {
-                color,
-                delta_ms,
-                reason,
-            }),
-            GameAction::RefereePause { reason } => Action::Referee(RefereeAct::Pause { reason }),
-            GameAction::Adjourn { at, reason } => {
-                Action::Referee(RefereeAct::Adjourn { at, reason })
-            }
-            GameAction::RefereeResume { reason } => Action::Referee(RefereeAct::Resume { reason }),
-            GameAction::Rule { ruling, reason } => {
-                // The new game's id is drawn first so that the ruling can name it.
-                let replay = (ruling == Ruling::Replay).then(crate::lobby::new_id);
-                let act = RefereeAct::Rule {
-                    ruling,
-                    reason,
-                    replay_game_id: replay.clone(),
-                };
-                let seq = self.ask_room(&game_id, Action::Referee(act)).await?;
-                if let Some(new_id) = replay {
-                    self.hub.replay(&game_id, new_id).await?;
+            action => {
+                if let GameAction::Chat { text } = &action {
+                    let user = self.user()?;
+                    self.chat_allowed(&user, &game_id).await?;
+                    let open = |game: &str| self.hub.games.registered(game).is_some();
+                    self.chat.take(&user.id, &game_id, text.len(), open)?;
                 }
+                let seq = self.ask_room(&game_id, action).await?;
                 self.ack(id, Some(game_id), seq);
                 return Ok(());
             }
-            GameAction::CorrectCount { dead, reason } => {
-                Action::Referee(RefereeAct::CorrectCount { dead, reason })
-            }
-            GameAction::ChangeResult { ruling, reason } => {
-                Action::Referee(RefereeAct::ChangeResult { ruling, reason })
-            }
-        };
-        let seq = self.ask_room(&game_id, action).await?;
-        self.ack(id, Some(game_id), seq);
+        }
+        self.ack(id, Some(game_id), None);
         Ok(())
     }
 
@@ -693,7 +638,7 @@ impl Session {
             ));
         }
         let (outbox, user) = (self.outbox.clone(), self.user.clone());
-        let room = self.hub.join(&game_id, outbox, user, since_seq).await?;
+        let room = (self.hub.games.join(&game_id, outbox, user, since_seq)).await?;
         self.joined.insert(game_id.clone(), room);
         self.ack(id, Some(game_id), None);
         Ok(())
@@ -726,24 +671,25 @@ impl Session {
                 .offer
                 .admits(&settings)
                 .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
-            if self.hub.bot_is_full(&listing.user.id) {
+            if self.hub.starter.slots.bot_is_full(&listing.user.id) {
                 // The bot plays all the games its offer takes: the challenge waits for
                 // the bot to accept it when a game of its ends.
                 bot = None;
             } else {
                 // A game that cannot start is refused before the bot hears of it.
-                self.hub.check_slots([&user, &listing.user])?;
+                self.hub.starter.slots.check([&user, &listing.user])?;
             }
         }
         let limit = self.hub.config.limits.max_seeks_per_user;
         let challenge = self.hub.lobby.post(&user, to, settings, limit)?;
         if let Some(bot) = bot
-            && let Err(refusal) = self
-                .hub
+            && let Err(refusal) = (self.hub.starter)
                 .accept(&bot.user, &challenge.challenge_id, None)
                 .await
         {
-            if refusal.code == ErrorCode::LimitReached && self.hub.bot_is_full(&bot.user.id) {
+            if refusal.code == ErrorCode::LimitReached
+                && self.hub.starter.slots.bot_is_full(&bot.user.id)
+            {
                 // Another challenge took the bot's last slot meanwhile: this one waits
                 // (it is back in the lobby) like any challenge to a full bot.
                 self.send(&ServerMsg::ChallengeCreated { id, challenge });
@@ -764,13 +710,13 @@ impl Session {
     async fn room(&self, game_id: &str) -> Result<RoomHandle, Refusal> {
         match self.joined.get(game_id) {
             Some(room) if !room.is_closed() => Ok(room.clone()),
-            _ => self.hub.room(game_id).await,
+            _ => self.hub.games.room(game_id).await,
         }
     }
 
     /// Refuses a player's chat to an opponent when either has blocked the other.
     async fn chat_allowed(&self, user: &UserInfo, game_id: &str) -> Result<(), Refusal> {
-        let Some(game) = self.hub.summary(game_id).await else {
+        let Some(game) = self.hub.games.summary(game_id).await else {
             return Ok(());
         };
         let opponent = match user.id.as_str() {
@@ -788,10 +734,10 @@ impl Session {
     }
 
     /// Has the game's room rule on `action`; the seq of the last event it caused.
-    async fn ask_room(&self, game_id: &str, action: Action) -> Result<Option<u64>, Refusal> {
+    async fn ask_room(&self, game_id: &str, action: GameAction) -> Result<Option<u64>, Refusal> {
         let user = self.user()?;
         let lag_ms = self.rtt_ms.map_or(0, |rtt| rtt / 2);
-        let act = |room: RoomHandle, user: UserInfo, action: Action| async move {
+        let act = |room: RoomHandle, user: UserInfo, action: GameAction| async move {
             room.ask(|reply| RoomCmd::Act {
                 user,
                 action,
@@ -806,7 +752,7 @@ impl Session {
             // The room stopped with the action still queued, so it was not carried out:
             // the game ended and everyone left, or (in a cluster) it moved to another
             // node. Asked again where the game is now, it is decided there.
-            Err(Gone) => act(self.hub.room(game_id).await?, user, action).await?,
+            Err(Gone) => act(self.hub.games.room(game_id).await?, user, action).await?,
         }
     }
 }

@@ -163,6 +163,10 @@ pub enum GameAction {
     },
     /// Claim the game when the opponent has been away longer than the game allows.
     ClaimWin {},
+    /// End a game in which you have not made a move yet: no result for either side,
+    /// unrated. Not in scheduled or tournament games, whose lateness and forfeit rules
+    /// stand.
+    Abort {},
     /// Free handicap: Black places all its stones at once.
     PlaceHandicap {
         vertices: Vec<Vertex>,

@@ -12,13 +12,13 @@ use tokio::time::{Instant, sleep_until};
 use super::commit::{Backoff, moving, stage, unavailable};
 use super::context::{Audience, Rejoin, RoomContext, RoomNews};
 use super::crowd::{Crowd, Member, Seat};
-use super::live::{Action, LiveGame, Moment, ReplayError, Step};
+use super::live::{LiveGame, Moment, ReplayError, Step, is_referee_act};
 use super::rebuild::rebuild;
 use super::ring::{Ring, missed_since};
 use crate::clock::Millis;
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
-    CalledGame, ErrorCode, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
+    CalledGame, ErrorCode, GameAction, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
 };
 use crate::rules::Color;
 use crate::store::{Append, EventRecord, KibitzRecord, StoreError};
@@ -68,18 +68,14 @@ pub enum RoomCmd {
     /// Stop now: this node no longer owns the game (its lease is lost, or it stops and
     /// hands its games over); connections here join the game where it runs next.
     Release,
-    /// A player's action; the reply carries the seq of the last event it caused.
+    /// An action from the wire, as the client sent it: a player's, a referee's, or chat
+    /// (numbered players' chat from a player, spectators' chat from anyone else). The
+    /// reply carries the seq of the last event it caused.
     Act {
         user: UserInfo,
-        action: Action,
+        action: GameAction,
         /// The connection's one-way latency estimate, for lag compensation.
         lag_ms: u64,
-        reply: oneshot::Sender<Result<Option<u64>, Refusal>>,
-    },
-    /// Chat: numbered players' chat from a player, spectators' chat from anyone else.
-    Chat {
-        user: UserInfo,
-        text: String,
         reply: oneshot::Sender<Result<Option<u64>, Refusal>>,
     },
     Summary {
@@ -102,9 +98,7 @@ impl RoomCmd {
         match self {
             RoomCmd::Join { reply, .. } => drop(reply.send(Err(moving()))),
             RoomCmd::JoinRemote { reply, .. } => drop(reply.send(Err(moving()))),
-            RoomCmd::Act { reply, .. } | RoomCmd::Chat { reply, .. } => {
-                drop(reply.send(Err(moving())))
-            }
+            RoomCmd::Act { reply, .. } => drop(reply.send(Err(moving()))),
             // Dropping the others' replies tells their senders the room is gone.
             _ => {}
         }
@@ -404,7 +398,7 @@ impl Room {
                     self.on_timer().await;
                 }
                 () = sleep_until(release.unwrap_or_else(Instant::now)), if release.is_some() => {
-                    self.release();
+                    self.release().await;
                 }
                 () = sleep_until(absent_at.unwrap_or_else(Instant::now)), if absent_at.is_some() => {
                     absent_at = None;
@@ -536,14 +530,6 @@ impl Room {
                 reply,
             } => {
                 let result = self.act(&user, action, lag_ms).await;
-                let _ = reply.send(result);
-            }
-            RoomCmd::Chat { user, text, reply } => {
-                let result = if self.live.color_of(&user.id).is_some() {
-                    self.act(&user, Action::Chat(text), 0).await
-                } else {
-                    self.kibitz(user, text).await.map(|()| None)
-                };
                 let _ = reply.send(result);
             }
             RoomCmd::Summary { reply } => {
@@ -700,11 +686,15 @@ impl Room {
     async fn act(
         &mut self,
         user: &UserInfo,
-        action: Action,
+        action: GameAction,
         lag_ms: u64,
     ) -> Result<Option<u64>, Refusal> {
         let at = self.moment(lag_ms);
-        if matches!(action, Action::ClaimWin)
+        let player = self.live.color_of(&user.id);
+        if let (GameAction::Chat { text }, None) = (&action, player) {
+            return self.kibitz(user.clone(), text.clone()).await.map(|()| None);
+        }
+        if matches!(action, GameAction::ClaimWin {})
             && self.ctx.relay.as_ref().is_some_and(|r| !r.hears_others())
         {
             return Err(Refusal::new(
@@ -713,9 +703,9 @@ impl Room {
             ));
         }
         let step = match &action {
-            Action::Referee(act) => self.live.referee(user, act, at)?,
+            act if is_referee_act(act) => self.live.referee(user, act, at)?,
             _ => {
-                let color = self.live.color_of(&user.id).ok_or_else(|| {
+                let color = player.ok_or_else(|| {
                     Refusal::new(ErrorCode::Forbidden, "you do not play in this game")
                 })?;
                 self.live.decide(color, &action, at).inspect_err(|r| {
@@ -790,6 +780,10 @@ impl Room {
     /// them; returns the last one's seq. If the store refuses, nothing changed and the
     /// caller is told.
     async fn commit(&mut self, step: Step) -> Result<u64, Refusal> {
+        let replay = step.events.iter().find_map(|e| match e {
+            GameEvent::Ruled { replay_game_id, .. } => replay_game_id.clone(),
+            _ => None,
+        });
         let moves = step
             .events
             .iter()
@@ -838,9 +832,15 @@ impl Room {
         }
         (0..moves).for_each(|_| crate::metrics::move_played());
         self.live = *step.game;
-        self.broadcast(staged.frames);
+        self.broadcast(staged.frames).await;
         if staged.ended.is_some() {
             (self.ctx.news)(RoomNews::Ended(self.summary()));
+        }
+        if let Some(game_id) = replay {
+            (self.ctx.news)(RoomNews::Replay {
+                of: self.id.clone(),
+                game_id,
+            });
         }
         if let Some((previous, result)) = staged.rejudged {
             (self.ctx.news)(RoomNews::ResultChanged {
@@ -854,7 +854,7 @@ impl Room {
 
     /// Sends committed events' frames to everyone here and to the other nodes, and
     /// keeps them for catch-ups.
-    fn broadcast(&mut self, frames: Vec<Frame>) {
+    async fn broadcast(&mut self, frames: Vec<Frame>) {
         let first = self.live.seq() + 1 - frames.len() as u64;
         for (seq, frame) in (first..).zip(frames) {
             for color in self.crowd.broadcast(&frame, |m| !m.delayed) {
@@ -863,7 +863,7 @@ impl Room {
             self.relay(seq, Audience::Live, &frame);
             self.recent.push(frame);
         }
-        self.release();
+        self.release().await;
     }
 
     fn relay(&self, seq: u64, audience: Audience, frame: &Frame) {
@@ -872,30 +872,28 @@ impl Room {
         }
     }
 
-    /// Delayed spectators get what has moved out of the delay, in order.
-    fn release(&mut self) {
+    /// Delayed spectators get what has moved out of the delay, in order: from the ring,
+    /// and what has left it already (a delay in time can hide more events than the ring
+    /// holds) from the store, as a catch-up reads it. If the store cannot be read now,
+    /// nothing is released, and the next release tries again.
+    async fn release(&mut self) {
         let horizon = self.live.spectator_horizon(self.now());
-        if self.released + 1 < self.recent.first_seq() {
-            // Cannot happen within the delay's bound (20 moves against a ring of 512
-            // events); delayed spectators would then rejoin with since_seq.
-            tracing::warn!(
-                released = self.released,
-                "delayed spectators fell out of the ring"
-            );
+        if horizon <= self.released {
+            return;
         }
-        if horizon > self.released {
-            let due = (horizon - self.released) as usize;
-            let frames: Vec<Frame> = self
-                .recent
-                .after(self.released)
-                .take(due)
-                .cloned()
-                .collect();
-            for (seq, frame) in (self.released + 1..).zip(&frames) {
-                self.crowd.broadcast(frame, |m| m.delayed);
-                self.relay(seq, Audience::Delayed, frame);
-            }
-            self.released = horizon;
+        let due = (horizon - self.released) as usize;
+        let frames =
+            match missed_since(&self.recent, &self.ctx.store, &self.id, self.released).await {
+                Ok(frames) => frames,
+                Err(refusal) => {
+                    tracing::error!(%refusal, "events due to delayed spectators could not be read");
+                    return;
+                }
+            };
+        for (seq, frame) in (self.released + 1..).zip(frames.iter().take(due)) {
+            self.crowd.broadcast(frame, |m| m.delayed);
+            self.relay(seq, Audience::Delayed, frame);
         }
+        self.released = horizon;
     }
 }

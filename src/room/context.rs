@@ -24,6 +24,9 @@ pub enum RoomNews {
         room: u64,
         fence: Option<u64>,
     },
+    /// A referee's `replay` ruling ended game `of` (committed): the new game `game_id`,
+    /// which the ruling names, starts between the same players.
+    Replay { of: Arc<str>, game_id: String },
     /// A referee changed a finished game's result (committed).
     ResultChanged {
         game_id: Arc<str>,
@@ -78,13 +81,16 @@ pub trait Relay: Send + Sync {
     fn hears_others(&self) -> bool;
 }
 
+/// Where a room (or a cluster's mirror of one) tells the registry what became of it.
+pub type News = Arc<dyn Fn(RoomNews) + Send + Sync>;
+
 /// A room's window on the server.
 #[derive(Clone)]
 pub struct RoomContext {
     pub writer: StoreWriter,
     pub store: Arc<dyn Store>,
     pub lag: LagSettings,
-    pub news: Arc<dyn Fn(RoomNews) + Send + Sync>,
+    pub news: News,
     /// The other nodes, in a cluster.
     pub relay: Option<Arc<dyn Relay>>,
 }

@@ -13,6 +13,6 @@ mod ring;
 
 pub use actor::{Gone, NewGame, Opening, Prepared, Room, RoomCmd, RoomHandle};
 pub use commit::{Staged, event_record, moving, stage, unavailable};
-pub use context::{Audience, Rejoin, Relay, RoomContext, RoomNews};
-pub use live::{Action, LiveGame, MAX_CHAT_CHARS, Moment, RefereeAct, ReplayError, Step};
+pub use context::{Audience, News, Rejoin, Relay, RoomContext, RoomNews};
+pub use live::{LiveGame, MAX_CHAT_CHARS, Moment, ReplayError, Step};
 pub use ring::stored_frames;

@@ -1,7 +1,8 @@
 //! The server's ratings, kept current as rated games end (docs/RATINGS.md): a task that
 //! owns the [`Ledger`], folds each finished rated game into it in the order the games
-//! end, and records the change in the store. Never on a room's path: a room's end only
-//! sends the game's id here.
+//! end, and records the change in the store. Never on a room's path: it hears of ended
+//! games and changed results on the game-lifecycle bus ([`crate::lifecycle`]), and a
+//! subscriber that lagged behind the bus catches up from the store as at start.
 //!
 //! Crash-consistent by construction: at start the ledger is replayed from the rated
 //! games already applied, in their recorded order, and any finished rated game whose
@@ -19,10 +20,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::broadcast::{self, error::RecvError};
 
 pub use ranks::Ranks;
 
+use crate::lifecycle::GameNews;
 use crate::protocol::GameSettings;
 use crate::rating::{Ledger, Pool, RatedResult, Rating};
 use crate::rules::GameResult;
@@ -34,45 +36,24 @@ use crate::store::{
 const FIRST_RETRY: Duration = Duration::from_millis(200);
 const LAST_RETRY: Duration = Duration::from_secs(30);
 
-/// The handle the hub tells of ended games and changed results.
+/// The rating task's window: the ranks it keeps.
 pub struct Standings {
-    /// Unbounded, yet bounded by the games: each game ends once, and one id is sent then
-    /// (and one per referee's change of a result).
-    news: mpsc::UnboundedSender<News>,
     ranks: Ranks,
 }
 
-/// What the rating task hears.
-enum News {
-    /// A game ended: rate it if it is rated.
-    Ended(String),
-    /// A finished game's result changed: rebuild if the ratings owe it.
-    ResultChanged,
-}
-
 impl Standings {
-    /// Starts the rating task: it catches up with the store, then rates games as they end.
-    pub fn spawn(store: Arc<dyn Store>) -> Standings {
-        let (news, games) = mpsc::unbounded_channel();
+    /// Starts the rating task: it catches up with the store, then rates games as `news`
+    /// says they end.
+    pub fn spawn(store: Arc<dyn Store>, news: broadcast::Receiver<GameNews>) -> Standings {
         let ranks = Ranks::default();
-        tokio::spawn(run(store, games, ranks.clone()));
-        Standings { news, ranks }
+        tokio::spawn(run(store, news, ranks.clone()));
+        Standings { ranks }
     }
 
     /// The players' ranks, which this task keeps current (empty until it has caught up
     /// with the store at start).
     pub fn ranks(&self) -> &Ranks {
         &self.ranks
-    }
-
-    /// A game ended (its result is committed). Rated or not: the task reads its row.
-    pub fn game_ended(&self, game_id: &str) {
-        let _ = self.news.send(News::Ended(game_id.to_string()));
-    }
-
-    /// A finished game's result changed (committed, with the rebuild it owes if rated).
-    pub fn result_changed(&self) {
-        let _ = self.news.send(News::ResultChanged);
     }
 }
 
@@ -109,20 +90,14 @@ impl Rater {
     }
 }
 
-async fn run(store: Arc<dyn Store>, mut news: mpsc::UnboundedReceiver<News>, ranks: Ranks) {
-    let mut rater = retry("catching up with rated games", || {
-        let (store, ranks) = (store.clone(), ranks.clone());
-        async move {
-            tokio::task::spawn_blocking(move || catch_up(&*store, ranks))
-                .await
-                .unwrap_or(Err(StoreError::Poisoned))
-        }
-    })
-    .await;
-    while let Some(item) = news.recv().await {
-        let game_id = match item {
-            News::Ended(game_id) => game_id,
-            News::ResultChanged => {
+async fn run(store: Arc<dyn Store>, mut news: broadcast::Receiver<GameNews>, ranks: Ranks) {
+    let mut rater = caught_up(&store, &ranks).await;
+    loop {
+        let game_id = match news.recv().await {
+            // Rated or not (its result is committed): the task reads its row.
+            Ok(GameNews::Ended(game)) => game.game_id,
+            // Committed with the rebuild it owes if rated.
+            Ok(GameNews::ResultChanged { .. }) => {
                 let rebuilt = retry("rebuilding the ratings after a changed result", || {
                     let (store, ranks) = (store.clone(), ranks.clone());
                     async move {
@@ -138,6 +113,17 @@ async fn run(store: Arc<dyn Store>, mut news: mpsc::UnboundedReceiver<News>, ran
                 }
                 continue;
             }
+            Ok(GameNews::Started { .. }) => continue,
+            // What was missed is in the store: the games ended meanwhile are pending there.
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(
+                    missed,
+                    "the rating task fell behind the game news; catching up from the store"
+                );
+                rater = caught_up(&store, &ranks).await;
+                continue;
+            }
+            Err(RecvError::Closed) => return,
         };
         if rater.applied.contains(&game_id) {
             continue;
@@ -166,18 +152,24 @@ async fn run(store: Arc<dyn Store>, mut news: mpsc::UnboundedReceiver<News>, ran
             // start again from what the store holds, which rates this game too.
             Err(e) => {
                 tracing::info!(game = %game.id, error = %e, "rating again from the store");
-                rater = retry("catching up with rated games", || {
-                    let (store, ranks) = (store.clone(), ranks.clone());
-                    async move {
-                        tokio::task::spawn_blocking(move || catch_up(&*store, ranks))
-                            .await
-                            .unwrap_or(Err(StoreError::Poisoned))
-                    }
-                })
-                .await;
+                rater = caught_up(&store, &ranks).await;
             }
         }
     }
+}
+
+/// A rater that holds every rated game the store has, the pending ones rated and
+/// recorded ([`catch_up`]), retried until the store answers.
+async fn caught_up(store: &Arc<dyn Store>, ranks: &Ranks) -> Rater {
+    retry("catching up with rated games", || {
+        let (store, ranks) = (store.clone(), ranks.clone());
+        async move {
+            tokio::task::spawn_blocking(move || catch_up(&*store, ranks))
+                .await
+                .unwrap_or(Err(StoreError::Poisoned))
+        }
+    })
+    .await
 }
 
 /// Runs `attempt` until the store takes it, waiting longer after each failure: ratings

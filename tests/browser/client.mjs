@@ -409,9 +409,15 @@ await run('client', async () => {
 
   // Defect 5: a game lost on time shows the loser's clock at zero.
   await dana.goto(new URL('#/', dana.url()).href);
-  await postSeek(dana, { time: 'simple', perMove: '2', opponent: 'eve' });
+  // Both move once: a game whose first move never comes is aborted, not lost on time.
+  await postSeek(dana, { time: 'simple', perMove: '5', opponent: 'eve' });
   await eve.goto(new URL('#/', eve.url()).href);
   await eve.locator('[data-testid="seek-row"][data-from="dana"] [data-testid="accept"]').tap();
+  await game(dana).and(dana.locator('[data-phase="play"][data-moves="0"]')).waitFor();
+  await point(dana, 'E5').click();
+  await game(eve).and(eve.locator('[data-moves="1"]')).waitFor();
+  await point(eve, 'A1').tap();
+  await point(eve, 'A1').tap();
   await expectAttr(dana, '[data-testid="result"]', 'data-result', 'W+T');
   const timeGame = await game(dana).getAttribute('data-game-id');
   for (const p of [dana, eve]) {

@@ -691,6 +691,11 @@ export class GameView {
       }, { disabled: this.selected.size !== n, class: 'primary' }));
     }
     if (this.claimable()) buttons.push(b('Claim win', 'claim-win', () => this.claim()));
+    // client-protocol/game.md#abort: before one's own first move, in a casual game.
+    const casual = !s.settings.start_at && s.settings.fair_play !== 'tournament';
+    if (casual && ['play', 'handicap'].includes(s.phase) && !s.moves.some((m) => m.color === me)) {
+      buttons.push(b('Abort', 'abort', () => this.send({ type: 'abort' })));
+    }
     if (s.phase === 'scoring') {
       const mine = s.accepted.has(me);
       buttons.push(b(mine ? 'Accepted ✓' : 'Accept count', 'accept-score', () => {

@@ -77,7 +77,37 @@ impl LiveGame {
             self.calls = [None, None];
         }
         match event {
-            GameEvent::GameCreated { .. } => return Err("a game is created only once".into()),
+            GameEvent::GameCreated { .. } => Err("a game is created only once".into()),
+            GameEvent::GameBegan { .. }
+            | GameEvent::HandicapPlaced { .. }
+            | GameEvent::MovePlayed { .. }
+            | GameEvent::MoveSealed { .. }
+            | GameEvent::IllegalAttempt { .. } => self.record_play(event, seq, now),
+            GameEvent::PauseRequested { .. }
+            | GameEvent::Paused { .. }
+            | GameEvent::ResumeRequested { .. }
+            | GameEvent::Resumed { .. }
+            | GameEvent::RefereePaused { .. }
+            | GameEvent::RefereeResumed { .. }
+            | GameEvent::AdjournmentScheduled { .. } => self.record_pause(event, seq, now),
+            GameEvent::ScoringStarted { .. }
+            | GameEvent::DeadMarked { .. }
+            | GameEvent::ScoreAccepted { .. }
+            | GameEvent::PlayResumed { .. } => self.record_scoring(event, seq, now),
+            GameEvent::GameEnded { .. }
+            | GameEvent::Ruled { .. }
+            | GameEvent::ResultChanged { .. } => self.record_end(event, seq, now),
+            GameEvent::Chat { .. }
+            | GameEvent::Warned { .. }
+            | GameEvent::ClockAdjusted { .. }
+            | GameEvent::RefereeCalled { .. }
+            | GameEvent::Presence { .. } => self.record_table(event, seq, now),
+        }
+    }
+
+    /// The game begins, a handicap is placed, a move is played, sealed or attempted.
+    fn record_play(&mut self, event: &GameEvent, seq: u64, now: Millis) -> Result<(), String> {
+        match event {
             GameEvent::GameBegan { clock } => {
                 self.expect(matches!(self.stage, Stage::Scheduled(_)))?;
                 self.stage = LiveGame::opening(&self.settings);
@@ -127,6 +157,42 @@ impl LiveGame {
                 self.lag[color.index()].credit(*lag_credit_ms, *lag_credit_ms);
                 self.set_clock(*clock, now)?;
             }
+            GameEvent::MoveSealed {
+                by,
+                move_number,
+                vertex,
+                clock,
+            } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                let Some(mv) = vertex else {
+                    return Err("a stored sealed move must hold its point".into());
+                };
+                if *move_number != self.move_count() + 1 || *by != self.game.to_move() {
+                    return Err("only the next move can be sealed".into());
+                }
+                self.stage = Stage::Play(Play::Adjourned {
+                    sealed: Sealed { by: *by, mv: *mv },
+                    resume_requested_by: None,
+                });
+                self.set_clock(*clock, now)?;
+            }
+            // The lost turn follows as a pass.
+            GameEvent::IllegalAttempt {
+                move_number, color, ..
+            } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                if *move_number != self.move_count() + 1 || *color != self.game.to_move() {
+                    return Err(format!("{color} is not to play move {move_number}"));
+                }
+            }
+            _ => return Err(self.misplaced()),
+        }
+        Ok(())
+    }
+
+    /// Play stands still or goes on: the players' pause and resume, the referee's.
+    fn record_pause(&mut self, event: &GameEvent, _seq: u64, now: Millis) -> Result<(), String> {
+        match event {
             GameEvent::PauseRequested { by } => {
                 self.expect(matches!(
                     self.stage,
@@ -166,25 +232,34 @@ impl LiveGame {
                 self.stage = Stage::Play(Play::RUNNING);
                 self.set_clock(*clock, now)?;
             }
-            GameEvent::MoveSealed {
-                by,
-                move_number,
-                vertex,
-                clock,
-            } => {
+            GameEvent::RefereePaused { clock, .. } => {
                 self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
-                let Some(mv) = vertex else {
-                    return Err("a stored sealed move must hold its point".into());
-                };
-                if *move_number != self.move_count() + 1 || *by != self.game.to_move() {
-                    return Err("only the next move can be sealed".into());
-                }
-                self.stage = Stage::Play(Play::Adjourned {
-                    sealed: Sealed { by: *by, mv: *mv },
-                    resume_requested_by: None,
-                });
+                self.stage = Stage::Play(Play::Halted);
                 self.set_clock(*clock, now)?;
             }
+            GameEvent::RefereeResumed { clock, .. } => {
+                let sealed = matches!(self.stage, Stage::Play(Play::Adjourned { .. }))
+                    && self.adjourn_at.is_some();
+                self.expect(self.stage == Stage::Play(Play::Halted) || sealed)?;
+                // A sealed move, opened here, follows as its own event.
+                if sealed {
+                    self.adjourn_at = None;
+                }
+                self.stage = Stage::Play(Play::RUNNING);
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::AdjournmentScheduled { at, .. } => {
+                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
+                self.adjourn_at = Some(*at);
+            }
+            _ => return Err(self.misplaced()),
+        }
+        Ok(())
+    }
+
+    /// The dead-stone phase: its start, the marks, the agreement, and play resumed.
+    fn record_scoring(&mut self, event: &GameEvent, seq: u64, now: Millis) -> Result<(), String> {
+        match event {
             GameEvent::ScoringStarted { disputes } => {
                 self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
                 if self.passes() < 2 || *disputes != self.disputes {
@@ -228,6 +303,14 @@ impl LiveGame {
                 self.resumed_at = self.game.moves().len();
                 self.set_clock(*clock, now)?;
             }
+            _ => return Err(self.misplaced()),
+        }
+        Ok(())
+    }
+
+    /// The end, a ruling, and a result changed after it.
+    fn record_end(&mut self, event: &GameEvent, _seq: u64, now: Millis) -> Result<(), String> {
+        match event {
             GameEvent::GameEnded {
                 result,
                 score,
@@ -249,72 +332,6 @@ impl LiveGame {
                 self.stop_clock(now);
                 if let Some(view) = clock {
                     self.clock.restore(*view);
-                }
-            }
-            GameEvent::Chat { from, text, at, .. } => {
-                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
-                if self.chat.len() == CHAT_KEPT {
-                    self.chat.pop_front();
-                }
-                self.chat.push_back(ChatLine {
-                    seq,
-                    from: from.clone(),
-                    text: text.clone(),
-                    at: *at,
-                });
-            }
-            GameEvent::Warned {
-                color, warnings, ..
-            } => {
-                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
-                let count = &mut self.warnings[color.index()];
-                if *warnings != *count + 1 {
-                    return Err(format!(
-                        "{color} has {count} warnings, not {}",
-                        warnings - 1
-                    ));
-                }
-                *count = *warnings;
-            }
-            GameEvent::ClockAdjusted { clock, .. } => {
-                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
-                self.set_clock(*clock, now)?;
-            }
-            GameEvent::RefereePaused { clock, .. } => {
-                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
-                self.stage = Stage::Play(Play::Halted);
-                self.set_clock(*clock, now)?;
-            }
-            GameEvent::RefereeResumed { clock, .. } => {
-                let sealed = matches!(self.stage, Stage::Play(Play::Adjourned { .. }))
-                    && self.adjourn_at.is_some();
-                self.expect(self.stage == Stage::Play(Play::Halted) || sealed)?;
-                // A sealed move, opened here, follows as its own event.
-                if sealed {
-                    self.adjourn_at = None;
-                }
-                self.stage = Stage::Play(Play::RUNNING);
-                self.set_clock(*clock, now)?;
-            }
-            GameEvent::AdjournmentScheduled { at, .. } => {
-                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
-                self.adjourn_at = Some(*at);
-            }
-            GameEvent::RefereeCalled { color, message, at } => {
-                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
-                self.calls[color.index()] = Some(super::OpenCall {
-                    seq,
-                    message: message.clone(),
-                    at: *at,
-                });
-            }
-            // The lost turn follows as a pass.
-            GameEvent::IllegalAttempt {
-                move_number, color, ..
-            } => {
-                self.expect(matches!(self.stage, Stage::Play(Play::Running { .. })))?;
-                if *move_number != self.move_count() + 1 || *color != self.game.to_move() {
-                    return Err(format!("{color} is not to play move {move_number}"));
                 }
             }
             // The ending follows as its own event.
@@ -346,6 +363,51 @@ impl LiveGame {
                 .into();
                 ended.score = score.clone();
             }
+            _ => return Err(self.misplaced()),
+        }
+        Ok(())
+    }
+
+    /// What happens beside play: chat, warnings, clock adjustments, calls, presence.
+    fn record_table(&mut self, event: &GameEvent, seq: u64, now: Millis) -> Result<(), String> {
+        match event {
+            GameEvent::Chat { from, text, at, .. } => {
+                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                if self.chat.len() == CHAT_KEPT {
+                    self.chat.pop_front();
+                }
+                self.chat.push_back(ChatLine {
+                    seq,
+                    from: from.clone(),
+                    text: text.clone(),
+                    at: *at,
+                });
+            }
+            GameEvent::Warned {
+                color, warnings, ..
+            } => {
+                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                let count = &mut self.warnings[color.index()];
+                if *warnings != *count + 1 {
+                    return Err(format!(
+                        "{color} has {count} warnings, not {}",
+                        warnings - 1
+                    ));
+                }
+                *count = *warnings;
+            }
+            GameEvent::ClockAdjusted { clock, .. } => {
+                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                self.set_clock(*clock, now)?;
+            }
+            GameEvent::RefereeCalled { color, message, at } => {
+                self.expect(!matches!(self.stage, Stage::Ended(_)))?;
+                self.calls[color.index()] = Some(super::OpenCall {
+                    seq,
+                    message: message.clone(),
+                    at: *at,
+                });
+            }
             GameEvent::Presence {
                 color,
                 online,
@@ -363,6 +425,8 @@ impl LiveGame {
                     self.absent_since[i] = Some(now);
                 }
             }
+
+            _ => return Err(self.misplaced()),
         }
         Ok(())
     }

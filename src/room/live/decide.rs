@@ -3,9 +3,9 @@
 //! game as the events before it left it, and applies it at once, exactly as a replay
 //! of the stored log will.
 
-use super::{Action, LiveGame, MAX_CHAT_CHARS, Moment, Play, Scoring, Sealed, Stage, Step};
+use super::{LiveGame, MAX_CHAT_CHARS, Moment, Play, Scoring, Sealed, Stage, Step};
 use crate::clock::{ClockView, Flagged, GameClock};
-use crate::protocol::{ErrorCode, GameEvent, GroupTax, Refusal, ScoreView};
+use crate::protocol::{ErrorCode, GameAction, GameEvent, GroupTax, Refusal, ScoreView};
 use crate::rules::{self, Color, DeadStones, GameResult, Move, Vertex};
 
 /// A decision being built: the game after the events so far, and those events.
@@ -24,6 +24,18 @@ pub(super) fn ended(result: GameResult, score: Option<ScoreView>) -> GameEvent {
         result,
         reason: result.reason().to_string(),
         score,
+        clock: None,
+    }
+}
+
+/// The end of a game that no move of its was ever going to decide: a player ended it
+/// before their first move, or its first move never came. No result for either side, so
+/// nothing is rated and nobody is an escaper.
+fn aborted() -> GameEvent {
+    GameEvent::GameEnded {
+        result: GameResult::Void,
+        reason: "aborted".into(),
+        score: None,
         clock: None,
     }
 }
@@ -135,7 +147,11 @@ impl Draft {
             return self.push(ended(result, None));
         }
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         if let Stage::Scoring(s) = &self.game.stage
             && s.until <= now
@@ -148,32 +164,45 @@ impl Draft {
         Ok(())
     }
 
-    pub(super) fn action(&mut self, who: Color, action: &Action) -> Result<(), Refusal> {
+    pub(super) fn action(&mut self, who: Color, action: &GameAction) -> Result<(), Refusal> {
         if matches!(self.game.stage, Stage::Ended(_)) {
             return Err(refuse(ErrorCode::WrongPhase, "the game is over"));
         }
         match action {
-            Action::Resign => self.push(ended(
+            GameAction::Resign {} => self.push(ended(
                 GameResult::Resignation {
                     winner: who.opponent(),
                 },
                 None,
             )),
-            Action::Chat(text) => self.chat(who, text),
-            Action::Play { move_number, mv } => self.play(who, *move_number, *mv),
-            Action::Pause => self.pause(who),
-            Action::Resume => self.resume(who),
-            Action::Seal { move_number, mv } => self.seal(who, *move_number, *mv),
-            Action::ClaimWin => self.claim(who),
-            Action::PlaceHandicap(vertices) => self.place_handicap(who, vertices),
-            Action::MarkDead { vertex, dead } => self.mark(who, *vertex, *dead),
-            Action::AcceptScore { marks_seq } => self.accept(who, *marks_seq),
-            Action::RejectScore => {
+            GameAction::Chat { text } => self.chat(who, text),
+            GameAction::Play {
+                move_number,
+                vertex,
+            } => self.play(who, *move_number, *vertex),
+            GameAction::Pass { move_number } => self.play(who, *move_number, Move::Pass),
+            GameAction::Pause {} => self.pause(who),
+            GameAction::Resume {} => self.resume(who),
+            GameAction::Seal {
+                move_number,
+                vertex,
+            } => self.seal(who, *move_number, *vertex),
+            GameAction::ClaimWin {} => self.claim(who),
+            GameAction::Abort {} => self.abort(who),
+            GameAction::PlaceHandicap { vertices } => self.place_handicap(who, vertices),
+            GameAction::MarkDead { vertex, dead } => self.mark(who, *vertex, *dead),
+            GameAction::AcceptScore { marks_seq } => self.accept(who, *marks_seq),
+            GameAction::RejectScore {} => {
                 self.scoring()?;
                 self.dispute(Some(who))
             }
-            Action::CallReferee(message) => self.call_referee(who, message),
-            Action::Referee(_) => Err(refuse(
+            GameAction::RefereeCall { message } => self.call_referee(who, message),
+            // A connection's own business, never a room's.
+            GameAction::Join { .. } | GameAction::Leave {} => Err(refuse(
+                ErrorCode::BadRequest,
+                "joining and leaving are not actions in a game",
+            )),
+            _ => Err(refuse(
                 ErrorCode::Forbidden,
                 "only a referee or an admin may do this",
             )),
@@ -210,7 +239,11 @@ impl Draft {
             return Err(refuse(ErrorCode::NotYourTurn, "it is your opponent's move"));
         }
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         match self.game.game.check(who, mv) {
             Ok(()) => self.move_played(who, mv, None),
@@ -272,7 +305,11 @@ impl Draft {
             _ => None,
         };
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         match requested {
             Some(by) if by != who => {
@@ -377,7 +414,11 @@ impl Draft {
             ));
         }
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         let now = self.at.now;
         match self.clock_after(|c| c.stop(now)) {
@@ -389,6 +430,42 @@ impl Draft {
             }),
             Err(flag) => self.push(time_loss(flag.color)),
         }
+    }
+
+    /// Whether the game has no move yet and its lateness is not the rules' business (it
+    /// is neither scheduled nor a tournament's): it then ends aborted, not lost, when
+    /// its first player's time or the wait for them runs out.
+    fn abortable(&self) -> bool {
+        let settings = &self.game.settings;
+        self.game.move_count() == 0
+            && settings.start_at.is_none()
+            && settings.fair_play != crate::protocol::FairPlay::Tournament
+    }
+
+    /// `abort`: a player ends a game in which they have not made a move yet.
+    fn abort(&mut self, who: Color) -> Result<(), Refusal> {
+        let settings = &self.game.settings;
+        if settings.start_at.is_some()
+            || settings.fair_play == crate::protocol::FairPlay::Tournament
+        {
+            return Err(refuse(
+                ErrorCode::Forbidden,
+                "a scheduled or tournament game cannot be aborted: its lateness and forfeit rules stand",
+            ));
+        }
+        if self
+            .game
+            .rules()
+            .moves()
+            .iter()
+            .any(|(color, _)| *color == who)
+        {
+            return Err(refuse(
+                ErrorCode::Forbidden,
+                "you have made a move: a game is aborted only before your first",
+            ));
+        }
+        self.push(aborted())
     }
 
     fn claim(&mut self, who: Color) -> Result<(), Refusal> {
@@ -427,7 +504,10 @@ impl Draft {
             .stall_after_ms
             .filter(|_| !game.settings.clock.is_timed())
             .map(|limit| (self.at.now.saturating_sub(game.turn_since), limit));
-        let forfeit = ended(GameResult::Forfeit { winner: who }, None);
+        let forfeit = match self.abortable() {
+            true => aborted(),
+            false => ended(GameResult::Forfeit { winner: who }, None),
+        };
         match (away, stalled) {
             (Some(ms), _) if ms >= wait => self.push(forfeit),
             (_, Some((ms, limit))) if ms >= limit => self.push(forfeit),
@@ -490,7 +570,11 @@ impl Draft {
             return Err(Refusal::illegal(rules::IllegalMove::Occupied(*v)));
         }
         if let Some(loser) = self.flagged() {
-            return self.push(time_loss(loser));
+            let end = match self.abortable() {
+                true => aborted(),
+                false => time_loss(loser),
+            };
+            return self.push(end);
         }
         let now = self.at.now;
         match self.clock_after(|c| c.on_move(Color::Black, now, 0).map(|_| ())) {

@@ -18,51 +18,19 @@ mod tests;
 
 use crate::clock::{ClockView, GameClock, LagQuota, LagSettings, Millis};
 use crate::protocol::{
-    ChatLine, FairPlay, GameEvent, GameSettings, HandicapPlacement, NigiriProof, Phase, Refusal,
-    UserInfo,
+    ChatLine, FairPlay, GameAction, GameEvent, GameSettings, HandicapPlacement, NigiriProof, Phase,
+    Refusal, UserInfo,
 };
 use crate::rules::{Color, Game, GameResult, Vertex};
 
 use decide::Draft;
-pub use referee::RefereeAct;
+pub use referee::is_referee_act;
 use stage::{Ended, Play, Scheduled, Scoring, Sealed, Stage};
 
 /// Longest chat line, in characters.
 pub const MAX_CHAT_CHARS: usize = 500;
 /// Chat lines a snapshot carries.
 const CHAT_KEPT: usize = 50;
-
-/// What a player asks for in a game. Serialisable so that a node can forward it to the
-/// game's owner (the server's own format between nodes, not the client protocol).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum Action {
-    Play {
-        move_number: u32,
-        mv: crate::rules::Move,
-    },
-    Resign,
-    PlaceHandicap(Vec<Vertex>),
-    MarkDead {
-        vertex: Vertex,
-        dead: bool,
-    },
-    AcceptScore {
-        marks_seq: Option<u64>,
-    },
-    RejectScore,
-    Chat(String),
-    Pause,
-    Resume,
-    Seal {
-        move_number: u32,
-        mv: crate::rules::Move,
-    },
-    ClaimWin,
-    /// Call the referee with a message.
-    CallReferee(String),
-    /// Anything a referee does; a player asking gets `forbidden`.
-    Referee(RefereeAct),
-}
 
 /// A player's call for the referee, open until a referee acts or the game ends.
 #[derive(Debug, Clone, PartialEq)]
@@ -321,7 +289,7 @@ impl LiveGame {
 
     /// Decides what `who` asking for `action` at `at` does: the events to record, in
     /// order, with the game after them, or a refusal. `self` is never changed.
-    pub fn decide(&self, who: Color, action: &Action, at: Moment) -> Result<Step, Refusal> {
+    pub fn decide(&self, who: Color, action: &GameAction, at: Moment) -> Result<Step, Refusal> {
         let mut draft = Draft::new(self, at);
         draft.action(who, action)?;
         Ok(draft.finish())

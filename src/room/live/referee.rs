@@ -6,64 +6,41 @@
 use super::decide::{Draft, ended, refuse, time_loss};
 use super::{LiveGame, Moment, Play, Stage, Step};
 use crate::protocol::{
-    ErrorCode, GameEvent, MAX_REASON_CHARS, RefereeCall, Refusal, Role, Ruling, UserInfo,
+    ErrorCode, GameAction, GameEvent, MAX_REASON_CHARS, RefereeCall, Refusal, Role, Ruling,
+    UserInfo,
 };
 use crate::rules::{self, Color, DeadStones, Vertex};
 
 /// The longest time a referee adds or takes away at once: a day.
 const MAX_ADJUST_MS: u64 = 24 * 3600 * 1000;
 
-/// What a referee asks of a game; every one carries the referee's reason in words.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum RefereeAct {
-    Warn {
-        color: Color,
-        reason: String,
-    },
-    AdjustClock {
-        color: Color,
-        delta_ms: i64,
-        reason: String,
-    },
-    Pause {
-        reason: String,
-    },
-    /// At `at`, server Unix ms.
-    Adjourn {
-        at: i64,
-        reason: String,
-    },
-    Resume {
-        reason: String,
-    },
-    /// `replay_game_id` is the id the new game will have, for a `replay` ruling.
-    Rule {
-        ruling: Ruling,
-        reason: String,
-        replay_game_id: Option<String>,
-    },
-    CorrectCount {
-        dead: Vec<Vertex>,
-        reason: String,
-    },
-    ChangeResult {
-        ruling: Ruling,
-        reason: String,
-    },
+/// Whether `act` is a referee's (a player asking gets `forbidden`).
+pub fn is_referee_act(act: &GameAction) -> bool {
+    matches!(
+        act,
+        GameAction::Warn { .. }
+            | GameAction::AdjustClock { .. }
+            | GameAction::RefereePause { .. }
+            | GameAction::Adjourn { .. }
+            | GameAction::RefereeResume { .. }
+            | GameAction::Rule { .. }
+            | GameAction::CorrectCount { .. }
+            | GameAction::ChangeResult { .. }
+    )
 }
 
-impl RefereeAct {
-    fn reason(&self) -> &str {
-        match self {
-            RefereeAct::Warn { reason, .. }
-            | RefereeAct::AdjustClock { reason, .. }
-            | RefereeAct::Pause { reason }
-            | RefereeAct::Adjourn { reason, .. }
-            | RefereeAct::Resume { reason }
-            | RefereeAct::Rule { reason, .. }
-            | RefereeAct::CorrectCount { reason, .. }
-            | RefereeAct::ChangeResult { reason, .. } => reason,
-        }
+/// The referee's reason in words, which every referee action carries.
+fn reason(act: &GameAction) -> Option<&str> {
+    match act {
+        GameAction::Warn { reason, .. }
+        | GameAction::AdjustClock { reason, .. }
+        | GameAction::RefereePause { reason }
+        | GameAction::Adjourn { reason, .. }
+        | GameAction::RefereeResume { reason }
+        | GameAction::Rule { reason, .. }
+        | GameAction::CorrectCount { reason, .. }
+        | GameAction::ChangeResult { reason, .. } => Some(reason),
+        _ => None,
     }
 }
 
@@ -112,10 +89,12 @@ impl LiveGame {
     }
 
     /// Decides what referee `by` doing `act` at `at` records, or refuses it; `self` is
-    /// never changed.
-    pub fn referee(&self, by: &UserInfo, act: &RefereeAct, at: Moment) -> Result<Step, Refusal> {
+    /// never changed. A `replay` ruling names the new game's id, drawn here.
+    pub fn referee(&self, by: &UserInfo, act: &GameAction, at: Moment) -> Result<Step, Refusal> {
         self.may_referee(by)?;
-        let reason = act.reason().trim();
+        let Some(reason) = reason(act).map(str::trim) else {
+            return Err(refuse(ErrorCode::BadRequest, "not a referee's action"));
+        };
         if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
             return Err(refuse(
                 ErrorCode::BadRequest,
@@ -125,20 +104,20 @@ impl LiveGame {
         let mut draft = Draft::new(self, at);
         let (by, reason) = (by.clone(), reason.to_string());
         match act {
-            RefereeAct::Warn { color, .. } => draft.warn(by, *color, reason)?,
-            RefereeAct::AdjustClock {
+            GameAction::Warn { color, .. } => draft.warn(by, *color, reason)?,
+            GameAction::AdjustClock {
                 color, delta_ms, ..
             } => draft.adjust_clock(by, *color, *delta_ms, reason)?,
-            RefereeAct::Pause { .. } => draft.halt(by, reason)?,
-            RefereeAct::Adjourn { at, .. } => draft.adjourn(by, *at, reason)?,
-            RefereeAct::Resume { .. } => draft.unhalt(by, reason)?,
-            RefereeAct::Rule {
-                ruling,
-                replay_game_id,
-                ..
-            } => draft.rule(by, *ruling, reason, replay_game_id.clone())?,
-            RefereeAct::CorrectCount { dead, .. } => draft.correct_count(by, dead, reason)?,
-            RefereeAct::ChangeResult { ruling, .. } => draft.change_result(by, *ruling, reason)?,
+            GameAction::RefereePause { .. } => draft.halt(by, reason)?,
+            GameAction::Adjourn { at, .. } => draft.adjourn(by, *at, reason)?,
+            GameAction::RefereeResume { .. } => draft.unhalt(by, reason)?,
+            GameAction::Rule { ruling, .. } => {
+                let replay = (*ruling == Ruling::Replay).then(crate::ids::new_id);
+                draft.rule(by, *ruling, reason, replay)?
+            }
+            GameAction::CorrectCount { dead, .. } => draft.correct_count(by, dead, reason)?,
+            GameAction::ChangeResult { ruling, .. } => draft.change_result(by, *ruling, reason)?,
+            _ => return Err(refuse(ErrorCode::BadRequest, "not a referee's action")),
         }
         Ok(draft.finish())
     }

@@ -29,12 +29,12 @@ fn running(settings: GameSettings) -> Table {
 }
 
 impl Table {
-    fn referee(&mut self, by: &UserInfo, act: RefereeAct, now: Millis) -> Vec<&'static str> {
+    fn referee(&mut self, by: &UserInfo, act: GameAction, now: Millis) -> Vec<&'static str> {
         let step = self.game.referee(by, &act, at(now)).expect("accepted");
         self.take(step, at(now))
     }
 
-    fn refused(&self, by: &UserInfo, act: RefereeAct, now: Millis) -> ErrorCode {
+    fn refused(&self, by: &UserInfo, act: GameAction, now: Millis) -> ErrorCode {
         self.game
             .referee(by, &act, at(now))
             .err()
@@ -43,34 +43,33 @@ impl Table {
     }
 }
 
-fn warn(color: Color) -> RefereeAct {
-    RefereeAct::Warn {
+fn warn(color: Color) -> GameAction {
+    GameAction::Warn {
         color,
         reason: "slow play".into(),
     }
 }
 
-fn every_act() -> Vec<RefereeAct> {
+fn every_act() -> Vec<GameAction> {
     let reason = || "because".to_string();
     vec![
         warn(Color::Black),
-        RefereeAct::AdjustClock {
+        GameAction::AdjustClock {
             color: Color::Black,
             delta_ms: 1000,
             reason: reason(),
         },
-        RefereeAct::Pause { reason: reason() },
-        RefereeAct::Resume { reason: reason() },
-        RefereeAct::Rule {
+        GameAction::RefereePause { reason: reason() },
+        GameAction::RefereeResume { reason: reason() },
+        GameAction::Rule {
             ruling: Ruling::Draw,
             reason: reason(),
-            replay_game_id: None,
         },
-        RefereeAct::CorrectCount {
+        GameAction::CorrectCount {
             dead: Vec::new(),
             reason: reason(),
         },
-        RefereeAct::ChangeResult {
+        GameAction::ChangeResult {
             ruling: Ruling::Annul,
             reason: reason(),
         },
@@ -94,7 +93,7 @@ fn only_admins_and_the_right_referee_may_act_and_a_refusal_changes_nothing() {
         // A player's own action path refuses it too.
         let err = t
             .game
-            .decide(Color::Black, &Action::Referee(act.clone()), at(5))
+            .decide(Color::Black, &act.clone(), at(5))
             .err()
             .expect("refused");
         assert_eq!(err.code, ErrorCode::Forbidden);
@@ -127,7 +126,7 @@ fn only_admins_and_the_right_referee_may_act_and_a_refusal_changes_nothing() {
 #[test]
 fn a_reason_is_required() {
     let t = running(timed());
-    let act = RefereeAct::Warn {
+    let act = GameAction::Warn {
         color: Color::Black,
         reason: "  ".into(),
     };
@@ -169,7 +168,7 @@ fn the_second_warning_loses_the_game_and_the_log_replays() {
 #[test]
 fn time_bonus_and_penalty_change_the_clock_and_a_penalty_can_flag() {
     let mut t = running(timed());
-    let adjust = |delta_ms| RefereeAct::AdjustClock {
+    let adjust = |delta_ms| GameAction::AdjustClock {
         color: Color::Black,
         delta_ms,
         reason: "ruling".into(),
@@ -208,10 +207,10 @@ fn time_bonus_and_penalty_change_the_clock_and_a_penalty_can_flag() {
 #[test]
 fn a_referee_pause_holds_the_clocks_until_a_referee_resumes() {
     let mut t = running(timed());
-    let pause = RefereeAct::Pause {
+    let pause = GameAction::RefereePause {
         reason: "power cut".into(),
     };
-    let resume = RefereeAct::Resume {
+    let resume = GameAction::RefereeResume {
         reason: "power back".into(),
     };
     assert_eq!(
@@ -224,7 +223,11 @@ fn a_referee_pause_holds_the_clocks_until_a_referee_resumes() {
     );
     assert_eq!(t.game.next_timer(), None);
     assert!(t.game.snapshot("g", 10_000, 0, None).referee_paused);
-    for action in [Action::Resume, Action::Pause, Action::ClaimWin] {
+    for action in [
+        GameAction::Resume {},
+        GameAction::Pause {},
+        GameAction::ClaimWin {},
+    ] {
         let err = t.game.decide(Color::White, &action, at(20_000)).err();
         assert_eq!(
             err.map(|e| e.code),
@@ -232,9 +235,9 @@ fn a_referee_pause_holds_the_clocks_until_a_referee_resumes() {
             "{action:?}"
         );
     }
-    let play = Action::Play {
+    let play = GameAction::Play {
         move_number: 1,
-        mv: stone(2, 2),
+        vertex: stone(2, 2),
     };
     let err = t.game.decide(Color::Black, &play, at(20_000)).err();
     assert_eq!(err.map(|e| e.code), Some(ErrorCode::WrongPhase));
@@ -253,12 +256,12 @@ fn a_referee_pause_holds_the_clocks_until_a_referee_resumes() {
 #[test]
 fn a_player_s_resume_during_a_referee_s_pause_is_told_only_a_referee_resumes() {
     let mut t = running(timed());
-    let pause = RefereeAct::Pause {
+    let pause = GameAction::RefereePause {
         reason: "power cut".into(),
     };
     t.referee(&admin(), pause, 1_000);
     for who in [Color::Black, Color::White] {
-        let refusal = t.game.decide(who, &Action::Resume, at(2_000)).err();
+        let refusal = t.game.decide(who, &GameAction::Resume {}, at(2_000)).err();
         let refusal = refusal.expect("a player cannot end a referee's pause");
         assert_eq!(refusal.code, ErrorCode::WrongPhase);
         assert_eq!(
@@ -272,10 +275,10 @@ fn a_player_s_resume_during_a_referee_s_pause_is_told_only_a_referee_resumes() {
 fn a_referee_pause_before_the_player_to_move_came_leaves_their_clock_to_their_arrival() {
     let mut t = Table::new(timed());
     t.presence(Color::White, 0);
-    let pause = RefereeAct::Pause {
+    let pause = GameAction::RefereePause {
         reason: "hall not ready".into(),
     };
-    let resume = RefereeAct::Resume {
+    let resume = GameAction::RefereeResume {
         reason: "hall ready".into(),
     };
     assert_eq!(t.referee(&admin(), pause, 1_000), ["referee_paused"]);
@@ -302,10 +305,9 @@ fn rulings_end_the_game_with_their_result() {
         (Ruling::Replay, "Void"),
     ] {
         let mut t = running(timed());
-        let act = RefereeAct::Rule {
+        let act = GameAction::Rule {
             ruling,
             reason: "dispute".into(),
-            replay_game_id: Some("next".into()),
         };
         assert_eq!(t.referee(&admin(), act, 10), ["ruled", "game_ended"]);
         assert_eq!(t.game.result().unwrap().to_string(), result);
@@ -315,10 +317,9 @@ fn rulings_end_the_game_with_their_result() {
         assert_eq!(replay_game_id.is_some(), ruling == Ruling::Replay);
     }
     let t = running(timed());
-    let annul = RefereeAct::Rule {
+    let annul = GameAction::Rule {
         ruling: Ruling::Annul,
         reason: "no".into(),
-        replay_game_id: None,
     };
     assert_eq!(t.refused(&admin(), annul, 10), ErrorCode::BadRequest);
 }
@@ -330,12 +331,12 @@ fn counted_with_c3_dead() -> Table {
     t.play(Color::White, stone(6, 6), 20);
     t.play(Color::Black, Move::Pass, 30);
     t.play(Color::White, Move::Pass, 40);
-    let mark = Action::MarkDead {
+    let mark = GameAction::MarkDead {
         vertex: point(2, 2),
         dead: true,
     };
     t.act(Color::White, mark, at(50));
-    let accept = Action::AcceptScore { marks_seq: None };
+    let accept = GameAction::AcceptScore { marks_seq: None };
     t.act(Color::White, accept.clone(), at(60));
     t.act(Color::Black, accept, at(70));
     t
@@ -346,7 +347,7 @@ fn a_corrected_count_is_recounted_and_the_original_stays_in_the_log() {
     let mut t = counted_with_c3_dead();
     let original = t.game.result().unwrap();
     assert_eq!(original.winner(), Some(Color::White));
-    let correct = RefereeAct::CorrectCount {
+    let correct = GameAction::CorrectCount {
         dead: Vec::new(),
         reason: "C3 lives".into(),
     };
@@ -372,7 +373,7 @@ fn a_corrected_count_is_recounted_and_the_original_stays_in_the_log() {
     let snapshot = snapshot_json(&t.game, 100);
     assert_eq!(snapshot["dead"], serde_json::json!([]));
     assert_eq!(snapshot_json(&t.replayed(), 100), snapshot);
-    let on_nothing = RefereeAct::CorrectCount {
+    let on_nothing = GameAction::CorrectCount {
         dead: vec![point(4, 4)],
         reason: "x".into(),
     };
@@ -382,11 +383,11 @@ fn a_corrected_count_is_recounted_and_the_original_stays_in_the_log() {
 #[test]
 fn results_change_only_after_the_game_and_counts_only_after_counting() {
     let mut t = running(timed());
-    let change = |ruling| RefereeAct::ChangeResult {
+    let change = |ruling| GameAction::ChangeResult {
         ruling,
         reason: "appeal".into(),
     };
-    let correct = RefereeAct::CorrectCount {
+    let correct = GameAction::CorrectCount {
         dead: Vec::new(),
         reason: "x".into(),
     };
@@ -398,7 +399,7 @@ fn results_change_only_after_the_game_and_counts_only_after_counting() {
         t.refused(&admin(), correct.clone(), 5),
         ErrorCode::WrongPhase
     );
-    t.act(Color::Black, Action::Resign, at(10));
+    t.act(Color::Black, GameAction::Resign {}, at(10));
     assert_eq!(t.refused(&admin(), correct, 20), ErrorCode::WrongPhase);
     assert_eq!(
         t.refused(&admin(), change(Ruling::Replay), 20),
@@ -473,9 +474,9 @@ fn strict_mode_turns_each_kind_of_illegal_move_into_a_lost_turn() {
     // Without strict mode the same attempt is refused and changes nothing.
     let mut lax = running(timed());
     lax.play(Color::Black, stone(2, 2), 10);
-    let again = Action::Play {
+    let again = GameAction::Play {
         move_number: 2,
-        mv: stone(2, 2),
+        vertex: stone(2, 2),
     };
     let err = lax.game.decide(Color::White, &again, at(20)).err().unwrap();
     assert_eq!(err.code, ErrorCode::IllegalMove);
@@ -485,9 +486,9 @@ fn strict_mode_turns_each_kind_of_illegal_move_into_a_lost_turn() {
         ..strict()
     });
     t.play(Color::Black, stone(2, 2), 10);
-    let off = Action::Play {
+    let off = GameAction::Play {
         move_number: 2,
-        mv: stone(9, 9),
+        vertex: stone(9, 9),
     };
     let err = t.game.decide(Color::White, &off, at(20)).err().unwrap();
     assert_eq!(err.code, ErrorCode::IllegalMove);
@@ -504,7 +505,10 @@ fn a_claim_waits_for_the_absent_players_turn_and_says_how_long_is_left() {
     let away = t.game.presence(Color::Black, false, at(1_000));
     t.take(away, at(1_000));
     // White to move: Black's absence does not count on White's own turn.
-    let claim = |t: &Table, now| t.game.decide(Color::White, &Action::ClaimWin, at(now));
+    let claim = |t: &Table, now| {
+        t.game
+            .decide(Color::White, &GameAction::ClaimWin {}, at(now))
+    };
     let err = claim(&t, 200_000).err().unwrap();
     assert_eq!(err.code, ErrorCode::Forbidden);
     assert_eq!(err.retry_after_ms, None);
@@ -521,7 +525,7 @@ fn a_claim_waits_for_the_absent_players_turn_and_says_how_long_is_left() {
 fn a_scheduled_adjournment_is_sealed_by_the_player_to_move_and_opened_by_the_referee() {
     let mut t = running(timed());
     t.play(Color::Black, stone(2, 2), 1_000);
-    let adjourn = RefereeAct::Adjourn {
+    let adjourn = GameAction::Adjourn {
         at: WALL + 5_000,
         reason: "end of the session".into(),
     };
@@ -531,23 +535,23 @@ fn a_scheduled_adjournment_is_sealed_by_the_player_to_move_and_opened_by_the_ref
     );
     // Before the time, play goes on.
     t.play(Color::White, stone(6, 6), 3_000);
-    let play = Action::Play {
+    let play = GameAction::Play {
         move_number: 3,
-        mv: stone(2, 6),
+        vertex: stone(2, 6),
     };
     let err = t.game.decide(Color::Black, &play, at(5_000)).err().unwrap();
     assert_eq!(err.code, ErrorCode::WrongPhase);
-    let seal = Action::Seal {
+    let seal = GameAction::Seal {
         move_number: 3,
-        mv: stone(2, 6),
+        vertex: stone(2, 6),
     };
     assert_eq!(t.act(Color::Black, seal, at(6_000)), ["move_sealed"]);
     // The players cannot open it by agreement.
     for who in [Color::White, Color::Black] {
-        let err = t.game.decide(who, &Action::Resume, at(7_000)).err();
+        let err = t.game.decide(who, &GameAction::Resume {}, at(7_000)).err();
         assert_eq!(err.map(|e| e.code), Some(ErrorCode::WrongPhase));
     }
-    let resume = RefereeAct::Resume {
+    let resume = GameAction::RefereeResume {
         reason: "next session".into(),
     };
     assert_eq!(
@@ -581,7 +585,10 @@ fn a_present_player_who_stalls_an_untimed_game_can_be_claimed_against() {
     t.play(Color::Black, stone(2, 2), 1_000);
     t.play(Color::White, stone(6, 6), 2_000);
     // Black is at the board but does not move.
-    let claim = |t: &Table, now| t.game.decide(Color::White, &Action::ClaimWin, at(now));
+    let claim = |t: &Table, now| {
+        t.game
+            .decide(Color::White, &GameAction::ClaimWin {}, at(now))
+    };
     let err = claim(&t, 302_000).err().unwrap();
     assert_eq!(err.code, ErrorCode::Forbidden);
     assert_eq!(err.retry_after_ms, Some(300_000));
@@ -609,18 +616,21 @@ fn absence_counts_for_a_claim_from_when_play_goes_on_after_a_pause() {
     let mut t = running(timed());
     t.play(Color::Black, stone(2, 2), 1_000);
     t.play(Color::White, stone(6, 6), 2_000);
-    let pause = RefereeAct::Pause {
+    let pause = GameAction::RefereePause {
         reason: "a dispute at the next board".into(),
     };
     t.referee(&admin(), pause, 3_000);
     // Black, to move, steps away during the pause, which is allowed.
     black_leaves(&mut t, 4_000);
-    let resume = RefereeAct::Resume {
+    let resume = GameAction::RefereeResume {
         reason: "settled".into(),
     };
     assert_eq!(t.referee(&admin(), resume, 500_000), ["referee_resumed"]);
     // The wait (60 s) counts from the resumption, not from the leaving.
-    let claim = |t: &Table, now| t.game.decide(Color::White, &Action::ClaimWin, at(now));
+    let claim = |t: &Table, now| {
+        t.game
+            .decide(Color::White, &GameAction::ClaimWin {}, at(now))
+    };
     let err = claim(&t, 501_000).err().expect("too early");
     assert_eq!(err.code, ErrorCode::Forbidden);
     assert_eq!(err.retry_after_ms, Some(59_000));
@@ -629,7 +639,7 @@ fn absence_counts_for_a_claim_from_when_play_goes_on_after_a_pause() {
     assert!(claim(&t, 560_000).is_ok());
     // The log gives the same wait.
     let replayed = t.replayed();
-    let err = replayed.decide(Color::White, &Action::ClaimWin, at(501_000));
+    let err = replayed.decide(Color::White, &GameAction::ClaimWin {}, at(501_000));
     assert_eq!(err.err().and_then(|e| e.retry_after_ms), Some(59_000));
 }
 
@@ -637,13 +647,16 @@ fn absence_counts_for_a_claim_from_when_play_goes_on_after_a_pause() {
 fn an_agreed_resumption_starts_no_clock_for_an_absent_player_to_move() {
     let mut t = running(timed());
     t.play(Color::Black, stone(2, 2), 1_000);
-    t.act(Color::Black, Action::Pause, at(2_000));
-    t.act(Color::White, Action::Pause, at(3_000));
+    t.act(Color::Black, GameAction::Pause {}, at(2_000));
+    t.act(Color::White, GameAction::Pause {}, at(3_000));
     // White, to move, asks to go on and leaves; Black agrees.
-    t.act(Color::White, Action::Resume, at(4_000));
+    t.act(Color::White, GameAction::Resume {}, at(4_000));
     let away = t.game.presence(Color::White, false, at(5_000));
     t.take(away, at(5_000));
-    assert_eq!(t.act(Color::Black, Action::Resume, at(6_000)), ["resumed"]);
+    assert_eq!(
+        t.act(Color::Black, GameAction::Resume {}, at(6_000)),
+        ["resumed"]
+    );
     let view = t.game.clock_view(60_000).unwrap();
     assert_eq!((view.running, view.paused), (None, false));
     assert_eq!(view.white.main_ms, 600_000 - 2_000);
@@ -666,7 +679,7 @@ fn a_player_who_never_came_to_a_scheduled_game_is_late_not_claimable() {
     assert_eq!(t.timer(10_000), ["game_began"]);
     let err = t
         .game
-        .decide(Color::White, &Action::ClaimWin, at(500_000))
+        .decide(Color::White, &GameAction::ClaimWin {}, at(500_000))
         .err()
         .expect("refused");
     assert_eq!(err.code, ErrorCode::Forbidden);
@@ -684,7 +697,7 @@ fn a_player_who_never_came_to_a_scheduled_game_is_late_not_claimable() {
 fn an_adjournment_for_now_records_its_moment_and_once_due_cannot_be_paused_or_moved() {
     let mut t = running(timed());
     t.play(Color::Black, stone(2, 2), 1_000);
-    let now = RefereeAct::Adjourn {
+    let now = GameAction::Adjourn {
         at: 0,
         reason: "end of the session".into(),
     };
@@ -693,11 +706,11 @@ fn an_adjournment_for_now_records_its_moment_and_once_due_cannot_be_paused_or_mo
         panic!("no adjournment");
     };
     assert_eq!(*when, WALL + 2_000);
-    let pause = RefereeAct::Pause {
+    let pause = GameAction::RefereePause {
         reason: "a question".into(),
     };
     assert_eq!(t.refused(&admin(), pause, 3_000), ErrorCode::WrongPhase);
-    let later = RefereeAct::Adjourn {
+    let later = GameAction::Adjourn {
         at: WALL + 100_000,
         reason: "later after all".into(),
     };
@@ -710,7 +723,7 @@ fn a_finished_game_rebuilt_from_its_log_shows_the_time_used_on_its_last_move() {
     t.play(Color::Black, stone(2, 2), 1_000);
     // White thinks 30 s, then resigns.
     assert_eq!(
-        t.act(Color::White, Action::Resign, at(31_000)),
+        t.act(Color::White, GameAction::Resign {}, at(31_000)),
         ["game_ended"]
     );
     let white = |g: &LiveGame| g.clock_view(99_000).unwrap().white.main_ms;

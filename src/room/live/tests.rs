@@ -72,7 +72,12 @@ impl Table {
         kinds
     }
 
-    pub(super) fn act(&mut self, who: Color, action: Action, when: Moment) -> Vec<&'static str> {
+    pub(super) fn act(
+        &mut self,
+        who: Color,
+        action: GameAction,
+        when: Moment,
+    ) -> Vec<&'static str> {
         let step = self.game.decide(who, &action, when).expect("accepted");
         self.take(step, when)
     }
@@ -89,7 +94,14 @@ impl Table {
 
     pub(super) fn play(&mut self, who: Color, mv: Move, now: Millis) -> Vec<&'static str> {
         let move_number = self.game.move_count() + 1;
-        self.act(who, Action::Play { move_number, mv }, at(now))
+        self.act(
+            who,
+            GameAction::Play {
+                move_number,
+                vertex: mv,
+            },
+            at(now),
+        )
     }
 
     /// The log replayed, each event at the moment it was recorded.
@@ -138,21 +150,21 @@ fn stages() -> Vec<(&'static str, Table)> {
         ..timed()
     });
     let mut asked = running();
-    asked.act(Color::White, Action::Pause, at(10));
+    asked.act(Color::White, GameAction::Pause {}, at(10));
     let mut paused = running();
-    paused.act(Color::White, Action::Pause, at(10));
-    paused.act(Color::Black, Action::Pause, at(20));
+    paused.act(Color::White, GameAction::Pause {}, at(10));
+    paused.act(Color::Black, GameAction::Pause {}, at(20));
     let mut resume_asked = running();
-    resume_asked.act(Color::White, Action::Pause, at(10));
-    resume_asked.act(Color::Black, Action::Pause, at(20));
-    resume_asked.act(Color::White, Action::Resume, at(30));
+    resume_asked.act(Color::White, GameAction::Pause {}, at(10));
+    resume_asked.act(Color::Black, GameAction::Pause {}, at(20));
+    resume_asked.act(Color::White, GameAction::Resume {}, at(30));
     let mut adjourned = running();
-    let seal = Action::Seal {
+    let seal = GameAction::Seal {
         move_number: 1,
-        mv: stone(2, 2),
+        vertex: stone(2, 2),
     };
     adjourned.act(Color::Black, seal, at(10));
-    adjourned.act(Color::White, Action::Resume, at(20));
+    adjourned.act(Color::White, GameAction::Resume {}, at(20));
     let mut scoring = running();
     scoring.play(Color::Black, stone(2, 2), 10);
     scoring.play(Color::White, stone(6, 6), 20);
@@ -164,11 +176,11 @@ fn stages() -> Vec<(&'static str, Table)> {
     accepted.play(Color::Black, Move::Pass, 30);
     accepted.act(
         Color::White,
-        Action::AcceptScore { marks_seq: None },
+        GameAction::AcceptScore { marks_seq: None },
         at(40),
     );
     let mut ended = running();
-    ended.act(Color::White, Action::Resign, at(10));
+    ended.act(Color::White, GameAction::Resign {}, at(10));
     vec![
         ("scheduled", scheduled),
         ("handicap", handicap),
@@ -184,41 +196,48 @@ fn stages() -> Vec<(&'static str, Table)> {
 }
 
 /// Every action Black can take, for the next move of `game`.
-fn actions(game: &LiveGame) -> Vec<(&'static str, Action)> {
+fn actions(game: &LiveGame) -> Vec<(&'static str, GameAction)> {
     let move_number = game.move_count() + 1;
     vec![
         (
             "play",
-            Action::Play {
+            GameAction::Play {
                 move_number,
-                mv: stone(4, 4),
+                vertex: stone(4, 4),
             },
         ),
-        ("resign", Action::Resign),
+        ("resign", GameAction::Resign {}),
         (
             "place_handicap",
-            Action::PlaceHandicap(vec![point(2, 2), point(6, 6)]),
+            GameAction::PlaceHandicap {
+                vertices: vec![point(2, 2), point(6, 6)],
+            },
         ),
         (
             "mark_dead",
-            Action::MarkDead {
+            GameAction::MarkDead {
                 vertex: point(2, 2),
                 dead: true,
             },
         ),
-        ("accept_score", Action::AcceptScore { marks_seq: None }),
-        ("reject_score", Action::RejectScore),
-        ("chat", Action::Chat("hello".into())),
-        ("pause", Action::Pause),
-        ("resume", Action::Resume),
+        ("accept_score", GameAction::AcceptScore { marks_seq: None }),
+        ("reject_score", GameAction::RejectScore {}),
         (
-            "seal",
-            Action::Seal {
-                move_number,
-                mv: stone(4, 4),
+            "chat",
+            GameAction::Chat {
+                text: "hello".into(),
             },
         ),
-        ("claim_win", Action::ClaimWin),
+        ("pause", GameAction::Pause {}),
+        ("resume", GameAction::Resume {}),
+        (
+            "seal",
+            GameAction::Seal {
+                move_number,
+                vertex: stone(4, 4),
+            },
+        ),
+        ("claim_win", GameAction::ClaimWin {}),
     ]
 }
 
@@ -386,14 +405,17 @@ fn every_action_in_every_stage() {
 fn bad_input_is_refused_with_its_code() {
     let (_, mut t) = stages().swap_remove(2);
     t.play(Color::Black, stone(2, 2), 10);
-    let refused = |t: &Table, who, action: Action| {
+    let refused = |t: &Table, who, action: GameAction| {
         t.game
             .decide(who, &action, at(20))
             .map(|_| ())
             .unwrap_err()
             .code
     };
-    let play = |move_number, mv| Action::Play { move_number, mv };
+    let play = |move_number, mv| GameAction::Play {
+        move_number,
+        vertex: mv,
+    };
     let cases = [
         (Color::White, play(2, stone(2, 2)), ErrorCode::IllegalMove),
         (Color::White, play(1, stone(3, 3)), ErrorCode::StaleMove),
@@ -401,12 +423,14 @@ fn bad_input_is_refused_with_its_code() {
         (Color::White, play(2, stone(9, 9)), ErrorCode::IllegalMove),
         (
             Color::White,
-            Action::Chat("  ".into()),
+            GameAction::Chat { text: "  ".into() },
             ErrorCode::BadRequest,
         ),
         (
             Color::White,
-            Action::Chat("x".repeat(MAX_CHAT_CHARS + 1)),
+            GameAction::Chat {
+                text: "x".repeat(MAX_CHAT_CHARS + 1),
+            },
             ErrorCode::BadRequest,
         ),
     ];
@@ -419,7 +443,7 @@ fn bad_input_is_refused_with_its_code() {
         ..timed()
     });
     h.presence(Color::Black, 0);
-    let place = |v: Vec<Vertex>| Action::PlaceHandicap(v);
+    let place = |v: Vec<Vertex>| GameAction::PlaceHandicap { vertices: v };
     let cases = [
         (
             Color::Black,
@@ -455,7 +479,9 @@ fn eventful() -> Table {
     t.game.start_clock_if_stopped(0);
     t.act(
         Color::Black,
-        Action::PlaceHandicap(vec![point(2, 2), point(6, 6)]),
+        GameAction::PlaceHandicap {
+            vertices: vec![point(2, 2), point(6, 6)],
+        },
         at(1_000),
     );
     let mut now = 1_000;
@@ -466,7 +492,14 @@ fn eventful() -> Table {
             lag_ms: 900,
             ..at(now)
         };
-        t.act(who, Action::Play { move_number, mv }, when)
+        t.act(
+            who,
+            GameAction::Play {
+                move_number,
+                vertex: mv,
+            },
+            when,
+        )
     };
     // White's stone at A1 is captured by Black at B1 and A2.
     lagged(&mut t, Color::White, stone(0, 0));
@@ -477,36 +510,40 @@ fn eventful() -> Table {
         vec!["move_played"]
     );
     assert_eq!(t.game.rules().prisoners(Color::Black), 1);
-    t.act(Color::White, Action::Pause, at(20_000));
-    t.act(Color::Black, Action::Pause, at(21_000));
-    t.act(Color::White, Action::Chat("tea".into()), at(22_000));
-    t.act(Color::Black, Action::Resume, at(30_000));
-    t.act(Color::White, Action::Resume, at(31_000));
-    let seal = Action::Seal {
+    t.act(Color::White, GameAction::Pause {}, at(20_000));
+    t.act(Color::Black, GameAction::Pause {}, at(21_000));
+    t.act(
+        Color::White,
+        GameAction::Chat { text: "tea".into() },
+        at(22_000),
+    );
+    t.act(Color::Black, GameAction::Resume {}, at(30_000));
+    t.act(Color::White, GameAction::Resume {}, at(31_000));
+    let seal = GameAction::Seal {
         move_number: t.game.move_count() + 1,
-        mv: stone(4, 5),
+        vertex: stone(4, 5),
     };
     t.act(Color::White, seal, at(35_000));
-    t.act(Color::White, Action::Resume, at(90_000));
-    t.act(Color::Black, Action::Resume, at(91_000));
+    t.act(Color::White, GameAction::Resume {}, at(90_000));
+    t.act(Color::Black, GameAction::Resume {}, at(91_000));
     t.play(Color::Black, Move::Pass, 92_000);
     t.play(Color::White, Move::Pass, 93_000);
-    t.act(Color::White, Action::RejectScore, at(94_000));
+    t.act(Color::White, GameAction::RejectScore {}, at(94_000));
     t.play(Color::Black, Move::Pass, 95_000);
     t.play(Color::White, Move::Pass, 96_000);
-    let mark = Action::MarkDead {
+    let mark = GameAction::MarkDead {
         vertex: point(4, 4),
         dead: true,
     };
     t.act(Color::Black, mark, at(97_000));
     t.act(
         Color::Black,
-        Action::AcceptScore { marks_seq: None },
+        GameAction::AcceptScore { marks_seq: None },
         at(98_000),
     );
     t.act(
         Color::White,
-        Action::AcceptScore {
+        GameAction::AcceptScore {
             marks_seq: Some(t.game.seq() - 1),
         },
         at(99_000),
@@ -667,12 +704,9 @@ fn the_side_to_move_flags_at_its_deadline() {
     assert_eq!(t.game.next_timer(), Some(11_000));
     assert!(t.game.on_timer(at(10_999)).events.is_empty());
     assert_eq!(t.timer(11_000), vec!["game_ended"]);
-    assert_eq!(
-        t.game.result(),
-        Some(GameResult::Time {
-            winner: Color::White
-        })
-    );
+    // Black's first move never came: the game is aborted, not lost (client-protocol/
+    // game.md#abort).
+    assert_eq!(t.game.result(), Some(GameResult::Void));
     assert_eq!(t.game.next_timer(), None);
 }
 
@@ -807,8 +841,8 @@ fn a_game_paused_by_agreement_is_still_paused_after_a_restart_and_resumes_as_bef
     t.presence(Color::Black, 0);
     t.presence(Color::White, 0);
     t.game.start_clock_if_stopped(0);
-    t.act(Color::White, Action::Pause, at(20_000));
-    t.act(Color::Black, Action::Pause, at(21_000));
+    t.act(Color::White, GameAction::Pause {}, at(20_000));
+    t.act(Color::Black, GameAction::Pause {}, at(21_000));
     let mut rebuilt = t.replayed();
     rebuilt.settle_after_restart(100_000);
     let view = rebuilt.clock_view(100_000).expect("timed");
@@ -820,9 +854,9 @@ fn a_game_paused_by_agreement_is_still_paused_after_a_restart_and_resumes_as_bef
         game: rebuilt,
         log: t.log,
     };
-    t.act(Color::White, Action::Resume, at(200_000));
+    t.act(Color::White, GameAction::Resume {}, at(200_000));
     assert_eq!(
-        t.act(Color::Black, Action::Resume, at(201_000)),
+        t.act(Color::Black, GameAction::Resume {}, at(201_000)),
         ["resumed"]
     );
     let view = t.game.clock_view(211_000).expect("timed");
