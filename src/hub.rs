@@ -89,8 +89,10 @@ impl Hub {
         })
     }
 
-    /// Joins the lobby and the starter to the other nodes of the cluster on `bus`.
+    /// Joins the lobby, the starter and the lifecycle news to the other nodes of the
+    /// cluster on `bus`.
     pub async fn join_cluster(self: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
+        crate::cluster::news::relay(self.lifecycle.clone(), bus.clone()).await?;
         let link = crate::cluster::lobby::start(self.clone(), bus).await?;
         self.starter.link(link);
         Ok(())

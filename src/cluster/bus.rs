@@ -143,6 +143,20 @@ impl Bus {
         }
     }
 
+    /// Returns once NATS has read everything this node sent before, subscriptions
+    /// included: NATS reads one connection's operations in order, so a message this
+    /// node sends itself comes back only after them.
+    pub async fn round_trip(&self) -> Result<(), BusError> {
+        use futures_util::StreamExt;
+        let inbox = self.client.new_inbox();
+        let mut echo = self.subscribe(inbox.clone()).await?;
+        self.publish(inbox.clone(), Bytes::new()).await?;
+        match tokio::time::timeout(std::time::Duration::from_secs(5), echo.next()).await {
+            Ok(Some(_)) => Ok(()),
+            _ => Err(BusError::TimedOut { subject: inbox }),
+        }
+    }
+
     /// Subscribes to `subject`.
     pub async fn subscribe(&self, subject: String) -> Result<async_nats::Subscriber, BusError> {
         self.client

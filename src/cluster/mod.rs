@@ -2,7 +2,7 @@
 //! leases with fencing numbers in the shared store ([`crate::store::Leases`]), commands
 //! forwarded to a game's owner ([`owner`], [`mirror`]) and its frames relayed to every
 //! node over NATS ([`relay`]), and the lobby shared by every node ([`lobby`], with who is
-//! alive in [`members`]).
+//! alive in [`members`]), and the game-lifecycle news of every node ([`news`]).
 
 pub mod automatch;
 pub mod bus;
@@ -10,6 +10,7 @@ pub mod lobby;
 pub mod lobby_wire;
 pub mod members;
 pub mod mirror;
+pub mod news;
 pub mod numbers;
 pub mod owner;
 pub mod relay;

@@ -648,8 +648,7 @@ impl Session {
         self.send(&ServerMsg::Ack { id, game_id, seq });
     }
 
-    /// Posts a seek or challenge. A challenge to a bot whose offer admits the settings
-    /// is accepted on the bot's behalf at once.
+    /// Posts a seek or challenge (the starter decides whether a bot answers at once).
     async fn post(
         &self,
         id: Option<RequestId>,
@@ -659,50 +658,8 @@ impl Session {
         let user = self.user()?;
         let settings = settings.resolve(&self.hub.config.clock.limits)?;
         settings.check_rated_ruleset(self.hub.config.rules.rated_ancient)?;
-        let mut bot = to.as_deref().and_then(|t| self.hub.lobby.offer_of(t));
-        if settings.rated {
-            let players = std::iter::once(&user).chain(bot.as_ref().map(|b| &b.user));
-            for player in players {
-                crate::accounts::rated::check_account(self.hub.store(), player).await?;
-            }
-        }
-        if let Some(listing) = &bot {
-            listing
-                .offer
-                .admits(&settings)
-                .map_err(|m| Refusal::new(ErrorCode::BadRequest, m))?;
-            if self.hub.starter.slots.bot_is_full(&listing.user.id) {
-                // The bot plays all the games its offer takes: the challenge waits for
-                // the bot to accept it when a game of its ends.
-                bot = None;
-            } else {
-                // A game that cannot start is refused before the bot hears of it.
-                self.hub.starter.slots.check([&user, &listing.user])?;
-            }
-        }
         let limit = self.hub.config.limits.max_seeks_per_user;
-        let challenge = self.hub.lobby.post(&user, to, settings, limit)?;
-        if let Some(bot) = bot
-            && let Err(refusal) = (self.hub.starter)
-                .accept(&bot.user, &challenge.challenge_id, None)
-                .await
-        {
-            if refusal.code == ErrorCode::LimitReached
-                && self.hub.starter.slots.bot_is_full(&bot.user.id)
-            {
-                // Another challenge took the bot's last slot meanwhile: this one waits
-                // (it is back in the lobby) like any challenge to a full bot.
-                self.send(&ServerMsg::ChallengeCreated { id, challenge });
-                return Ok(());
-            }
-            // A slot taken meanwhile, or the store: the bot declines on its side, and
-            // the refusal is the one reply to the request.
-            let _ = self
-                .hub
-                .lobby
-                .withdraw(&challenge.challenge_id, &bot.user, true);
-            return Err(refusal);
-        }
+        let challenge = self.hub.starter.post(&user, to, settings, limit).await?;
         self.send(&ServerMsg::ChallengeCreated { id, challenge });
         Ok(())
     }

@@ -6,6 +6,7 @@
 //! out on the bus.
 
 pub mod automatch;
+mod post;
 pub mod slots;
 
 use std::sync::{Arc, OnceLock};
