@@ -91,4 +91,16 @@ await run('ancient', async () => {
     assert(sgf.includes(part), `the record has ${part}: ${sgf}`);
   }
   log('the SGF record has the set stones, White first, the rules and the result');
+
+  // The analysis board opened from the game keeps every set stone, White's included,
+  // and White's first move.
+  await alice.click('[data-testid="analyze"]');
+  const analysis = alice.locator('[data-testid="analysis"]');
+  await expectAttr(alice, '[data-testid="analysis"]', 'data-moves', '5');
+  for (const [vertex, colour] of [['C3', 'black'], ['G7', 'black'], ['C7', 'white'], ['G3', 'white'], ['E5', 'white']]) {
+    await analysis.locator(`[data-testid="goban"] [data-stone="${vertex}"][data-color="${colour}"]`).waitFor();
+  }
+  const link = new URL(alice.url());
+  assert(link.hash.includes('white=ccgg') && link.hash.includes('setup=gccg'), `the link carries both colours' set stones: ${link.hash}`);
+  log('the analysis board keeps both colours of set stones');
 });

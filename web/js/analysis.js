@@ -1,4 +1,4 @@
-// The analysis board (`#/analysis?size=9&setup=..&moves=..&game=..`): a private board to
+// The analysis board (`#/analysis?size=9&setup=..&white=..&moves=..&game=..`): a private board to
 // try variations from any position of a game or of an SGF file. Moves form a tree:
 // playing where the current move has no such continuation adds a variation. The address
 // holds the line on the board (two SGF letters a move, `..` a pass), so the link shares
@@ -8,7 +8,7 @@
 
 import { LETTERS, parseVertex, vertexName } from './coords.js';
 import { Goban } from './goban.js';
-import { start, step } from './replay.js';
+import { place, step } from './replay.js';
 import { MoveNode, fromSgfPoint, readSgf, writeSgf } from './sgf.js';
 import { colourName, el, fill, icon, other, showError, toast } from './ui.js';
 
@@ -20,10 +20,15 @@ export function encodeLine(moves, size) {
   }).join('');
 }
 
-/** The address of an analysis board: size, set-up stones, a line of moves, its game. */
+/**
+ * The address of an analysis board: size, set stones ({black, white}: `setup` holds
+ * Black's, `white` White's), a line of moves, its game.
+ */
 export function analysisLink(size, setup, moves, game = null) {
   const q = new URLSearchParams({ size: String(size) });
-  if (setup.length) q.set('setup', encodeLine(setup.map((vertex) => ({ vertex })), size));
+  const stones = (list) => encodeLine(list.map((vertex) => ({ vertex })), size);
+  if (setup.black.length) q.set('setup', stones(setup.black));
+  if (setup.white.length) q.set('white', stones(setup.white));
   if (moves.length) q.set('moves', encodeLine(moves, size));
   if (game) q.set('game', game);
   return `#/analysis?${q}`;
@@ -40,6 +45,13 @@ function decodeLine(text, size, firstColour) {
     colour = other(colour);
   }
   return moves;
+}
+
+const NO_STONES = { black: [], white: [] };
+
+/** Who plays first: White after set stones (handicap, or the ancient rules' 座子). */
+function firstToMove(setup) {
+  return setup.black.length || setup.white.length ? 'white' : 'black';
 }
 
 export class AnalysisView {
@@ -66,7 +78,7 @@ export class AnalysisView {
       // The address stays the review's from the start: a reload, a bookmark or "Copy
       // link" must open the review, not the empty board shown while it loads.
       this.saved = review;
-      this.load(19, [], new MoveNode());
+      this.load(19, NO_STONES, new MoveNode());
       this.go(this.tree);
       this.fetchReview(review);
       return;
@@ -74,8 +86,9 @@ export class AnalysisView {
     try {
       const size = Number(this.query.get('size') || 19);
       if (!Number.isInteger(size) || size < 2 || size > LETTERS.length) throw new Error(`no board of size ${this.query.get('size')}`);
-      const setup = decodeLine(this.query.get('setup'), size, 'black').map((m) => m.vertex);
-      const moves = decodeLine(this.query.get('moves'), size, setup.length ? 'white' : 'black');
+      const stones = (key) => decodeLine(this.query.get(key), size, 'black').map((m) => m.vertex);
+      const setup = { black: stones('setup'), white: stones('white') };
+      const moves = decodeLine(this.query.get('moves'), size, firstToMove(setup));
       this.from = moves.length;
       this.load(size, setup, new MoveNode());
       let at = this.tree;
@@ -83,7 +96,7 @@ export class AnalysisView {
       this.go(at);
     } catch (err) {
       showError(err);
-      this.load(19, [], new MoveNode());
+      this.load(19, NO_STONES, new MoveNode());
       this.go(this.tree);
     }
   }
@@ -102,12 +115,12 @@ export class AnalysisView {
 
   /** The position at `node`, replayed from the root. */
   position(node) {
-    return node.line().reduce((pos, m) => step(pos, m, this.size), start(this.size, this.setup));
+    return node.line().reduce((pos, m) => step(pos, m, this.size), place(this.size, this.setup));
   }
 
   toMove() {
     if (this.node.move) return other(this.node.move.color);
-    return this.setup.length ? 'white' : 'black';
+    return firstToMove(this.setup);
   }
 
   click(x, y) {

@@ -16,7 +16,7 @@ import { MoveTimes, claimWaitMs, showClock } from './clock.js';
 import { Goban } from './goban.js';
 import { prefs } from './prefs.js';
 import { REFEREE_EVENTS, RefereeBox } from './referee.js';
-import { Replay } from './replay.js';
+import { Replay, setStones } from './replay.js';
 import { ByoyomiCount, stoneSound } from './sound.js';
 import { chineseText, colourName, describeSettings, el, fill, formatMs, icon, other, randomSeed, resultText, showError, toast } from './ui.js';
 
@@ -914,7 +914,7 @@ export class GameView {
       b('forward', 'review-forward', 'Forward a move (→)', () => at() + 1),
       b('last', 'review-live', 'The live position (End)', () => this.s.moves.length),
       el('button', { type: 'button', 'data-testid': 'analyze', title: 'Try variations from this position on a private board', onclick: () => {
-        location.hash = analysisLink(this.s.size, this.s.handicap, this.s.moves.slice(0, this.cursor ?? this.s.moves.length), this.id);
+        location.hash = analysisLink(this.s.size, setStones(this.s.size, this.s.handicap, this.s.settings.ruleset), this.s.moves.slice(0, this.cursor ?? this.s.moves.length), this.id);
       } }, 'Analyze'));
     this.nav.querySelector('[data-testid="review-live"]').append(this.live);
     return this.nav;

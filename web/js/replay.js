@@ -2,7 +2,7 @@
 // after each move, replayed from the moves alone (captures by liberties; the server
 // already refused every illegal move, so no ko or superko check is needed here).
 
-import { chainAt, neighbours, parseVertex, starPoints } from './coords.js';
+import { chainAt, neighbours, parseVertex, starPoints, vertexName } from './coords.js';
 
 const STONE = { black: 'X', white: 'O' };
 
@@ -24,21 +24,38 @@ export class Replay {
 }
 
 /**
- * The board before the first move: under `ancient-chinese` rules the set stones (座子,
- * docs/RULES.md §9.1: Black on the lower-left and upper-right corner star points, White
- * on the other two), and Black's `handicap` stones (vertex names).
+ * The stones on the board before the first move, as vertex names of each colour: under
+ * `ancient-chinese` rules the set stones (座子, docs/RULES.md §9.1: Black on the
+ * lower-left and upper-right corner star points, White on the other two), and Black's
+ * `handicap` stones.
  */
-export function start(size, handicap = [], ruleset = null) {
-  const board = Array.from({ length: size }, () => Array(size).fill('.'));
+export function setStones(size, handicap = [], ruleset = null) {
+  const stones = { black: [], white: [] };
   if (ruleset === 'ancient-chinese' && size >= 7) {
     const [topLeft, topRight, bottomLeft, bottomRight] = starPoints(size);
-    for (const [[x, y], c] of [[topLeft, 'O'], [topRight, 'X'], [bottomLeft, 'X'], [bottomRight, 'O']]) board[y][x] = c;
+    const name = ([x, y]) => vertexName(x, y, size);
+    stones.white.push(name(topLeft), name(bottomRight));
+    stones.black.push(name(topRight), name(bottomLeft));
   }
-  for (const v of handicap) {
-    const p = parseVertex(v, size);
-    if (p) board[p.y][p.x] = 'X';
+  stones.black.push(...handicap);
+  return stones;
+}
+
+/** The board before the first move, with the set stones `stones` ({black, white}). */
+export function place(size, stones) {
+  const board = Array.from({ length: size }, () => Array(size).fill('.'));
+  for (const [colour, list] of Object.entries(stones)) {
+    for (const v of list) {
+      const p = parseVertex(v, size);
+      if (p) board[p.y][p.x] = STONE[colour];
+    }
   }
   return { board, prisoners: { black: 0, white: 0 }, last: null };
+}
+
+/** The board before the first move of a game with these `handicap` stones and rules. */
+export function start(size, handicap = [], ruleset = null) {
+  return place(size, setStones(size, handicap, ruleset));
 }
 
 /** The position after `move` ({color, vertex}) is played on `pos`. */

@@ -39,7 +39,7 @@ export function fromSgfPoint(p, size) {
   return vertexName(x, y, size);
 }
 
-/** Reads one game: `{size, setup, root}`; throws an Error saying what is wrong. */
+/** Reads one game: `{size, setup: {black, white}, root}` (setup: the AB and AW stones); throws an Error saying what is wrong. */
 export function readSgf(text) {
   let i = text.indexOf('(');
   if (i < 0) throw new Error('no SGF game tree in the file');
@@ -74,7 +74,7 @@ export function readSgf(text) {
     }
   };
   let size = 19;
-  let setup = [];
+  let setup = { black: [], white: [] };
   const root = new MoveNode();
   let first = true;
   // A game tree: a sequence of nodes, then its variations.
@@ -89,7 +89,8 @@ export function readSgf(text) {
           first = false;
           if (props.SZ) size = Number(props.SZ[0].split(':')[0]);
           if (!Number.isInteger(size) || size < 2 || size > 25) fail(`a board size of ${props.SZ} the server does not play`);
-          setup = (props.AB || []).map((p) => fromSgfPoint(p, size)).filter((v) => v && v !== 'pass');
+          const points = (key) => (props[key] || []).map((p) => fromSgfPoint(p, size)).filter((v) => v && v !== 'pass');
+          setup = { black: points('AB'), white: points('AW') };
         }
         for (const [key, color] of [['B', 'black'], ['W', 'white']]) {
           if (!props[key]) continue;
@@ -111,13 +112,14 @@ export function readSgf(text) {
   return { size, setup, root };
 }
 
-/** Writes a tree of moves as one SGF game, its variations included. */
+/** Writes a tree of moves as one SGF game, its set stones ({black, white}) and variations included. */
 export function writeSgf(size, setup, root) {
+  const list = (key, vertices) => (vertices.length ? `${key}${vertices.map((v) => `[${point(v)}]`).join('')}` : '');
   const point = (vertex) => {
     const p = parseVertex(vertex, size);
     return p ? String.fromCharCode(97 + p.x, 97 + p.y) : '';
   };
-  const stones = setup.length ? `AB${setup.map((v) => `[${point(v)}]`).join('')}` : '';
+  const stones = list('AB', setup.black) + list('AW', setup.white);
   const node = (n) => `;${n.move.color === 'black' ? 'B' : 'W'}[${point(n.move.vertex)}]`;
   const after = (n) => {
     if (n.children.length === 1) return node(n.children[0]) + after(n.children[0]);
