@@ -616,4 +616,24 @@ async fn chat_is_rated_per_user_and_capped_per_game() {
     carol
         .ok(json!({"type": "chat", "game_id": second, "text": line}))
         .await;
+
+    // A restart does not give the game a fresh budget: its lines are in the store.
+    drop((alice, bob, carol, dave, erin, erin_too));
+    let dir = server.stop().await;
+    let server = TestServer::start_in(dir, |c| {
+        c.limits.chat_lines_per_minute = 30;
+        c.limits.max_chat_bytes_per_game = 1000;
+    })
+    .await;
+    let mut alice = server.login("alice").await;
+    alice.ok(json!({"type": "join", "game_id": first})).await;
+    alice
+        .refused(
+            json!({"type": "chat", "game_id": first, "text": line}),
+            "limit_reached",
+        )
+        .await;
+    alice
+        .ok(json!({"type": "chat", "game_id": first, "text": "x".repeat(150)}))
+        .await;
 }

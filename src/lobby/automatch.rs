@@ -148,6 +148,9 @@ pub fn window(waited: Duration) -> f64 {
 pub struct BotSeat {
     pub listing: BotListing,
     pub rating: f64,
+    /// Whether it has an account here, without which it plays unrated games only (a
+    /// token minted for a name, as `tengen token` does, names no account).
+    pub rated: bool,
 }
 
 /// A game a round decided on, as a challenge from `first` accepted by `second`: with
@@ -268,7 +271,7 @@ pub fn bot_for(seeker: &Seeker, bots: &[BotSeat], now: Instant) -> Option<Pairin
         if bot.listing.user.id == seeker.user.id
             || gap > reach
             || best.as_ref().is_some_and(|(g, _)| *g <= gap)
-            || (seeker.wish.rated && !bot.listing.user.role.may_play_rated())
+            || (seeker.wish.rated && !(bot.rated && bot.listing.user.role.may_play_rated()))
         {
             continue;
         }
@@ -434,6 +437,7 @@ mod tests {
                 offer,
             },
             rating,
+            rated: true,
         }
     }
 
@@ -617,6 +621,14 @@ mod tests {
         let mut rated = seeker("ann", 1500.0, &[19], t0);
         rated.wish.rated = true;
         assert!(bot_for(&rated, &[guest_bot], t0).is_none());
+        let mut nameless = bot("nameless", 1500.0, BotOffer::default());
+        nameless.rated = false;
+        assert!(bot_for(&rated, std::slice::from_ref(&nameless), t0).is_none());
+        let unrated = seeker("ann", 1500.0, &[19], t0);
+        assert!(
+            bot_for(&unrated, &[nameless], t0).is_some(),
+            "a bot without an account plays unrated games"
+        );
     }
 
     #[test]

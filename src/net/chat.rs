@@ -1,14 +1,16 @@
 //! Chat's share of the store: each user's chat lines are rated (`limits.chat_lines_per_minute`,
 //! over all their connections and games), and each game's chat is capped in bytes
-//! (`limits.max_chat_bytes_per_game`), since every line is kept as evidence. Counted on
-//! this node while the server runs.
+//! (`limits.max_chat_bytes_per_game`), since every line is kept as evidence. The rate is
+//! counted on this node while it runs; a game's bytes start, the first time this node
+//! sees a line for it, from the lines already in the store, so neither a restart nor the
+//! game moving to another node gives its chat a fresh budget.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use super::limits::RateLimit;
 use crate::config::Limits;
-use crate::protocol::{ErrorCode, Refusal};
+use crate::protocol::{ErrorCode, EventFrame, GameEvent, Refusal};
 
 /// Users or games tracked before those no longer active are forgotten.
 const TRACKED: usize = 4096;
@@ -28,6 +30,18 @@ impl ChatQuota {
             users: Mutex::new(HashMap::new()),
             games: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Whether `game`'s chat bytes are counted here already.
+    pub fn knows(&self, game: &str) -> bool {
+        let games = self.games.lock().unwrap_or_else(PoisonError::into_inner);
+        games.contains_key(game)
+    }
+
+    /// Starts counting `game`'s chat from the `used` bytes its stored lines hold.
+    pub fn seed(&self, game: &str, used: usize) {
+        let mut games = self.games.lock().unwrap_or_else(PoisonError::into_inner);
+        games.entry(game.to_string()).or_insert(used);
     }
 
     /// Counts a line of `bytes` from `user` in `game`, or refuses it. `open` tells
@@ -75,4 +89,16 @@ impl ChatQuota {
         *used += bytes;
         Ok(())
     }
+}
+
+/// The bytes of the chat lines among a game's stored events.
+pub fn stored_bytes(events: &[crate::store::EventRecord]) -> usize {
+    events
+        .iter()
+        .filter_map(|e| serde_json::from_str::<EventFrame>(&e.payload).ok())
+        .map(|frame| match frame.event {
+            GameEvent::Chat { text, .. } => text.len(),
+            _ => 0,
+        })
+        .sum()
 }

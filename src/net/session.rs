@@ -605,6 +605,7 @@ impl Session {
                 if let GameAction::Chat { text } = &action {
                     let user = self.user()?;
                     self.chat_allowed(&user, &game_id).await?;
+                    self.count_stored_chat(&game_id).await?;
                     let open = |game: &str| self.hub.games.registered(game).is_some();
                     self.chat.take(&user.id, &game_id, text.len(), open)?;
                 }
@@ -669,6 +670,27 @@ impl Session {
             Some(room) if !room.is_closed() => Ok(room.clone()),
             _ => self.hub.games.room(game_id).await,
         }
+    }
+
+    /// Counts the chat a game already holds in the store, the first time this node
+    /// hears a line for it.
+    async fn count_stored_chat(&self, game_id: &str) -> Result<(), Refusal> {
+        if self.chat.knows(game_id) {
+            return Ok(());
+        }
+        let (store, id) = (self.hub.store().clone(), game_id.to_owned());
+        let events = tokio::task::spawn_blocking(move || store.events(&id))
+            .await
+            .map_err(|e| Refusal::new(ErrorCode::Unavailable, e.to_string()))?
+            .map_err(|e| {
+                tracing::error!(error = %e, "cannot read a game's chat to count it");
+                Refusal::new(
+                    ErrorCode::Unavailable,
+                    "chat is unavailable now; try again later",
+                )
+            })?;
+        self.chat.seed(game_id, super::chat::stored_bytes(&events));
+        Ok(())
     }
 
     /// Refuses a player's chat to an opponent when either has blocked the other.

@@ -11,12 +11,17 @@ use crate::lobby::create::Seating;
 use crate::lobby::{check_rated, nigiri};
 use crate::protocol::{Challenge, ColorChoice, ErrorCode, Refusal, UserInfo};
 use crate::standings;
+use crate::store::Origin;
 
 impl Starter {
     /// Puts `user` in the automatch queue, replacing a request of theirs still waiting;
     /// [`Starter::automatch_round`] pairs them.
     pub async fn automatch(&self, user: &UserInfo, wish: Wish) -> Result<(), Refusal> {
         check_rated(wish.rated, [user, user])?;
+        if wish.rated {
+            let store = &self.registry.context().store;
+            crate::accounts::rated::check_account(store, user).await?;
+        }
         if !self.slots.has_free(&user.id) {
             return Err(Refusal::new(
                 ErrorCode::LimitReached,
@@ -98,8 +103,9 @@ impl Starter {
         }
     }
 
-    /// The bots online with standing offers, with their overall ratings (a bot whose
-    /// rating cannot be read now is left out of this round).
+    /// The bots online with standing offers, with their overall ratings and whether
+    /// they have an account (a bot whose rating or account cannot be read now is left
+    /// out of this round).
     async fn bot_seats(&self) -> Vec<BotSeat> {
         let listings = self.lobby.bots();
         if listings.is_empty() {
@@ -111,7 +117,13 @@ impl Starter {
                 .into_iter()
                 .filter_map(|listing| {
                     let rating = standings::overall_rating(&*store, &listing.user.id).ok()?;
-                    Some(BotSeat { listing, rating })
+                    let account = store.user(&listing.user.id).ok()?;
+                    let rated = account.is_some_and(|a| a.origin != Origin::Guest && !a.disabled);
+                    Some(BotSeat {
+                        listing,
+                        rating,
+                        rated,
+                    })
                 })
                 .collect()
         })
