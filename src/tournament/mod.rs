@@ -5,6 +5,7 @@
 //!
 //! Pure: never does I/O and never reads a clock; the event's randomness is a seed.
 
+pub mod draw;
 pub mod exchange;
 pub mod field;
 pub mod knockout;
