@@ -532,6 +532,15 @@ impl FlagSetting {
     }
 }
 
+/// A setting `key` that cannot be as it is, and why.
+fn invalid(key: &'static str, message: impl Into<String>) -> Result<(), ConfigError> {
+    Err(ConfigError::Invalid {
+        key,
+        origin: String::new(),
+        message: message.into(),
+    })
+}
+
 impl Config {
     /// Whether the local dev login is on: as set, else only on a loopback `listen`
     /// address, where nobody but this machine's users can reach it.
@@ -633,16 +642,25 @@ impl Config {
 
     /// Checks what types alone cannot: ranges, and settings that would be ignored.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        fn invalid(key: &'static str, message: impl Into<String>) -> Result<(), ConfigError> {
-            Err(ConfigError::Invalid {
-                key,
-                origin: String::new(),
-                message: message.into(),
-            })
-        }
         if self.data_dir.as_os_str().is_empty() {
             return invalid("data_dir", "must not be empty");
         }
+        self.check_cluster()?;
+        self.check_auth()?;
+        self.check_limits()?;
+        self.check_clock()?;
+        self.check_store()?;
+        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.filter) {
+            return invalid(
+                "log.filter",
+                format!("is not a log filter such as `info` or `tengen=debug,info`: {e}"),
+            );
+        }
+        Ok(())
+    }
+
+    /// `cluster`: names, the lease, and what a cluster needs of the store and auth.
+    fn check_cluster(&self) -> Result<(), ConfigError> {
         let c = &self.cluster;
         if !ClusterConfig::LEASE_MS.contains(&c.lease_ms) {
             return invalid(
@@ -684,6 +702,11 @@ impl Config {
                 "must be 1 to 64 letters, digits, '-' or '_'",
             );
         }
+        Ok(())
+    }
+
+    /// `auth`: the secret or key for the algorithm, lifetimes, the dev login.
+    fn check_auth(&self) -> Result<(), ConfigError> {
         let a = &self.auth;
         match (&a.secret, a.algorithm) {
             (Some(s), _) if s.is_empty() => {
@@ -767,6 +790,11 @@ impl Config {
                 format!("must start with https:// or http://, not {url:?}"),
             );
         }
+        Ok(())
+    }
+
+    /// `limits` and `http`: nothing that must count is zero, and the limits agree.
+    fn check_limits(&self) -> Result<(), ConfigError> {
         let l = &self.limits;
         let at_least_one = [
             ("limits.max_message_bytes", l.max_message_bytes as u64),
@@ -833,6 +861,11 @@ impl Config {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// `clock.limits`: every ceiling at least 1.
+    fn check_clock(&self) -> Result<(), ConfigError> {
         let c = &self.clock.limits;
         let positive: [(&'static str, u64); 4] = [
             ("clock.limits.max_main_ms", c.max_main_ms),
@@ -845,6 +878,11 @@ impl Config {
                 return invalid(key, "must be at least 1");
             }
         }
+        Ok(())
+    }
+
+    /// `store`: the group wait, and the URL the backend needs.
+    fn check_store(&self) -> Result<(), ConfigError> {
         if self.store.group_wait_us > MAX_GROUP_WAIT_US {
             return invalid(
                 "store.group_wait_us",
@@ -887,12 +925,6 @@ impl Config {
                 );
             }
             _ => {}
-        }
-        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.filter) {
-            return invalid(
-                "log.filter",
-                format!("is not a log filter such as `info` or `tengen=debug,info`: {e}"),
-            );
         }
         Ok(())
     }

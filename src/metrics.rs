@@ -220,7 +220,49 @@ pub fn render() -> String {
         );
     }
 
-    let simple: [(&str, &str, &str, String); 8] = [
+    scalars(&mut out, node_scalars());
+
+    header(
+        &mut out,
+        "tengen_moves_rejected_total",
+        "counter",
+        "Moves refused by the rules, by reason.",
+    );
+    for (i, reason) in REJECT_REASONS.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "tengen_moves_rejected_total{{reason=\"{reason}\"}} {}",
+            REJECTED[i].load(Relaxed)
+        );
+    }
+
+    STORE_COMMIT.render(
+        &mut out,
+        "tengen_store_commit_seconds",
+        "Time from handing a game's events to the store until they are durable.",
+    );
+    STORE_FSYNC.render(
+        &mut out,
+        "tengen_store_fsync_seconds",
+        "Time the store's log took to flush to disk, once per group commit (SQLite with store.sync = full only).",
+    );
+    scalars(&mut out, cluster_scalars());
+    out
+}
+
+/// A metric with one value: its name, type, help and value.
+type Scalar = (&'static str, &'static str, &'static str, String);
+
+fn scalars(out: &mut String, list: impl IntoIterator<Item = Scalar>) {
+    for (name, kind, help, value) in list {
+        header(out, name, kind, help);
+        let _ = writeln!(out, "{name} {value}");
+    }
+}
+
+/// This node's games, messages and moves.
+fn node_scalars() -> [Scalar; 8] {
+    [
         (
             "tengen_live_games",
             "gauge",
@@ -269,38 +311,12 @@ pub fn render() -> String {
             "Lag compensation credited to players' clocks.",
             seconds(LAG_CREDIT_MS.load(Relaxed) * 1_000),
         ),
-    ];
-    for (name, kind, help, value) in simple {
-        header(&mut out, name, kind, help);
-        let _ = writeln!(out, "{name} {value}");
-    }
+    ]
+}
 
-    header(
-        &mut out,
-        "tengen_moves_rejected_total",
-        "counter",
-        "Moves refused by the rules, by reason.",
-    );
-    for (i, reason) in REJECT_REASONS.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "tengen_moves_rejected_total{{reason=\"{reason}\"}} {}",
-            REJECTED[i].load(Relaxed)
-        );
-    }
-
-    STORE_COMMIT.render(
-        &mut out,
-        "tengen_store_commit_seconds",
-        "Time from handing a game's events to the store until they are durable.",
-    );
-    STORE_FSYNC.render(
-        &mut out,
-        "tengen_store_fsync_seconds",
-        "Time the store's log took to flush to disk, once per group commit (SQLite with store.sync = full only).",
-    );
-
-    let cluster: [(&str, &str, &str, String); 9] = [
+/// This node's part in a cluster (all zero on a single node).
+fn cluster_scalars() -> [Scalar; 9] {
+    [
         (
             "tengen_cluster_owned_games",
             "gauge",
@@ -355,12 +371,7 @@ pub fn render() -> String {
             "Games found owned by another node after this node held them.",
             LEASES_LOST.load(Relaxed).to_string(),
         ),
-    ];
-    for (name, kind, help, value) in cluster {
-        header(&mut out, name, kind, help);
-        let _ = writeln!(out, "{name} {value}");
-    }
-    out
+    ]
 }
 
 fn header(out: &mut String, name: &str, kind: &str, help: &str) {
