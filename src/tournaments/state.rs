@@ -935,3 +935,262 @@ pub fn fresh_secrets(rounds: u8) -> Vec<String> {
         .map(|_| hex::encode(rand::random::<[u8; 32]>()))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{GameSettings, Role};
+    use crate::tournament::regulations::{Regulations, Seeding};
+
+    const NOW: i64 = 1_000;
+
+    fn user(id: &str) -> UserInfo {
+        UserInfo {
+            id: id.to_string(),
+            name: id.to_string(),
+            role: Role::Player,
+        }
+    }
+
+    fn setup(rounds: u8, colours: ColourRule) -> TournamentSetup {
+        TournamentSetup {
+            name: "Cup".into(),
+            regulations: Regulations {
+                system: System::McMahon {
+                    bar: "3d".parse().unwrap(),
+                    floor: "10k".parse().unwrap(),
+                },
+                rounds,
+                handicap: None,
+                colours,
+                seeding: Seeding::SplitAndFold,
+                tie_breaks: vec![],
+                bye: 2,
+                missed_round: 1,
+                separate_clubs: false,
+                separate_countries: false,
+            },
+            settings: serde_json::from_str::<GameSettings>("{}").unwrap(),
+            registration_opens: 0,
+            registration_closes: 2 * NOW,
+            min_rank: Some("15k".parse().unwrap()),
+            max_rank: None,
+            directors: vec![],
+            chief_referee: Some("chief".into()),
+            referees: vec![],
+            start_delay_ms: 0,
+            auto_pair: false,
+        }
+    }
+
+    /// A tournament of `players` registered players (p0 strongest), as if replayed.
+    fn tournament(players: usize, rounds: u8, colours: ColourRule) -> Tournament {
+        let first = Entry::Created {
+            by: user("td"),
+            setup: setup(rounds, colours),
+            secrets: fresh_secrets(rounds),
+        };
+        let mut t = Tournament::created("t", &first).unwrap();
+        for i in 0..players {
+            let rank: Rank = format!("{}k", 1 + i).parse().unwrap();
+            let e = t
+                .register(
+                    &user(&format!("p{i}")),
+                    Some(rank),
+                    "".into(),
+                    "".into(),
+                    NOW,
+                )
+                .unwrap();
+            t.apply(&e);
+        }
+        t
+    }
+
+    fn step(t: &mut Tournament, e: Result<Entry, Refusal>) {
+        t.apply(&e.expect("accepted"));
+    }
+
+    fn code(e: Result<Entry, Refusal>) -> ErrorCode {
+        e.expect_err("refused").code
+    }
+
+    /// Pairs and publishes the next round; game ids `g<round>.<board>`.
+    fn next_round(t: &mut Tournament) {
+        step(t, t.pair());
+        let round = t.record.rounds.len() + 1;
+        let mut n = 0;
+        step(
+            t,
+            t.publish(NOW, || {
+                n += 1;
+                format!("g{round}.{n}")
+            }),
+        );
+    }
+
+    /// Black wins every game of the last round.
+    fn finish_round(t: &mut Tournament) {
+        for g in t.played.last().unwrap().games.clone() {
+            let e = t.result(&g, Some(Outcome::Black)).unwrap();
+            t.apply(&e);
+        }
+    }
+
+    #[test]
+    fn registration_is_refused_twice_outside_its_window_and_its_limits() {
+        let t = tournament(2, 3, ColourRule::Draw);
+        let rank = Some("5k".parse().unwrap());
+        let reg = |who: &str, rank, now| t.register(&user(who), rank, "".into(), "".into(), now);
+        assert_eq!(code(reg("p0", rank, NOW)), ErrorCode::AlreadyRegistered);
+        assert_eq!(code(reg("x", rank, 2 * NOW)), ErrorCode::RegistrationClosed);
+        assert_eq!(code(reg("x", rank, -1)), ErrorCode::RegistrationClosed);
+        assert_eq!(
+            code(reg("x", Some("20k".parse().unwrap()), NOW)),
+            ErrorCode::OutsideLimits
+        );
+        assert_eq!(code(reg("x", None, NOW)), ErrorCode::BadRequest);
+        assert!(reg("x", rank, NOW).is_ok());
+    }
+
+    #[test]
+    fn rounds_are_paired_published_once_and_wait_for_their_results() {
+        let mut t = tournament(4, 2, ColourRule::Draw);
+        assert_eq!(code(t.publish(NOW, new_id_for_test)), ErrorCode::WrongPhase);
+        next_round(&mut t);
+        assert_eq!(t.stage(), Stage::Playing);
+        assert_eq!(
+            code(t.publish(NOW, new_id_for_test)),
+            ErrorCode::AlreadyPublished
+        );
+        assert_eq!(code(t.pair()), ErrorCode::RoundNotFinished);
+        // A result for a game not ours, and one already recorded, record nothing.
+        assert_eq!(t.result("elsewhere", Some(Outcome::Black)), None);
+        finish_round(&mut t);
+        assert_eq!(t.result("g1.1", Some(Outcome::Black)), None);
+        assert_eq!(t.stage(), Stage::Ready);
+        next_round(&mut t);
+        finish_round(&mut t);
+        assert!(t.finish().is_some());
+        assert_eq!(code(t.pair()), ErrorCode::WrongPhase);
+    }
+
+    #[test]
+    fn no_round_waits_on_a_withdrawn_players_game_and_they_are_not_paired_again() {
+        let mut t = tournament(4, 3, ColourRule::Draw);
+        next_round(&mut t);
+        let g = t.played[0].games[0].clone();
+        let gone = t.record.rounds[0].boards[0].black;
+        let e = t.set_status(gone, Status::Withdrawn, String::new());
+        step(&mut t, e);
+        for other in t.played[0].games.clone().into_iter().filter(|x| *x != g) {
+            let e = t.result(&other, Some(Outcome::White)).unwrap();
+            t.apply(&e);
+        }
+        assert_eq!(t.stage(), Stage::Ready);
+        let e = t.pair();
+        step(&mut t, e);
+        let p = t.proposal.as_ref().unwrap();
+        assert!(p.boards.iter().all(|b| !b.board.has(gone)));
+        assert!(!p.byes.contains(&gone));
+        assert_eq!(p.byes.len(), 1, "three players left: one bye");
+        // Its result still counts when it comes.
+        assert!(t.result(&g, Some(Outcome::White)).is_some());
+    }
+
+    #[test]
+    fn a_late_registration_misses_the_rounds_before_it() {
+        let mut t = tournament(4, 3, ColourRule::Draw);
+        next_round(&mut t);
+        let e = t
+            .register(
+                &user("late"),
+                Some("2k".parse().unwrap()),
+                "".into(),
+                "".into(),
+                NOW,
+            )
+            .unwrap();
+        assert!(matches!(e, Entry::Registered { first_round: 2, .. }));
+        t.apply(&e);
+        let late = t.seat_of("late").unwrap();
+        assert_eq!(t.record.score(late), t.record.start(late) + 1);
+    }
+
+    #[test]
+    fn a_swap_that_repeats_a_game_is_refused_and_one_that_does_not_is_proposed() {
+        let mut t = tournament(4, 3, ColourRule::Draw);
+        next_round(&mut t);
+        let first = t.record.rounds[0].boards[0];
+        finish_round(&mut t);
+        let e = t.pair();
+        step(&mut t, e);
+        let p = t.proposal.clone().unwrap();
+        let partner = p.boards.iter().find(|b| b.board.has(first.black)).unwrap();
+        let partner = partner.board.opponent_of(first.black);
+        assert_eq!(code(t.swap(partner, first.white)), ErrorCode::RepeatGame);
+        assert_eq!(code(t.swap(first.black, partner)), ErrorCode::BadRequest);
+        assert_eq!(t.proposal.as_ref().unwrap().boards, p.boards);
+    }
+
+    #[test]
+    fn a_nigiri_board_is_seated_by_the_rounds_revealed_secret() {
+        let mut t = tournament(4, 1, ColourRule::Nigiri);
+        let e = t.pair();
+        step(&mut t, e);
+        let proposed = t.proposal.clone().unwrap();
+        let commitment = t.draws()[0].commitment.clone();
+        assert_eq!(t.draws()[0].secret, None);
+        next_round_publish_only(&mut t);
+        let secret = hex::decode(t.draws()[0].secret.clone().unwrap()).unwrap();
+        assert_eq!(super::commitment(&secret), commitment);
+        for (i, (before, after)) in proposed.boards.iter().zip(&t.played[0].boards).enumerate() {
+            let first_black = nigiri::draw(&secret, &nigiri_seed("t", 1, i + 1)) == Color::Black;
+            assert_eq!(after.board.black == before.board.black, first_black);
+        }
+    }
+
+    fn next_round_publish_only(t: &mut Tournament) {
+        step(t, t.publish(NOW, new_id_for_test));
+    }
+
+    fn new_id_for_test() -> String {
+        "g".into()
+    }
+
+    #[test]
+    fn replaying_the_log_gives_the_tournament_that_was_run() {
+        let mut t = tournament(5, 2, ColourRule::Draw);
+        let mut log = vec![Entry::Created {
+            by: user("td"),
+            setup: t.setup.clone(),
+            secrets: t.secrets.iter().map(hex::encode).collect(),
+        }];
+        for (seat, u) in t.users.iter().enumerate() {
+            let e = &t.record.field[seat];
+            log.push(Entry::Registered {
+                user: u.clone(),
+                rank: e.rank,
+                club: e.club.clone(),
+                country: e.country.clone(),
+                first_round: e.first_round,
+            });
+        }
+        let e = t.pair().unwrap();
+        t.apply(&e);
+        log.push(e);
+        let e = t.publish(NOW, new_id_for_test).unwrap();
+        t.apply(&e);
+        log.push(e);
+        let stored: Vec<String> = log
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap())
+            .collect();
+        let mut again =
+            Tournament::created("t", &serde_json::from_str(&stored[0]).unwrap()).unwrap();
+        for s in &stored[1..] {
+            again.apply(&serde_json::from_str(s).unwrap());
+        }
+        assert_eq!(again.view(true), t.view(true));
+    }
+}
