@@ -56,7 +56,7 @@ fn black_wins(round: usize, board: u16) -> bool {
     let mut x = 0x5EED_u64 ^ (round as u64) << 32 ^ u64::from(board);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (x ^ (x >> 31)) % 2 == 0
+    (x ^ (x >> 31)).is_multiple_of(2)
 }
 
 fn name(i: usize) -> String {

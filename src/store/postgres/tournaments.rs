@@ -81,8 +81,8 @@ async fn append(
         )
         .await
         .map_err(pg_error)?;
-    let mut expected = col::<Option<i64>>(&row, 0)?.unwrap_or(0).unsigned_abs() + 1;
-    for e in &entries {
+    let next = col::<Option<i64>>(&row, 0)?.unwrap_or(0).unsigned_abs() + 1;
+    for (expected, e) in (next..).zip(&entries) {
         if e.seq != expected {
             return Err(StoreError::TournamentOutOfOrder {
                 id,
@@ -91,7 +91,6 @@ async fn append(
             });
         }
         insert_entry(&tx, &id, e).await?;
-        expected += 1;
     }
     tx.execute(
         "UPDATE tournaments SET stage = $2 WHERE id = $1",

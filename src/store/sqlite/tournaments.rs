@@ -82,8 +82,8 @@ impl TournamentStore for SqliteStore {
                 .optional()
                 .map_err(&db)?
                 .ok_or_else(|| StoreError::UnknownTournament { id: id.to_string() })?;
-            let mut expected = last.unwrap_or(0).unsigned_abs() + 1;
-            for e in entries {
+            let next = last.unwrap_or(0).unsigned_abs() + 1;
+            for (expected, e) in (next..).zip(entries) {
                 if e.seq != expected {
                     return Err(StoreError::TournamentOutOfOrder {
                         id: id.to_string(),
@@ -92,7 +92,6 @@ impl TournamentStore for SqliteStore {
                     });
                 }
                 insert_entry(tx, id, e).map_err(&db)?;
-                expected += 1;
             }
             tx.execute(
                 "UPDATE tournaments SET stage = ?2 WHERE id = ?1",
