@@ -294,6 +294,8 @@ async fn pair_and_publish(td: &mut Client, t: &str, number: usize) -> Value {
     if number == 2 {
         // Round 1's first board, now apart: bringing them together is refused.
         let first = &view_round(td, t, 1).await["boards"][0];
+        // A director's view shows why each board was paired.
+        assert!(first["costs"]["score_gap"].is_i64(), "{first}");
         let (a, b) = (first["black"].clone(), first["white"].clone());
         let now = &paired["round"]["boards"];
         let partner_of_a = now

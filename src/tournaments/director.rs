@@ -29,6 +29,9 @@ use crate::tournament::field::Status;
 pub const QUEUE: usize = 64;
 /// Connections watching one tournament at most.
 pub const MAX_WATCHERS: usize = 10_000;
+/// How often a director with games in play reads their results from the store: in a
+/// cluster a game may run on another node, whose lifecycle bus this one does not hear.
+const RESULTS_POLL: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// What the director task needs of the server.
 pub struct Deps {
@@ -101,6 +104,8 @@ impl Director {
             let _ = stop.wait_for(|stop| *stop).await;
         };
         tokio::pin!(stopped);
+        let mut poll = tokio::time::interval(RESULTS_POLL);
+        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 command = commands.recv() => match command {
@@ -112,6 +117,11 @@ impl Director {
                     Err(broadcast::error::RecvError::Lagged(_)) => self.catch_up().await,
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
+                _ = poll.tick() => {
+                    if self.state.stage() == crate::protocol::Stage::Playing {
+                        self.catch_up().await;
+                    }
+                }
                 () = &mut stopped => break,
             }
         }
