@@ -23,6 +23,8 @@ use crate::shutdown::Shutdown;
 use crate::standings::Standings;
 use crate::starter::{Starter, automatch};
 use crate::store::{Store, StoreError, StoreWriter};
+use crate::tournaments::Tournaments;
+use crate::tournaments::director::Deps;
 
 pub struct Hub {
     pub(crate) config: Config,
@@ -34,6 +36,8 @@ pub struct Hub {
     pub(crate) starter: Arc<Starter>,
     /// Started, ended, result changed: for any part to subscribe to.
     pub lifecycle: Lifecycle,
+    /// The tournaments this node runs.
+    pub tournaments: Arc<Tournaments>,
     next_conn: AtomicU64,
     /// The signal to stop, and the guards of the open connections.
     pub(crate) shutdown: Shutdown,
@@ -51,8 +55,10 @@ impl Hub {
     ) -> Arc<Hub> {
         let lifecycle = Lifecycle::default();
         let standings = Standings::spawn(store.clone(), lifecycle.subscribe());
-        let lobby = Arc::new(Lobby::new(standings.ranks().clone()));
+        let ranks = standings.ranks().clone();
+        let lobby = Arc::new(Lobby::new(ranks.clone()));
         let shutdown = Shutdown::default();
+        let tournament_store = store.clone();
         Arc::new_cyclic(|me: &Weak<Hub>| {
             let hub = me.clone();
             let rooms_ctx = RoomContext {
@@ -75,6 +81,13 @@ impl Hub {
             let starter = Starter::new(lobby.clone(), games.clone(), lifecycle.clone(), max_games);
             let starter = Arc::new(starter);
             automatch::keep_pairing(Arc::downgrade(&starter));
+            let tournaments = Tournaments::new(Deps {
+                store: tournament_store,
+                starter: starter.clone(),
+                lifecycle: lifecycle.clone(),
+                ranks,
+                shutdown: shutdown.signal(),
+            });
             Hub {
                 config,
                 verifier,
@@ -82,6 +95,7 @@ impl Hub {
                 games,
                 starter,
                 lifecycle,
+                tournaments,
                 next_conn: AtomicU64::new(1),
                 shutdown,
                 cluster,

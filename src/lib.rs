@@ -33,3 +33,4 @@ pub mod starter;
 pub mod store;
 pub mod time;
 pub mod tournament;
+pub mod tournaments;

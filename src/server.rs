@@ -258,6 +258,9 @@ impl Server {
         let hub = Hub::new(config, verifier, store, writer, cluster);
         // A cluster's games are taken by whichever node finds them without an owner.
         let restored = if single { hub.restore_unfinished()? } else { 0 };
+        if single && let Err(refusal) = hub.tournaments.restore().await {
+            tracing::error!(%refusal, "the tournaments not finished could not be restored");
+        }
         hub.lobby.blocks.load(hub.store().blocks()?);
         hub.lobby.mutes.load(hub.store().mutes()?);
         let lobby = Arc::downgrade(&hub);

@@ -31,7 +31,8 @@ use tengen::archive::{GameView, KibitzLine, ListedGame, MoveView};
 use tengen::clock::{LagSettings, TimeControl};
 use tengen::protocol::{
     ChatLine, ClientMsg, ColorChoice, ErrorCode, GameAction, GameEvent, HandicapPlacement,
-    LobbyMsg, Phase, Role, Seat, ServerFrame, ServerMsg, Snapshot, Speed, decode, decode_server,
+    LobbyMsg, Phase, Role, Seat, ServerFrame, ServerMsg, Snapshot, Speed, TournamentAction, decode,
+    decode_server,
 };
 use tengen::room::Moment;
 use tengen::rules::{Color, GameResult, IllegalMove, KoRule, Ruleset, Vertex};
@@ -260,11 +261,12 @@ fn tagged(tag: &str) -> Value {
 fn client_types() -> BTreeSet<String> {
     let lobby = wire_names::<LobbyMsg>(tagged("type"));
     let game = wire_names::<GameAction>(tagged("type"));
+    let tournament = wire_names::<TournamentAction>(tagged("type"));
     assert!(
-        lobby.is_disjoint(&game),
-        "a type both in and outside a game"
+        lobby.is_disjoint(&game) && lobby.is_disjoint(&tournament) && game.is_disjoint(&tournament),
+        "a type in two families of requests"
     );
-    let all: BTreeSet<String> = lobby.union(&game).cloned().collect();
+    let all: BTreeSet<String> = lobby.union(&game).chain(&tournament).cloned().collect();
     // The decoder's own list is the same one.
     let decoder: BTreeSet<String> = ClientMsg::types().map(str::to_string).collect();
     assert_eq!(all, decoder);
@@ -613,6 +615,12 @@ fn catalogues() -> Vec<Catalogue> {
         >(
             tagged("type"),
         )),
+        Catalogue::new(
+            "README.md",
+            "Tournament requests",
+            "tournament request (TournamentAction)",
+        )
+        .of(wire_names::<TournamentAction>(tagged("type"))),
         Catalogue::new("README.md", "Server messages", "server message (ServerMsg)")
             .of(server_types()),
         Catalogue::new("game.md", "Game events", "game event (GameEvent)").of(events.clone()),

@@ -14,7 +14,8 @@ use tengen::protocol::Role;
 use tengen::store::{
     Append, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore, KibitzRecord,
     NewInvite, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow,
-    ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, UserChange, UserRecord,
+    ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, TournamentEntry,
+    TournamentRecord, UserChange, UserRecord,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -104,6 +105,8 @@ on_both!(
     mutes_are_kept_and_undone,
     changes_to_users_standing_are_numbered,
     time_losses_are_read_with_forfeits,
+    tournaments_keep_their_numbered_logs,
+    two_nodes_appending_to_one_tournament_take_turns,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -944,6 +947,93 @@ fn reviews_are_saved_and_counted(b: &Backend) {
     assert_eq!(s.review("r3").expect("read"), None);
     assert_eq!(s.count_reviews("ann").expect("count"), 2);
     assert_eq!(s.count_reviews("bob").expect("count"), 0);
+}
+
+fn tournament(id: &str, created_at_ms: i64) -> TournamentRecord {
+    TournamentRecord {
+        id: id.to_string(),
+        name: format!("Cup {id}"),
+        created_at_ms,
+        stage: "registration".to_string(),
+    }
+}
+
+fn entry(seq: u64, kind: &str) -> TournamentEntry {
+    TournamentEntry {
+        seq,
+        at_ms: 1_000 + seq as i64,
+        kind: kind.to_string(),
+        payload: format!("{{\"n\":{seq}}}"),
+    }
+}
+
+fn tournaments_keep_their_numbered_logs(b: &Backend) {
+    let s = &b.store;
+    s.create_tournament(&tournament("t1", 10), &entry(1, "created"))
+        .expect("created");
+    s.create_tournament(&tournament("t2", 20), &entry(1, "created"))
+        .expect("created");
+    assert!(matches!(
+        s.create_tournament(&tournament("t1", 30), &entry(1, "created")),
+        Err(StoreError::DuplicateTournament { .. })
+    ));
+    s.append_tournament(
+        "t1",
+        &[entry(2, "registered"), entry(3, "paired")],
+        "running",
+    )
+    .expect("appended");
+    // A gap, a repeat, and a batch whose second entry is wrong change nothing.
+    for bad in [
+        vec![entry(5, "x")],
+        vec![entry(3, "x")],
+        vec![entry(4, "x"), entry(6, "x")],
+    ] {
+        assert!(matches!(
+            s.append_tournament("t1", &bad, "finished"),
+            Err(StoreError::TournamentOutOfOrder { .. })
+        ));
+    }
+    assert!(matches!(
+        s.append_tournament("nope", &[entry(1, "x")], "running"),
+        Err(StoreError::UnknownTournament { .. })
+    ));
+    let (record, log) = s.tournament("t1").expect("read").expect("exists");
+    assert_eq!(record.stage, "running");
+    assert_eq!(record.name, "Cup t1");
+    assert_eq!(log.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(log[1], entry(2, "registered"));
+    assert_eq!(s.tournament("nope").expect("read"), None);
+    let listed: Vec<String> = s
+        .tournaments(10)
+        .expect("list")
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(listed, ["t2", "t1"]);
+    assert_eq!(s.tournaments(1).expect("list").len(), 1);
+    s.append_tournament("t2", &[entry(2, "ended")], "finished")
+        .expect("appended");
+    assert_eq!(s.unfinished_tournaments().expect("unfinished"), ["t1"]);
+}
+
+fn two_nodes_appending_to_one_tournament_take_turns(b: &Backend) {
+    let (one, two) = (b.store.clone(), b.another_node());
+    one.create_tournament(&tournament("shared", 1), &entry(1, "created"))
+        .expect("created");
+    one.append_tournament("shared", &[entry(2, "a")], "running")
+        .expect("first node");
+    assert!(matches!(
+        two.append_tournament("shared", &[entry(2, "b")], "running"),
+        Err(StoreError::TournamentOutOfOrder { expected: 3, .. })
+    ));
+    two.append_tournament("shared", &[entry(3, "b")], "running")
+        .expect("second node, next number");
+    let (_, log) = one.tournament("shared").expect("read").expect("exists");
+    assert_eq!(
+        log.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(),
+        ["created", "a", "b"]
+    );
 }
 
 fn two_nodes_appending_to_one_game_take_turns(b: &Backend) {

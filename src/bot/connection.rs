@@ -478,6 +478,13 @@ impl BotRunner {
             | ServerMsg::ChallengeCreated { .. }
             | ServerMsg::GameListed { .. }
             | ServerMsg::RefereeCalls { .. }
+            | ServerMsg::Tournament { .. }
+            | ServerMsg::RegistrationChanged { .. }
+            | ServerMsg::RoundPaired { .. }
+            | ServerMsg::RoundStarted { .. }
+            | ServerMsg::BoardResult { .. }
+            | ServerMsg::StandingsChanged { .. }
+            | ServerMsg::AppealChanged { .. }
             | ServerMsg::ReportFiled { .. }
             | ServerMsg::Reports { .. }
             | ServerMsg::Mutes { .. }

@@ -19,7 +19,7 @@ use super::extract::bearer;
 use super::limits::{AddressKey, PerAddress, PerUser};
 use super::peer::Peers;
 use super::reply::problem;
-use super::{api, auth, estimate, ratings, reviews, session, web};
+use super::{api, auth, estimate, ratings, reviews, session, tournaments, web};
 use crate::fanout::encode;
 use crate::hub::Hub;
 use crate::protocol::{Refusal, ServerMsg};
@@ -48,6 +48,7 @@ pub fn router(hub: Arc<Hub>, peers: Arc<Peers>) -> Router {
         .merge(estimate::routes())
         .merge(reviews::routes())
         .merge(ratings::routes())
+        .merge(tournaments::routes())
         .merge(web::routes(&hub))
         .merge(auth::routes(&hub, &peers))
         .method_not_allowed_fallback(method_not_allowed)

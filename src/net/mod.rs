@@ -18,6 +18,7 @@ mod record;
 mod reply;
 mod reviews;
 mod session;
+mod tournaments;
 mod web;
 
 pub use http::{READ_BUFFER_BYTES, WRITE_BUFFER_BYTES};

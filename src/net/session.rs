@@ -19,7 +19,7 @@ use crate::hub::Hub;
 use crate::lobby::automatch::Wish;
 use crate::protocol::{
     ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
-    RequestId, Role, ServerMsg, UserInfo, decode, request_id,
+    RequestId, Role, ServerMsg, TournamentAction, UserInfo, decode, request_id,
 };
 use crate::room::{Gone, RoomCmd, RoomHandle};
 use crate::time::wall_ms;
@@ -378,6 +378,10 @@ impl Session {
         let done = match msg {
             ClientMsg::Lobby(msg) => self.lobby(id.clone(), msg).await,
             ClientMsg::Game { game_id, action } => self.game(id.clone(), game_id, action).await,
+            ClientMsg::Tournament {
+                tournament_id,
+                action,
+            } => self.tournament(id.clone(), tournament_id, action).await,
         };
         if let Err(r) = done {
             self.refuse(id, game_id.as_deref(), r);
@@ -528,6 +532,30 @@ impl Session {
                 hub.lobby.cancel_automatch(&self.user()?.id).await?;
                 self.ack(id, None, None);
             }
+            LobbyMsg::CreateTournament { setup } => {
+                let tournament = hub.tournaments.create(&self.user()?, *setup).await?;
+                self.send(&ServerMsg::Tournament { id, tournament });
+            }
+        }
+        Ok(())
+    }
+
+    /// A request about one tournament, for its director task to decide.
+    async fn tournament(
+        &mut self,
+        id: Option<RequestId>,
+        tournament_id: String,
+        action: TournamentAction,
+    ) -> Result<(), Refusal> {
+        let (user, outbox) = (self.user.clone(), self.outbox.clone());
+        let hub = self.hub.clone();
+        match hub
+            .tournaments
+            .act(&tournament_id, user, action, outbox)
+            .await?
+        {
+            Some(tournament) => self.send(&ServerMsg::Tournament { id, tournament }),
+            None => self.ack(id, None, None),
         }
         Ok(())
     }

@@ -15,14 +15,23 @@ use super::referee::Ruling;
 use super::request::RequestId;
 use super::settings::GameSettings;
 use super::speed::Speed;
+use super::tournament::{TournamentAction, TournamentSetup};
 use crate::rules::{Color, Move, Vertex};
 
-/// A request from a client: one outside any game, or an action in one game. On the wire
-/// both are flat objects, `{"type": …, "id": …, "game_id": …, …fields}`.
+/// A request from a client: one outside any game, an action in one game, or a request
+/// about one tournament. On the wire all are flat objects,
+/// `{"type": …, "id": …, "game_id": …, …fields}` (`tournament_id` for a tournament).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientMsg {
     Lobby(LobbyMsg),
-    Game { game_id: String, action: GameAction },
+    Game {
+        game_id: String,
+        action: GameAction,
+    },
+    Tournament {
+        tournament_id: String,
+        action: TournamentAction,
+    },
 }
 
 /// Requests that are not about one game. Fieldless ones are empty struct variants, so
@@ -127,6 +136,11 @@ pub enum LobbyMsg {
     /// Referees and admins: close a report that has been dealt with.
     CloseReport {
         report_id: u64,
+    },
+    /// Referees and admins: create a tournament, which you direct
+    /// (client-protocol/tournament.md).
+    CreateTournament {
+        setup: Box<TournamentSetup>,
     },
 }
 
@@ -253,14 +267,18 @@ impl ClientMsg {
     /// The game this request is about, if any.
     pub fn game_id(&self) -> Option<&str> {
         match self {
-            ClientMsg::Lobby(_) => None,
+            ClientMsg::Lobby(_) | ClientMsg::Tournament { .. } => None,
             ClientMsg::Game { game_id, .. } => Some(game_id),
         }
     }
 
     /// Every `type` a client may send, lobby requests first (read from the serde types).
     pub fn types() -> impl Iterator<Item = &'static str> {
-        lobby_types().iter().chain(game_types()).copied()
+        lobby_types()
+            .iter()
+            .chain(game_types())
+            .chain(tournament_types())
+            .copied()
     }
 }
 
@@ -270,6 +288,10 @@ fn lobby_types() -> &'static [&'static str] {
 
 fn game_types() -> &'static [&'static str] {
     names::tags::<GameAction>("type")
+}
+
+fn tournament_types() -> &'static [&'static str] {
+    names::tags::<TournamentAction>("type")
 }
 
 impl From<LobbyMsg> for ClientMsg {
@@ -287,9 +309,23 @@ impl Serialize for ClientMsg {
             #[serde(flatten)]
             action: &'a GameAction,
         }
+        #[derive(Serialize)]
+        struct Aimed<'a> {
+            tournament_id: &'a str,
+            #[serde(flatten)]
+            action: &'a TournamentAction,
+        }
         match self {
             ClientMsg::Lobby(msg) => msg.serialize(serializer),
             ClientMsg::Game { game_id, action } => Flat { game_id, action }.serialize(serializer),
+            ClientMsg::Tournament {
+                tournament_id,
+                action,
+            } => Aimed {
+                tournament_id,
+                action,
+            }
+            .serialize(serializer),
         }
     }
 }
@@ -456,14 +492,18 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
         }
     };
     let msg = if game_types().contains(&kind) {
-        let game_id = match map.remove("game_id") {
-            Some(Value::String(game_id)) => game_id,
-            Some(_) => return Err(bad(serde_json::Error::custom("`game_id` must be a string"))),
-            None => return Err(bad(serde_json::Error::missing_field("game_id"))),
-        };
+        let game_id = target(&mut map, "game_id").map_err(bad)?;
         let action = serde_json::from_value(Value::Object(map))
-            .map_err(|e| bad(serde_json::Error::custom(with_game_id(&e))))?;
+            .map_err(|e| bad(serde_json::Error::custom(with_target(&e, "game_id"))))?;
         ClientMsg::Game { game_id, action }
+    } else if tournament_types().contains(&kind) {
+        let tournament_id = target(&mut map, "tournament_id").map_err(bad)?;
+        let action = serde_json::from_value(Value::Object(map))
+            .map_err(|e| bad(serde_json::Error::custom(with_target(&e, "tournament_id"))))?;
+        ClientMsg::Tournament {
+            tournament_id,
+            action,
+        }
     } else if lobby_types().contains(&kind) {
         ClientMsg::Lobby(serde_json::from_value(Value::Object(map)).map_err(bad)?)
     } else {
@@ -475,9 +515,21 @@ pub fn decode(text: &str) -> Result<Request, DecodeError> {
     Ok(Request { id, msg })
 }
 
-/// serde's refusal of a game action, whose field list lacks `game_id`: it is read apart,
-/// before the action, and a client told "there are no fields" would drop it.
-fn with_game_id(e: &serde_json::Error) -> String {
+/// The string field `key` (`game_id`, `tournament_id`) that names what a request is
+/// about, taken out of the message before the rest is read.
+fn target(map: &mut Map<String, Value>, key: &'static str) -> Result<String, serde_json::Error> {
+    match map.remove(key) {
+        Some(Value::String(id)) => Ok(id),
+        Some(_) => Err(serde_json::Error::custom(format!(
+            "`{key}` must be a string"
+        ))),
+        None => Err(serde_json::Error::missing_field(key)),
+    }
+}
+
+/// serde's refusal of a game (or tournament) action, whose field list lacks `key`: it is
+/// read apart, before the action, and a client told "there are no fields" would drop it.
+fn with_target(e: &serde_json::Error, key: &str) -> String {
     let text = e.to_string();
     let Some((head, rest)) = text
         .split_once(", ")
@@ -486,14 +538,14 @@ fn with_game_id(e: &serde_json::Error) -> String {
         return text;
     };
     let others = match rest {
-        "there are no fields" => return format!("{head}, expected `game_id`"),
+        "there are no fields" => return format!("{head}, expected `{key}`"),
         rest => rest
             .strip_prefix("expected one of ")
             .or(rest.strip_prefix("expected ")),
     };
     match others {
         Some(list) => format!(
-            "{head}, expected one of `game_id`, {}",
+            "{head}, expected one of `{key}`, {}",
             list.replace(" or ", ", ")
         ),
         None => text,

@@ -36,6 +36,18 @@ pub enum ErrorCode {
     /// A rated game (seek, challenge, accept, automatch) with a player who may not play
     /// rated games: guests play unrated games only.
     RatedNotAllowed,
+    /// Registering for a tournament you are already registered in.
+    AlreadyRegistered,
+    /// Registering outside the tournament's registration window, or after it finished.
+    RegistrationClosed,
+    /// Registering with a rank outside the tournament's limits.
+    OutsideLimits,
+    /// Pairing a round before every game of the last one has a result.
+    RoundNotFinished,
+    /// Publishing a round that is already published.
+    AlreadyPublished,
+    /// A swap by hand that would pair two players who have already met.
+    RepeatGame,
 }
 
 impl ErrorCode {

@@ -13,6 +13,7 @@ mod server;
 mod settings;
 mod speed;
 mod summary;
+mod tournament;
 mod user;
 
 pub use client::{ClientMsg, DecodeError, GameAction, LobbyMsg, Request, decode, request_id};
@@ -28,6 +29,10 @@ pub use server::{
 pub use settings::{ColorChoice, FairPlay, GameSettings, HandicapPlacement};
 pub use speed::Speed;
 pub use summary::{GameSummary, Phase};
+pub use tournament::{
+    AppealView, BoardView, DrawView, PlayerView, RoundView, Stage, StandingView, TournamentAction,
+    TournamentSetup, TournamentView,
+};
 pub use user::{Role, UserInfo};
 
 /// Bumped when a change could break an existing client.

@@ -12,6 +12,7 @@ use super::offer::BotListing;
 use super::request::RequestId;
 use super::settings::GameSettings;
 use super::summary::{GameSummary, Phase};
+use super::tournament::{AppealView, PlayerView, RoundView, StandingView, TournamentView};
 use super::user::UserInfo;
 use crate::clock::ClockView;
 use crate::rules::{Color, GameResult, Move, Vertex};
@@ -254,6 +255,46 @@ pub enum ServerMsg {
     /// The server is going away (shutdown); reconnect later and `join` with `since_seq`.
     Closing {
         reason: String,
+    },
+    /// Reply to `create_tournament` and `watch_tournament`: the whole tournament.
+    Tournament {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        tournament: Box<TournamentView>,
+    },
+    /// Tournament channel: a player registered, withdrew or was disqualified.
+    RegistrationChanged {
+        tournament_id: String,
+        player: PlayerView,
+    },
+    /// Tournament channel: a round was proposed (or changed by a swap), not yet final.
+    RoundPaired {
+        tournament_id: String,
+        round: RoundView,
+    },
+    /// Tournament channel: a round was published and its games created.
+    RoundStarted {
+        tournament_id: String,
+        round: RoundView,
+    },
+    /// Tournament channel: a board's result, or its change by a ruling or correction.
+    BoardResult {
+        tournament_id: String,
+        round: u8,
+        board: u16,
+        game_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outcome: Option<crate::tournament::field::Outcome>,
+    },
+    /// Tournament channel: the standings after a change.
+    StandingsChanged {
+        tournament_id: String,
+        standings: Vec<StandingView>,
+    },
+    /// Tournament channel: an appeal to the chief referee, or its ruling.
+    AppealChanged {
+        tournament_id: String,
+        appeal: AppealView,
     },
 }
 

@@ -102,6 +102,30 @@ pub enum StoreError {
         /// The only number the store would accept next.
         expected: u64,
     },
+    /// A tournament id that is already taken.
+    #[error("Tournament {id} already exists.")]
+    DuplicateTournament {
+        /// The tournament.
+        id: String,
+    },
+    /// No tournament has this id.
+    #[error("Tournament {id} does not exist.")]
+    UnknownTournament {
+        /// The tournament.
+        id: String,
+    },
+    /// A tournament entry numbered other than the next one: another writer was first.
+    #[error(
+        "Entry {seq} of tournament {id} is out of order: the next entry must be number {expected}."
+    )]
+    TournamentOutOfOrder {
+        /// The tournament.
+        id: String,
+        /// The number given.
+        seq: u64,
+        /// The only number the store would accept next.
+        expected: u64,
+    },
     /// [`Append::Finish`](super::Append::Finish) for a game that already has a result.
     #[error("Game {game_id} is already finished, so its result cannot be changed.")]
     AlreadyFinished {

@@ -18,7 +18,7 @@
 //!
 //! Each kind of row has a trait of its own in a file of its own here, with its record
 //! types: [`EventLog`] (writing games and events, `log.rs`), [`GameStore`] (reading them,
-//! `games.rs`), [`AccountStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`] and,
+//! `games.rs`), [`AccountStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`], [`TournamentStore`] and,
 //! for a shared database only, [`Leases`]. Each backend implements a trait in the file
 //! of the same name under its folder: `sqlite/ratings.rs`, `postgres/ratings.rs`. SQLite-
 //! only machinery (the move log, migrations, the checkpointer) lives under `sqlite/`,
@@ -44,6 +44,7 @@ mod postgres;
 mod ratings;
 mod reviews;
 mod sqlite;
+mod tournaments;
 mod writer;
 
 pub use accounts::{
@@ -60,6 +61,7 @@ pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
 pub use reviews::{ReviewRecord, ReviewStore};
 pub use sqlite::{SqliteStore, SyncMode};
+pub use tournaments::{TournamentEntry, TournamentRecord, TournamentStore};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
 /// The whole store as the room, the HTTP handlers and the services see it: every trait
@@ -69,11 +71,25 @@ pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 /// client on a runtime of its own, so a call is safe from any thread. Async callers go
 /// through [`StoreWriter`] for writes (which batches them) and `spawn_blocking` for reads.
 pub trait Store:
-    EventLog + GameStore + AccountStore + RatingStore + FairPlayStore + ReviewStore + MuteStore
+    EventLog
+    + GameStore
+    + AccountStore
+    + RatingStore
+    + FairPlayStore
+    + ReviewStore
+    + MuteStore
+    + TournamentStore
 {
 }
 
 impl<S> Store for S where
-    S: EventLog + GameStore + AccountStore + RatingStore + FairPlayStore + ReviewStore + MuteStore
+    S: EventLog
+        + GameStore
+        + AccountStore
+        + RatingStore
+        + FairPlayStore
+        + ReviewStore
+        + MuteStore
+        + TournamentStore
 {
 }

@@ -1,14 +1,14 @@
-//! The event's draw (抽签) as a commitment, checked the way a game's nigiri is
-//! (`client-protocol/nigiri.md`): the server draws a 32-byte secret when the tournament
-//! is created and publishes only `hex(sha256(secret))`; once the event is over it reveals
-//! the secret. Every random choice of the event (the order inside a score group in round
-//! one, the colours of even games, split-and-random seeding) comes from the pairing's
-//! seed, and the seed is `sha256(secret ‖ tournament id)`'s first eight bytes read as a
-//! big-endian number. Anyone holding the revealed secret checks it against the
-//! commitment, derives the seed, and pairs every round again with [`super::pairing::pair`]
-//! to the same boards.
+//! The event's draw (抽签) as commitments, checked the way a game's nigiri is
+//! (`client-protocol/nigiri.md`): when the tournament is created the server draws one
+//! 32-byte secret per round and publishes only each one's `hex(sha256(secret))`; a round's
+//! secret is revealed when the round is published. Every random choice of a round (the
+//! order inside a score group, the colours of even games, split-and-random seeding) comes
+//! from its pairing seed, the first eight bytes of `sha256(secret ‖ tournament id)` read
+//! as a big-endian number; a nigiri at a board draws from the same secret with the board's
+//! own seed. Anyone holding a revealed secret checks it against the commitment, derives
+//! the seed, and pairs the round again with [`super::pairing::pair`] to the same boards.
 //!
-//! The server cannot steer the draw after it has committed, and the commitment comes
+//! The server cannot steer a draw after it has committed, and the commitments come
 //! before anyone has registered. Pure: the caller draws the secret (`rand::random()`).
 
 use sha2::{Digest, Sha256};
@@ -43,6 +43,11 @@ impl Draw {
     /// What is published before the event: `hex(sha256(secret))`.
     pub fn commitment(&self) -> String {
         hex::encode(Sha256::digest(self.secret))
+    }
+
+    /// The secret's bytes, which a nigiri at the board draws from with its own seed.
+    pub fn secret(&self) -> &[u8; 32] {
+        &self.secret
     }
 
     /// What is revealed after it: the secret in hex.

@@ -20,6 +20,7 @@ mod mutes;
 mod ratings;
 mod reviews;
 mod schema;
+mod tournaments;
 
 use std::fmt;
 

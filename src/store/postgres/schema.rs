@@ -165,6 +165,24 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (muter, muted)
     );
     "#,
+    // 5: SQLite's version 10, tournaments and their logs.
+    r#"
+    CREATE TABLE tournaments (
+        id            TEXT COLLATE "C" PRIMARY KEY,
+        name          TEXT NOT NULL,
+        created_at_ms BIGINT NOT NULL,
+        stage         TEXT NOT NULL
+    );
+    CREATE INDEX tournaments_by_created ON tournaments (created_at_ms, id);
+    CREATE TABLE tournament_entries (
+        tournament_id TEXT COLLATE "C" NOT NULL REFERENCES tournaments (id),
+        seq           BIGINT NOT NULL CHECK (seq >= 1),
+        at_ms         BIGINT NOT NULL,
+        kind          TEXT NOT NULL,
+        payload       TEXT NOT NULL,
+        PRIMARY KEY (tournament_id, seq)
+    );
+    "#,
 ];
 
 /// The schema version this build writes and understands.

@@ -14,7 +14,7 @@ use crate::store::{
 
 impl SqliteStore {
     /// Runs `work` in one immediate transaction, committed when it returns `Ok`.
-    fn in_transaction<T>(
+    pub(super) fn in_transaction<T>(
         &self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {

@@ -185,6 +185,25 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (muter, muted)
     ) STRICT, WITHOUT ROWID;
     ",
+    // 10: tournaments, each a numbered log of entries its director task folds
+    // (store/tournaments.rs).
+    "
+    CREATE TABLE tournaments (
+        id            TEXT PRIMARY KEY NOT NULL,
+        name          TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        stage         TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX tournaments_by_created ON tournaments (created_at_ms, id);
+    CREATE TABLE tournament_entries (
+        tournament_id TEXT NOT NULL REFERENCES tournaments (id),
+        seq           INTEGER NOT NULL CHECK (seq >= 1),
+        at_ms         INTEGER NOT NULL,
+        kind          TEXT NOT NULL,
+        payload       TEXT NOT NULL,
+        PRIMARY KEY (tournament_id, seq)
+    ) STRICT, WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -37,6 +37,7 @@ mod ratings;
 mod reviews;
 #[cfg(test)]
 mod tests;
+mod tournaments;
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.

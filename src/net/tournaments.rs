@@ -1,0 +1,101 @@
+//! Tournaments over HTTP (client-protocol/tournament.md#http): the list, one tournament,
+//! a round's pairings (with each board's costs for its directors) and the standings with
+//! the crosstable. Read-only; changes go over the WebSocket to the director task.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::json;
+
+use super::extract::{GameIdPath, bearer};
+use super::reply::problem;
+use crate::hub::Hub;
+use crate::protocol::{ErrorCode, Refusal, TournamentView};
+
+pub fn routes() -> Router<Arc<Hub>> {
+    Router::new()
+        .route("/api/tournaments", get(list))
+        .route("/api/tournaments/{id}", get(one))
+        .route("/api/tournaments/{id}/standings", get(standings))
+        .route("/api/tournaments/{id}/rounds/{round}", get(round))
+}
+
+fn refused(refusal: Refusal) -> Response {
+    let status = match refusal.code {
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    problem(status, refusal.message)
+}
+
+/// Tournament `id` as the request's bearer (if any) may see it.
+async fn view(hub: &Hub, headers: &HeaderMap, id: GameIdPath) -> Result<TournamentView, Response> {
+    let Ok(Path(id)) = id else {
+        return Err(problem(
+            StatusCode::BAD_REQUEST,
+            "the tournament id in the path cannot be read",
+        ));
+    };
+    let viewer = match bearer(headers) {
+        Some(token) => Some(
+            crate::accounts::admit(hub.store(), &hub.verifier, token)
+                .await
+                .map_err(refused)?
+                .id,
+        ),
+        None => None,
+    };
+    hub.tournaments.view(&id, viewer).await.map_err(refused)
+}
+
+async fn list(State(hub): State<Arc<Hub>>) -> Response {
+    match hub.tournaments.list().await {
+        Ok(tournaments) => Json(json!({ "tournaments": tournaments })).into_response(),
+        Err(refusal) => refused(refusal),
+    }
+}
+
+async fn one(State(hub): State<Arc<Hub>>, headers: HeaderMap, id: GameIdPath) -> Response {
+    match view(&hub, &headers, id).await {
+        Ok(view) => Json(view).into_response(),
+        Err(response) => response,
+    }
+}
+
+async fn standings(State(hub): State<Arc<Hub>>, headers: HeaderMap, id: GameIdPath) -> Response {
+    match view(&hub, &headers, id).await {
+        Ok(view) => Json(json!({
+            "tournament_id": view.tournament_id,
+            "standings": view.standings,
+        }))
+        .into_response(),
+        Err(response) => response,
+    }
+}
+
+async fn round(
+    State(hub): State<Arc<Hub>>,
+    headers: HeaderMap,
+    Path((id, round)): Path<(String, String)>,
+) -> Response {
+    let Ok(number) = round.parse::<u8>() else {
+        return problem(StatusCode::BAD_REQUEST, "a round is a number from 1");
+    };
+    match view(&hub, &headers, Ok(Path(id))).await {
+        Ok(view) => match view.rounds.into_iter().find(|r| r.round == number) {
+            Some(round) => Json(round).into_response(),
+            None => problem(
+                StatusCode::NOT_FOUND,
+                format!("round {number} is not paired"),
+            ),
+        },
+        Err(response) => response,
+    }
+}

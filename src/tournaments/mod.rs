@@ -1,0 +1,220 @@
+//! Tournaments on the server: one director task per running tournament around the pure
+//! core of `crate::tournament`; its log in the store; its games through the game
+//! starter; its results from the game-lifecycle bus (docs/TOURNAMENTS.md §7).
+
+pub mod director;
+pub mod entry;
+pub mod state;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::fanout::Outbox;
+use crate::ids::new_id;
+use crate::protocol::{
+    ErrorCode, Refusal, Role, Stage, TournamentAction, TournamentSetup, TournamentView, UserInfo,
+};
+use crate::store::{StoreError, TournamentEntry, TournamentRecord};
+use crate::time::wall_ms;
+use director::{Answer, Command, Deps};
+use entry::Entry;
+use state::{Tournament, check_setup, fresh_secrets};
+
+/// Tournaments a list shows at most.
+pub const LISTED: u32 = 200;
+
+/// The stage as the store's row keeps it.
+pub fn stage_name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Registration => "registration",
+        Stage::Finished => "finished",
+        _ => "running",
+    }
+}
+
+/// The tournaments this node runs: one director task each, started on first use (or at
+/// start for those not finished).
+pub struct Tournaments {
+    deps: Arc<Deps>,
+    running: Mutex<HashMap<String, mpsc::Sender<Command>>>,
+}
+
+fn unavailable(e: &dyn std::fmt::Display) -> Refusal {
+    Refusal::new(ErrorCode::Unavailable, format!("the store failed: {e}"))
+}
+
+fn unknown(id: &str) -> Refusal {
+    Refusal::new(
+        ErrorCode::NotFound,
+        format!("there is no tournament `{id}`"),
+    )
+}
+
+/// A tournament folded from its log, and the number of its last entry.
+fn replay(id: &str, log: &[TournamentEntry]) -> Result<(Tournament, u64), String> {
+    let entries = log
+        .iter()
+        .map(|e| serde_json::from_str::<Entry>(&e.payload))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("tournament {id} has an unreadable entry: {e}"))?;
+    let first = entries.first().ok_or("an empty log")?;
+    let mut state = Tournament::created(id, first)
+        .ok_or(format!("tournament {id} does not begin with its creation"))?;
+    for entry in &entries[1..] {
+        state.apply(entry);
+    }
+    Ok((state, log.last().map_or(0, |e| e.seq)))
+}
+
+impl Tournaments {
+    pub fn new(deps: Deps) -> Arc<Tournaments> {
+        Arc::new(Tournaments {
+            deps: Arc::new(deps),
+            running: Mutex::new(HashMap::new()),
+        })
+    }
+
+    async fn stored<T: Send + 'static>(
+        &self,
+        call: impl FnOnce(&dyn crate::store::Store) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, Refusal> {
+        let store = self.deps.store.clone();
+        tokio::task::spawn_blocking(move || call(store.as_ref()))
+            .await
+            .map_err(|e| unavailable(&e))?
+            .map_err(|e| unavailable(&e))
+    }
+
+    /// Tournament `id` read from the store and folded, if it exists.
+    async fn load(&self, id: &str) -> Result<Option<(Tournament, u64)>, Refusal> {
+        let wanted = id.to_string();
+        let Some((_, log)) = self.stored(move |s| s.tournament(&wanted)).await? else {
+            return Ok(None);
+        };
+        replay(id, &log)
+            .map(Some)
+            .map_err(|e| Refusal::new(ErrorCode::Unavailable, e))
+    }
+
+    /// The director of `id`, started if it is not running.
+    async fn director(&self, id: &str) -> Result<mpsc::Sender<Command>, Refusal> {
+        if let Some(running) = self.running_director(id) {
+            return Ok(running);
+        }
+        let (state, seq) = self.load(id).await?.ok_or_else(|| unknown(id))?;
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let sender = running
+            .entry(id.to_string())
+            .or_insert_with(|| director::spawn(state, seq, self.deps.clone()));
+        Ok(sender.clone())
+    }
+
+    fn running_director(&self, id: &str) -> Option<mpsc::Sender<Command>> {
+        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        running.get(id).filter(|s| !s.is_closed()).cloned()
+    }
+
+    /// Creates a tournament that `by` directs.
+    pub async fn create(
+        &self,
+        by: &UserInfo,
+        setup: TournamentSetup,
+    ) -> Result<Box<TournamentView>, Refusal> {
+        if !matches!(by.role, Role::Admin | Role::Referee) {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                "only referees and admins create tournaments",
+            ));
+        }
+        check_setup(&setup)?;
+        let id = new_id();
+        let first = Entry::Created {
+            by: by.clone(),
+            secrets: fresh_secrets(setup.regulations.rounds),
+            setup,
+        };
+        let state = Tournament::created(&id, &first).ok_or_else(|| unknown(&id))?;
+        let record = TournamentRecord {
+            id: id.clone(),
+            name: state.setup.name.clone(),
+            created_at_ms: wall_ms(),
+            stage: stage_name(Stage::Registration).to_string(),
+        };
+        let row = TournamentEntry {
+            seq: 1,
+            at_ms: record.created_at_ms,
+            kind: first.kind().to_string(),
+            payload: serde_json::to_string(&first).map_err(|e| unavailable(&e))?,
+        };
+        self.stored(move |s| s.create_tournament(&record, &row))
+            .await?;
+        let view = Box::new(state.view(true));
+        let sender = director::spawn(state, 1, self.deps.clone());
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, sender);
+        Ok(view)
+    }
+
+    /// A request about tournament `id` from `user` on connection `outbox`.
+    pub async fn act(
+        &self,
+        id: &str,
+        user: Option<UserInfo>,
+        action: TournamentAction,
+        outbox: Outbox,
+    ) -> Answer {
+        let director = self.director(id).await?;
+        let (reply, answer) = oneshot::channel();
+        let gone = || Refusal::new(ErrorCode::Unavailable, "the tournament's director stopped");
+        director
+            .send(Command::Act {
+                user,
+                action,
+                outbox,
+                reply,
+            })
+            .await
+            .map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
+    }
+
+    /// Tournament `id` as `viewer` may see it (the costs for its directors): from its
+    /// director if it runs, else folded from the store.
+    pub async fn view(&self, id: &str, viewer: Option<String>) -> Result<TournamentView, Refusal> {
+        if let Some(director) = self.running_director(id) {
+            let (reply, answer) = oneshot::channel();
+            if director
+                .send(Command::View {
+                    viewer: viewer.clone(),
+                    reply,
+                })
+                .await
+                .is_ok()
+                && let Ok(view) = answer.await
+            {
+                return Ok(view);
+            }
+        }
+        let (state, _) = self.load(id).await?.ok_or_else(|| unknown(id))?;
+        let costs = viewer.is_some_and(|v| state.is_director(&v));
+        Ok(state.view(costs))
+    }
+
+    /// The newest tournaments.
+    pub async fn list(&self) -> Result<Vec<TournamentRecord>, Refusal> {
+        self.stored(|s| s.tournaments(LISTED)).await
+    }
+
+    /// Starts the director of every tournament not finished (at start, on one node).
+    pub async fn restore(&self) -> Result<usize, Refusal> {
+        let ids = self.stored(|s| s.unfinished_tournaments()).await?;
+        for id in &ids {
+            self.director(id).await?;
+        }
+        Ok(ids.len())
+    }
+}
