@@ -10,6 +10,7 @@ pub mod archive;
 pub mod auth;
 pub mod bot;
 pub mod clock;
+pub mod correspondence;
 pub mod cluster;
 pub mod config;
 pub mod estimate;

@@ -15,6 +15,7 @@ use super::crowd::{Crowd, Member, Seat};
 use super::live::{LiveGame, Moment, ReplayError, Step, is_referee_act};
 use super::rebuild::rebuild;
 use super::ring::{Ring, missed_since};
+use super::timeline::Timeline;
 use crate::clock::Millis;
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
@@ -229,7 +230,8 @@ pub struct Room {
     /// The most recent events' public frames.
     recent: Ring,
     crowd: Crowd,
-    epoch: Instant,
+    /// The time the game's clocks run on.
+    timeline: Timeline,
     /// When the clock may next ask a failing store for a commit.
     backoff: Backoff,
     /// The last seq delayed spectators have been sent (see
@@ -248,8 +250,8 @@ pub struct NewGame {
     pub live: LiveGame,
     /// The first event's frame.
     pub first: Frame,
-    /// The instant the game's clock counts from.
-    pub epoch: Instant,
+    /// The time the game's clock runs on.
+    pub timeline: Timeline,
 }
 
 /// A room built but not yet running: the registry takes its handle first, so the room
@@ -284,25 +286,25 @@ impl Room {
     pub fn open(ctx: RoomContext, game: NewGame) -> Prepared {
         let mut recent = Ring::starting_at(1);
         recent.push(game.first);
-        Room::prepare(ctx, game.id, game.live, recent, Vec::new(), game.epoch)
+        Room::prepare(ctx, game.id, game.live, recent, Vec::new(), game.timeline)
     }
 
-    /// Rebuilds a room from its stored events (after a restart, or to show a finished
-    /// game). Clocks do not run until the player to move is back.
+    /// Rebuilds a room from its stored events (after a restart, to show a finished
+    /// game, or to wake a correspondence game). A live game's clocks do not run until
+    /// the player to move is back; a correspondence game's run on from its log.
     pub fn restore(
         ctx: RoomContext,
         id: String,
         events: &[EventRecord],
     ) -> Result<Prepared, ReplayError> {
-        let epoch = Instant::now();
-        let rebuilt = rebuild(events, ctx.lag, 0)?;
+        let rebuilt = rebuild(events, ctx.lag)?;
         Ok(Room::prepare(
             ctx,
             id,
             rebuilt.live,
             rebuilt.recent,
             rebuilt.gone,
-            epoch,
+            rebuilt.timeline,
         ))
     }
 
@@ -312,7 +314,7 @@ impl Room {
         live: LiveGame,
         recent: Ring,
         gone: Vec<Color>,
-        epoch: Instant,
+        timeline: Timeline,
     ) -> Prepared {
         let instance = next_instance();
         let (tx, rx) = mpsc::channel(QUEUE);
@@ -324,7 +326,7 @@ impl Room {
         };
         // Boxed, like the command handler below: a room future holding the game by
         // value (and a copy per async layer) would weigh some 58 KB per live game.
-        let released = live.spectator_horizon(epoch.elapsed().as_millis() as Millis);
+        let released = live.spectator_horizon(timeline.now());
         let room = Box::new(Room {
             released,
             id,
@@ -333,7 +335,7 @@ impl Room {
             live,
             recent,
             crowd: Crowd::default(),
-            epoch,
+            timeline,
             backoff: Backoff::default(),
             fence: None,
             moved: false,
@@ -347,16 +349,12 @@ impl Room {
     }
 
     fn now(&self) -> Millis {
-        self.epoch.elapsed().as_millis() as Millis
+        self.timeline.now()
     }
 
     /// This instant, for an action from a connection with one-way latency `lag_ms`.
     fn moment(&self, lag_ms: u64) -> Moment {
-        Moment {
-            now: self.now(),
-            wall_ms: wall_ms(),
-            lag_ms,
-        }
+        self.timeline.moment(lag_ms)
     }
 
     async fn run(self: Box<Self>, rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
@@ -382,13 +380,13 @@ impl Room {
             let deadline = self
                 .live
                 .next_timer()
-                .map(|ms| self.epoch + std::time::Duration::from_millis(ms))
+                .map(|ms| self.timeline.instant(ms))
                 .map(|at| self.backoff.retry_at().map_or(at, |retry| at.max(retry)));
             // A tournament game's spectators see a move once its delay in time is over.
             let release = self
                 .live
                 .next_release(self.now())
-                .map(|ms| self.epoch + std::time::Duration::from_millis(ms));
+                .map(|ms| self.timeline.instant(ms));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => Box::pin(self.handle(cmd)).await,
@@ -617,7 +615,7 @@ impl Room {
                 (missed, true, last)
             }
             None => {
-                let snapshot = self.live.snapshot(&self.id, self.now(), wall_ms(), color);
+                let snapshot = self.live.snapshot(&self.id, self.now(), self.timeline.wall_ms(), color);
                 let frame = encode(&ServerMsg::Snapshot(Box::new(snapshot)));
                 (vec![frame], false, last)
             }
@@ -794,7 +792,7 @@ impl Room {
             step.first_seq(),
             step.events,
             step.game.move_count(),
-            wall_ms(),
+            self.timeline.wall_ms(),
         );
         if let Some(fence) = self.fence {
             staged.batch.insert(

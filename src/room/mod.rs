@@ -10,9 +10,11 @@ mod crowd;
 mod live;
 mod rebuild;
 mod ring;
+mod timeline;
 
 pub use actor::{Gone, NewGame, Opening, Prepared, Room, RoomCmd, RoomHandle};
 pub use commit::{Staged, event_record, moving, stage, unavailable};
 pub use context::{Audience, News, Rejoin, Relay, RoomContext, RoomNews};
 pub use live::{LiveGame, MAX_CHAT_CHARS, Moment, ReplayError, Step};
 pub use ring::stored_frames;
+pub use timeline::Timeline;
