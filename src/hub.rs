@@ -107,6 +107,11 @@ impl Hub {
     }
 
     /// The store, for reads (archive, readiness).
+    /// Whether a game has a room here now (a sleeping correspondence game has none).
+    pub fn is_awake(&self, game_id: &str) -> bool {
+        self.games.is_awake(game_id)
+    }
+
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.games.context().store
     }

@@ -3,7 +3,6 @@
 //! The game starter ([`crate::starter`]) runs these steps with the slots, the room and
 //! the announcements around them.
 
-
 use super::{Open, nigiri};
 use crate::clock::LagSettings;
 use crate::fanout::encode;
@@ -12,7 +11,7 @@ use crate::protocol::{
     ColorChoice, ErrorCode, EventFrame, GameEvent, GameSettings, HandicapPlacement, NigiriProof,
     Refusal, UserInfo,
 };
-use crate::room::{LiveGame, NewGame, Timeline, event_record, unavailable};
+use crate::room::{LiveGame, NewGame, Timeline, deadline, event_record, unavailable};
 use crate::rules::{self, Color};
 use crate::store::{Append, GameRecord, GameStatus, StoreWriter};
 
@@ -128,6 +127,7 @@ pub async fn store(
         Append::Create(record),
         Append::Event(event_record(&id, 1, "game_created", &frame, now)),
     ];
+    batch.extend(deadline(&id, &live));
     if live.settings.rated {
         batch.push(Append::Rated {
             game_id: id.clone(),

@@ -7,6 +7,7 @@
 
 mod cluster;
 mod local;
+mod waker;
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -60,6 +61,9 @@ pub struct Registry {
     /// Flips to true once when the server begins to shut down: connections then stop
     /// following games that stopped.
     stopping: tokio::sync::watch::Receiver<bool>,
+    /// Told whenever a room stops: the waker of sleeping correspondence games looks at
+    /// the deadline index again.
+    slept: Arc<tokio::sync::Notify>,
     me: Weak<Registry>,
 }
 
@@ -74,6 +78,7 @@ impl Registry {
             ctx,
             place,
             stopping,
+            slept: Arc::default(),
             me: me.clone(),
         });
         registry.place.keep(Arc::downgrade(&registry));
@@ -276,6 +281,7 @@ impl Registry {
             }
         };
         self.forget(&game_id, room);
+        self.slept.notify_one();
         self.place.disown(&game_id, fence);
         self.rejoin(&game_id, members);
     }
@@ -294,6 +300,12 @@ impl Registry {
     /// Removes room `room` of a game from the registry, if it is still the one there.
     fn forget(&self, game_id: &str, room: u64) {
         self.rooms.remove_if(game_id, |_, h| h.instance() == room);
+    }
+
+    /// Whether a room (or a mirror) of the game runs here: a sleeping correspondence
+    /// game has none.
+    pub fn is_awake(&self, game_id: &str) -> bool {
+        self.running(game_id).is_some()
     }
 
     /// The room (or mirror) the registry holds for a game now, if any.

@@ -15,6 +15,7 @@ use super::crowd::{Crowd, Member, Seat};
 use super::live::{LiveGame, Moment, ReplayError, Step, is_referee_act};
 use super::rebuild::rebuild;
 use super::ring::{Ring, missed_since};
+use super::sleep::{self, SLEEP_AFTER};
 use super::timeline::Timeline;
 use crate::clock::Millis;
 use crate::fanout::{Frame, Outbox, encode};
@@ -369,6 +370,8 @@ impl Room {
         // by themselves: a player is recorded gone only if none of theirs has come back
         // within the grace, so presence never says offline of a connection still open.
         let mut absent_at = None;
+        // When a correspondence game nobody has joined goes to sleep.
+        let mut asleep_at = None;
         if self.ctx.relay.is_some() {
             absent_at = (!gone.is_empty()).then(|| Instant::now() + FOLLOW_GRACE);
         } else {
@@ -377,6 +380,14 @@ impl Room {
             }
         }
         loop {
+            asleep_at = match (
+                sleep::may_sleep(&self.live) && self.crowd.is_empty(),
+                asleep_at,
+            ) {
+                (true, None) => Some(Instant::now() + SLEEP_AFTER),
+                (true, at) => at,
+                (false, _) => None,
+            };
             let deadline = self
                 .live
                 .next_timer()
@@ -403,6 +414,10 @@ impl Room {
                     for color in &gone {
                         self.presence(*color).await;
                     }
+                }
+                () = sleep_until(asleep_at.unwrap_or_else(Instant::now)), if asleep_at.is_some() => {
+                    tracing::debug!("a correspondence game nobody watches goes to sleep");
+                    break;
                 }
             }
             if self.moved || (self.live.phase() == Phase::Ended && self.crowd.is_empty()) {
@@ -615,7 +630,9 @@ impl Room {
                 (missed, true, last)
             }
             None => {
-                let snapshot = self.live.snapshot(&self.id, self.now(), self.timeline.wall_ms(), color);
+                let snapshot =
+                    self.live
+                        .snapshot(&self.id, self.now(), self.timeline.wall_ms(), color);
                 let frame = encode(&ServerMsg::Snapshot(Box::new(snapshot)));
                 (vec![frame], false, last)
             }
@@ -794,6 +811,7 @@ impl Room {
             step.game.move_count(),
             self.timeline.wall_ms(),
         );
+        staged.batch.extend(sleep::deadline(&self.id, &step.game));
         if let Some(fence) = self.fence {
             staged.batch.insert(
                 0,

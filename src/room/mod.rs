@@ -10,6 +10,7 @@ mod crowd;
 mod live;
 mod rebuild;
 mod ring;
+mod sleep;
 mod timeline;
 
 pub use actor::{Gone, NewGame, Opening, Prepared, Room, RoomCmd, RoomHandle};
@@ -17,4 +18,5 @@ pub use commit::{Staged, event_record, moving, stage, unavailable};
 pub use context::{Audience, News, Rejoin, Relay, RoomContext, RoomNews};
 pub use live::{LiveGame, MAX_CHAT_CHARS, Moment, ReplayError, Step};
 pub use ring::stored_frames;
+pub use sleep::deadline;
 pub use timeline::Timeline;

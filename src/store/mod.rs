@@ -34,6 +34,7 @@
 
 mod accounts;
 pub mod copy;
+mod deadlines;
 mod error;
 mod fairplay;
 mod games;
@@ -49,6 +50,7 @@ mod writer;
 pub use accounts::{
     AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, UserChange, UserRecord,
 };
+pub use deadlines::DeadlineStore;
 pub use error::StoreError;
 pub use fairplay::{FairPlayStore, KibitzRecord, NewReport, StoredReport};
 pub use games::{EventRecord, GameQuery, GameRecord, GameStatus, GameStore};
@@ -69,11 +71,25 @@ pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 /// client on a runtime of its own, so a call is safe from any thread. Async callers go
 /// through [`StoreWriter`] for writes (which batches them) and `spawn_blocking` for reads.
 pub trait Store:
-    EventLog + GameStore + AccountStore + RatingStore + FairPlayStore + ReviewStore + MuteStore
+    EventLog
+    + GameStore
+    + AccountStore
+    + RatingStore
+    + FairPlayStore
+    + ReviewStore
+    + MuteStore
+    + DeadlineStore
 {
 }
 
 impl<S> Store for S where
-    S: EventLog + GameStore + AccountStore + RatingStore + FairPlayStore + ReviewStore + MuteStore
+    S: EventLog
+        + GameStore
+        + AccountStore
+        + RatingStore
+        + FairPlayStore
+        + ReviewStore
+        + MuteStore
+        + DeadlineStore
 {
 }

@@ -308,7 +308,9 @@ impl Draft {
     }
 
     fn pause(&mut self, who: Color) -> Result<(), Refusal> {
-        self.live_only("agreed pauses are for live games: a correspondence game's clock counts days")?;
+        self.live_only(
+            "agreed pauses are for live games: a correspondence game's clock counts days",
+        )?;
         let requested = match self.running()? {
             Play::Running { pause_requested_by } => *pause_requested_by,
             _ => None,
@@ -478,7 +480,9 @@ impl Draft {
     }
 
     fn claim(&mut self, who: Color) -> Result<(), Refusal> {
-        self.live_only("a correspondence game is not claimed for absence: its clock in days decides")?;
+        self.live_only(
+            "a correspondence game is not claimed for absence: its clock in days decides",
+        )?;
         // Stepping away during an agreed pause or an adjournment is allowed.
         if self.game.stage != Stage::Handicap {
             self.running().map_err(|r| match self.game.stage {

@@ -12,6 +12,7 @@
 mod accounts;
 mod connections;
 mod copy;
+mod deadlines;
 mod fairplay;
 mod games;
 mod leases;

@@ -167,6 +167,7 @@ impl SqliteStore {
                 ended_at_ms,
             } => {
                 finish_game(tx, game_id, result, ended_at_ms, &db)?;
+                super::deadlines::clear_deadline(tx, game_id, &db)?;
                 last_seqs.finished(game_id);
                 Ok(())
             }
@@ -178,6 +179,9 @@ impl SqliteStore {
             Write::Kibitz(line) => insert_kibitz(tx, line, &db),
             Write::Rated(game_id) => ratings::mark_rated(tx, game_id, &db),
             Write::Fence { game_id, fence } => claim_fence(tx, game_id, fence, &db),
+            Write::Deadline { game_id, due_ms } => {
+                super::deadlines::set_deadline(tx, game_id, due_ms, &db)
+            }
         }
     }
 
@@ -225,7 +229,7 @@ impl SqliteStore {
 }
 
 /// How a write turns SQLite's error into the store's (it names the database file).
-type DbErr<'a> = &'a dyn Fn(rusqlite::Error) -> StoreError;
+pub(super) type DbErr<'a> = &'a dyn Fn(rusqlite::Error) -> StoreError;
 
 fn unknown_game(game_id: &str) -> StoreError {
     StoreError::UnknownGame {
@@ -426,6 +430,10 @@ enum Write<'a> {
         game_id: &'a str,
         fence: u64,
     },
+    Deadline {
+        game_id: &'a str,
+        due_ms: i64,
+    },
 }
 
 impl Write<'_> {
@@ -438,7 +446,8 @@ impl Write<'_> {
             | Write::Finish { game_id, .. }
             | Write::Rejudge { game_id, .. }
             | Write::Rated(game_id)
-            | Write::Fence { game_id, .. } => game_id,
+            | Write::Fence { game_id, .. }
+            | Write::Deadline { game_id, .. } => game_id,
         }
     }
 }
@@ -470,6 +479,10 @@ impl<'a> From<&'a Append> for Write<'a> {
             Append::Fence { game_id, fence } => Write::Fence {
                 game_id,
                 fence: *fence,
+            },
+            Append::Deadline { game_id, due_ms } => Write::Deadline {
+                game_id,
+                due_ms: *due_ms,
             },
         }
     }

@@ -26,6 +26,7 @@ use move_log::MoveLog;
 mod accounts;
 mod checkpoint;
 mod copy;
+mod deadlines;
 mod fairplay;
 mod games;
 mod last_seqs;
