@@ -233,3 +233,201 @@ async fn a_sleeping_game_wakes_for_a_move_and_after_a_restart_only_when_asked() 
     assert_eq!(main_ms(&snapshot, "white"), 3 * DAY);
     play(&mut white, &id, 2, "C3").await;
 }
+
+/// A plan message for `id`: the replies to the opponent's move `move_number`.
+fn plan(id: &str, move_number: u32, replies: Value) -> Value {
+    json!({"type": "plan", "game_id": id, "move_number": move_number, "replies": replies})
+}
+
+/// Black's plan after E5: C3 → G7, then G3 → C7, then D4 → F6; or D6 → F4.
+fn three_levels() -> Value {
+    json!([
+        {"if": "C3", "play": "G7", "then": [
+            {"if": "G3", "play": "C7", "then": [{"if": "D4", "play": "F6"}]}
+        ]},
+        {"if": "D6", "play": "F4"}
+    ])
+}
+
+/// Checks that no move followed move `n` (by the time `c`'s ping is answered).
+async fn no_reply_after(c: &mut Client, n: u32) {
+    c.ok(json!({"type": "ping"})).await;
+    let later =
+        |m: &&Value| m["type"] == "move_played" && m["move_number"].as_u64() > Some(n.into());
+    assert!(
+        c.pending().iter().find(later).is_none(),
+        "{:?}",
+        c.pending()
+    );
+}
+
+/// The next `move_played` `c` receives.
+async fn next_move(c: &mut Client) -> Value {
+    c.recv_type("move_played").await
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_plan_of_three_levels_plays_out_exactly_and_nobody_else_sees_it() {
+    let server = server().await;
+    let clock = json!({"system": "simple", "per_move_ms": 3 * DAY});
+    let (mut black, mut white, id) = game(&server, clock).await;
+    let mut carol = server.login("carol").await;
+    carol.ok(json!({"type": "join", "game_id": id})).await;
+    carol.recv_type("snapshot").await;
+    play(&mut black, &id, 1, "E5").await;
+    let ack = black.ok(plan(&id, 2, three_levels())).await;
+    assert!(
+        ack.get("seq").is_none_or(Value::is_null),
+        "a plan is no event: {ack}"
+    );
+    // Neither White nor a spectator hears of it, nor does the record show it.
+    for c in [&mut white, &mut carol] {
+        c.ok(json!({"type": "ping"})).await;
+        assert!(
+            c.pending().iter().all(|m| !m.to_string().contains("G7")),
+            "{:?}",
+            c.pending()
+        );
+        c.clear();
+    }
+    let (_, record) = common::get(&server, &format!("/api/games/{id}")).await;
+    assert!(
+        !record.contains("G7") && !record.contains("plan"),
+        "{record}"
+    );
+    let (_, rejoined) = rejoin(&server, "white", &id).await;
+    assert!(!rejoined.to_string().contains("G7"), "{rejoined}");
+    // White plays into the plan three times: each reply comes at once, marked.
+    for (n, theirs, ours) in [(2, "C3", "G7"), (4, "G3", "C7"), (6, "D4", "F6")] {
+        play(&mut white, &id, n, theirs).await;
+        let reply = next_move(&mut white).await;
+        assert_eq!(reply["move_number"], n + 1, "{reply}");
+        assert_eq!(reply["vertex"], ours);
+        assert_eq!(reply["color"], "black");
+        assert_eq!(reply["planned"], true);
+        let seen = loop {
+            let m = next_move(&mut carol).await;
+            if m["move_number"] == n + 1 {
+                break m;
+            }
+        };
+        assert_eq!(seen["vertex"], ours);
+    }
+    // The plan is spent: White's next move waits for Black.
+    play(&mut white, &id, 8, "A1").await;
+    no_reply_after(&mut white, 8).await;
+    let (_, sgf) = common::get(&server, &format!("/api/games/{id}/sgf")).await;
+    assert_eq!(
+        sgf.matches("played from a plan of conditional moves")
+            .count(),
+        3,
+        "{sgf}"
+    );
+    // A move outside a plan drops it.
+    play(&mut black, &id, 9, "J9").await;
+    black
+        .ok(plan(&id, 10, json!([{"if": "B2", "play": "H8"}])))
+        .await;
+    play(&mut white, &id, 10, "B8").await;
+    play(&mut black, &id, 11, "H2").await;
+    play(&mut white, &id, 12, "B2").await;
+    no_reply_after(&mut white, 12).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_plan_on_your_own_turn_follows_your_move() {
+    let server = server().await;
+    let clock = json!({"system": "simple", "per_move_ms": 3 * DAY});
+    let (mut black, mut white, id) = game(&server, clock).await;
+    let mut own = plan(&id, 2, json!([{"if": "C3", "play": "G7"}]));
+    own["after"] = json!("E5");
+    let ack = black.ok(own).await;
+    assert_eq!(ack["seq"], 4, "the move is played with the plan: {ack}");
+    assert_eq!(next_move(&mut white).await["vertex"], "E5");
+    play(&mut white, &id, 2, "C3").await;
+    let reply = next_move(&mut white).await;
+    assert_eq!(
+        (reply["vertex"].clone(), reply["planned"].clone()),
+        (json!("G7"), json!(true))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn bad_plans_are_refused_and_change_nothing() {
+    let server = server().await;
+    let clock = json!({"system": "simple", "per_move_ms": 3 * DAY});
+    let (mut black, mut white, id) = game(&server, clock).await;
+    play(&mut black, &id, 1, "E5").await;
+    // An occupied point two levels down.
+    let illegal = json!([{"if": "C3", "play": "G7", "then": [{"if": "G7", "play": "C7"}]}]);
+    let refused = black.refused(plan(&id, 2, illegal), "illegal_move").await;
+    assert_eq!(refused["reason"], "occupied", "{refused}");
+    assert!(
+        refused["message"].as_str().unwrap_or("").contains("move 4"),
+        "{refused}"
+    );
+    // Deeper than the limit (30 levels), and larger than 16 KiB.
+    let mut deep = json!([]);
+    for _ in 0..31 {
+        deep = json!([{"if": "A1", "play": "J9", "then": deep}]);
+    }
+    black.refused(plan(&id, 2, deep), "too_large").await;
+    let wide: Vec<Value> = (0..700)
+        .map(|_| json!({"if": "A1", "play": "J9"}))
+        .collect();
+    black.refused(plan(&id, 2, json!(wide)), "too_large").await;
+    // Not a player of this game; not the move the plan must answer; not your turn's form.
+    let mut carol = server.login("carol").await;
+    carol
+        .refused(
+            plan(&id, 2, json!([{"if": "C3", "play": "G7"}])),
+            "forbidden",
+        )
+        .await;
+    black
+        .refused(
+            plan(&id, 4, json!([{"if": "C3", "play": "G7"}])),
+            "stale_move",
+        )
+        .await;
+    white
+        .refused(
+            plan(&id, 3, json!([{"if": "G7", "play": "C3"}])),
+            "bad_request",
+        )
+        .await;
+    // A live game has no plans.
+    let live = json!({"board_size": 9, "color": "black"});
+    let mut ann = server.login("ann").await;
+    let mut bob = server.login("bob").await;
+    let live_id = start_game(&mut ann, &mut bob, live).await;
+    play(&mut ann, &live_id, 1, "E5").await;
+    ann.refused(
+        plan(&live_id, 2, json!([{"if": "C3", "play": "G7"}])),
+        "bad_request",
+    )
+    .await;
+    // Nothing was stored: White's C3 gets no reply.
+    play(&mut white, &id, 2, "C3").await;
+    no_reply_after(&mut white, 2).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_plan_survives_a_restart() {
+    let server = server().await;
+    let clock = json!({"system": "simple", "per_move_ms": 3 * DAY});
+    let (mut black, white, id) = game(&server, clock).await;
+    play(&mut black, &id, 1, "E5").await;
+    black.ok(plan(&id, 2, three_levels())).await;
+    black.close().await;
+    white.close().await;
+    let dir = server.stop().await;
+    let server = TestServer::start_in(dir, quiet).await;
+    let (mut white, _) = rejoin(&server, "white", &id).await;
+    play(&mut white, &id, 2, "D6").await;
+    let reply = next_move(&mut white).await;
+    assert_eq!(
+        (reply["vertex"].clone(), reply["planned"].clone()),
+        (json!("F4"), json!(true))
+    );
+}

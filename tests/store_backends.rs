@@ -12,9 +12,10 @@ use std::sync::Arc;
 use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
 use tengen::protocol::Role;
 use tengen::store::{
-    Append, DeadlineStore, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore, KibitzRecord,
-    NewInvite, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow,
-    ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, UserChange, UserRecord,
+    Append, DeadlineStore, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore,
+    KibitzRecord, NewInvite, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow, RatingRecord,
+    RatingRow, ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, UserChange,
+    UserRecord,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -502,8 +503,12 @@ fn the_deadline_index_follows_its_games(b: &Backend) {
         s.create_game(&game(id, at, "alice", "bob"))
             .expect("create");
     }
-    s.append(&[deadline("corr1", 500), deadline("corr2", 300), deadline("corr3", 900)])
-        .expect("deadlines");
+    s.append(&[
+        deadline("corr1", 500),
+        deadline("corr2", 300),
+        deadline("corr3", 900),
+    ])
+    .expect("deadlines");
     // A later batch moves a deadline, in either direction.
     s.append(&[Append::Event(event("corr1", 1)), deadline("corr1", 200)])
         .expect("a move");

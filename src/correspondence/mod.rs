@@ -3,5 +3,7 @@
 //! store while nobody watches them.
 //!
 //! - [`calendar`]: the wall time these clocks run on, moving with tokio's clock.
+//! - [`plan`]: plans of conditional moves, checked and answered as pure functions.
 
 pub mod calendar;
+pub mod plan;

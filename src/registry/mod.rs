@@ -161,7 +161,10 @@ impl Registry {
                 format!("the store could not be read: {e}"),
             )
         };
-        let events = tokio::task::spawn_blocking(move || store.events(&id))
+        let read = tokio::task::spawn_blocking(move || {
+            Ok::<_, StoreError>((store.events(&id)?, store.plans(&id)?))
+        });
+        let (events, plans) = read
             .await
             .map_err(|e| unreadable(&e))?
             .map_err(|e| unreadable(&e))?;
@@ -171,7 +174,7 @@ impl Registry {
                 format!("no game `{game_id}`"),
             ));
         }
-        Room::restore(self.ctx.clone(), game_id.to_string(), &events).map_err(|e| {
+        Room::restore(self.ctx.clone(), game_id.to_string(), &events, plans).map_err(|e| {
             tracing::error!(game = %game_id, error = %e, "could not rebuild a game from its log");
             Refusal::new(
                 ErrorCode::Unavailable,
@@ -205,7 +208,8 @@ impl Registry {
         let games = self.ctx.store.unfinished_games()?;
         let mut restored = Vec::new();
         for (record, events) in games {
-            match Room::restore(self.ctx.clone(), record.id.clone(), &events) {
+            let plans = self.ctx.store.plans(&record.id)?;
+            match Room::restore(self.ctx.clone(), record.id.clone(), &events, plans) {
                 Ok(prepared) => {
                     self.register(prepared);
                     restored.push(record);

@@ -13,16 +13,18 @@ use super::commit::{Backoff, moving, stage, unavailable};
 use super::context::{Audience, Rejoin, RoomContext, RoomNews};
 use super::crowd::{Crowd, Member, Seat};
 use super::live::{LiveGame, Moment, ReplayError, Step, is_referee_act};
+use super::plans::{self, Plans};
 use super::rebuild::rebuild;
 use super::ring::{Ring, missed_since};
 use super::sleep::{self, SLEEP_AFTER};
 use super::timeline::Timeline;
 use crate::clock::Millis;
+use crate::correspondence::plan::{Answer, Plan};
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
     CalledGame, ErrorCode, GameAction, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
 };
-use crate::rules::Color;
+use crate::rules::{Color, Move, Vertex};
 use crate::store::{Append, EventRecord, KibitzRecord, StoreError};
 use crate::time::wall_ms;
 
@@ -233,6 +235,8 @@ pub struct Room {
     crowd: Crowd,
     /// The time the game's clocks run on.
     timeline: Timeline,
+    /// The players' plans of conditional moves (correspondence games).
+    plans: Plans,
     /// When the clock may next ask a failing store for a commit.
     backoff: Backoff,
     /// The last seq delayed spectators have been sent (see
@@ -293,20 +297,25 @@ impl Room {
     /// Rebuilds a room from its stored events (after a restart, to show a finished
     /// game, or to wake a correspondence game). A live game's clocks do not run until
     /// the player to move is back; a correspondence game's run on from its log.
+    /// `plans` are the players' stored plans, `(colour, JSON)`.
     pub fn restore(
         ctx: RoomContext,
         id: String,
         events: &[EventRecord],
+        plans: Vec<(String, String)>,
     ) -> Result<Prepared, ReplayError> {
         let rebuilt = rebuild(events, ctx.lag)?;
-        Ok(Room::prepare(
+        let plans = Plans::from_rows(&id, plans);
+        let mut prepared = Room::prepare(
             ctx,
             id,
             rebuilt.live,
             rebuilt.recent,
             rebuilt.gone,
             rebuilt.timeline,
-        ))
+        );
+        prepared.room.plans = plans;
+        Ok(prepared)
     }
 
     fn prepare(
@@ -337,6 +346,7 @@ impl Room {
             recent,
             crowd: Crowd::default(),
             timeline,
+            plans: Plans::default(),
             backoff: Backoff::default(),
             fence: None,
             moved: false,
@@ -379,6 +389,8 @@ impl Room {
                 self.presence(*color).await;
             }
         }
+        // A plan that was due when the room stopped (its reply not yet stored).
+        self.follow_plans().await;
         loop {
             asleep_at = match (
                 sleep::may_sleep(&self.live) && self.crowd.is_empty(),
@@ -400,11 +412,15 @@ impl Room {
                 .map(|ms| self.timeline.instant(ms));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => Box::pin(self.handle(cmd)).await,
+                    Some(cmd) => {
+                        Box::pin(self.handle(cmd)).await;
+                        Box::pin(self.follow_plans()).await;
+                    }
                     None => break,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                     self.on_timer().await;
+                    Box::pin(self.follow_plans()).await;
                 }
                 () = sleep_until(release.unwrap_or_else(Instant::now)), if release.is_some() => {
                     self.release().await;
@@ -717,6 +733,21 @@ impl Room {
                 "this server node is cut off from the others, so it cannot tell whether your opponent is connected through one of them; claim again once it is back",
             ));
         }
+        if let GameAction::Plan {
+            move_number,
+            after,
+            replies,
+        } = action
+        {
+            let color = player.ok_or_else(|| {
+                Refusal::new(ErrorCode::Forbidden, "only the game's players make plans")
+            })?;
+            let plan = Plan {
+                move_number,
+                replies,
+            };
+            return self.plan(color, plan, after, lag_ms).await;
+        }
         let step = match &action {
             act if is_referee_act(act) => self.live.referee(user, act, at)?,
             _ => {
@@ -734,6 +765,123 @@ impl Room {
             return Ok(None);
         }
         self.commit(step).await.map(Some)
+    }
+
+    /// Stores `color`'s plan (an empty one drops it), checked against the position it
+    /// starts from: now, on the opponent's turn; after `after`, which is played with
+    /// it, on the player's own. A refusal changes nothing.
+    async fn plan(
+        &mut self,
+        color: Color,
+        plan: Plan,
+        after: Option<Vertex>,
+        lag_ms: u64,
+    ) -> Result<Option<u64>, Refusal> {
+        let bad = |message: &str| Err(Refusal::new(ErrorCode::BadRequest, message));
+        if !self.live.settings.correspondence {
+            return bad("plans of conditional moves are for correspondence games");
+        }
+        if self.live.phase() != Phase::Play {
+            return Err(Refusal::new(
+                ErrorCode::WrongPhase,
+                "plans are made while the game is in play",
+            ));
+        }
+        let played = self.live.move_count();
+        let own_turn = self.live.to_move() == color;
+        let expected = played + if own_turn { 2 } else { 1 };
+        if plan.move_number != expected {
+            return Err(Refusal::new(
+                ErrorCode::StaleMove,
+                format!("the plan must answer your opponent's next move, number {expected}"),
+            ));
+        }
+        let kept = (!plan.replies.is_empty()).then_some(plan);
+        let step = match (own_turn, after) {
+            (true, Some(vertex)) => {
+                let action = GameAction::Play {
+                    move_number: played + 1,
+                    vertex: Move::Play(vertex),
+                };
+                Some(self.live.decide(color, &action, self.moment(lag_ms))?)
+            }
+            (true, None) => {
+                return bad("on your own turn a plan follows your move: send it as `after`");
+            }
+            (false, Some(_)) => return bad("it is your opponent's move: a plan answers it"),
+            (false, None) => None,
+        };
+        if let Some(plan) = &kept {
+            let from = step.as_ref().map_or(&self.live, |s| &*s.game);
+            if from.phase() == Phase::Play {
+                plan.check(from.rules(), color)?;
+            }
+        }
+        let item = plans::stored(&self.id, color, kept.as_ref());
+        let seq = match step {
+            Some(step) => Some(self.commit_with(step, vec![item]).await?),
+            None => {
+                self.write(vec![item]).await?;
+                None
+            }
+        };
+        self.plans.set(color, kept);
+        Ok(seq)
+    }
+
+    /// Plays what the plans say now: the planned reply to the opponent's move (which
+    /// may set off the other player's plan in turn), or drops a plan the game left.
+    /// Stops at the first store failure; the plan stays and is followed when the room
+    /// next runs.
+    async fn follow_plans(&mut self) {
+        while let Some((color, answer)) = self.plans.due(&self.live) {
+            let (step, next) = match answer {
+                Answer::Discard => (None, None),
+                Answer::Reply { play, next } => {
+                    let action = GameAction::Play {
+                        move_number: self.live.move_count() + 1,
+                        vertex: Move::Play(play),
+                    };
+                    match self.live.decide(color, &action, self.moment(0)) {
+                        Ok(step) => (Some(step), next),
+                        Err(refusal) => {
+                            tracing::warn!(%refusal, "a planned reply was refused; the plan is dropped");
+                            (None, None)
+                        }
+                    }
+                }
+            };
+            let item = plans::stored(&self.id, color, next.as_ref());
+            let stored = match step {
+                Some(mut step) => {
+                    planned(&mut step.events, color);
+                    self.commit_with(step, vec![item]).await.map(drop)
+                }
+                None => self.write(vec![item]).await,
+            };
+            if stored.is_err() {
+                return;
+            }
+            self.plans.set(color, next);
+        }
+    }
+
+    /// Commits items that are no event of the game (a plan), under this room's fence.
+    async fn write(&mut self, mut batch: Vec<Append>) -> Result<(), Refusal> {
+        if let Some(fence) = self.fence {
+            batch.insert(
+                0,
+                Append::Fence {
+                    game_id: self.id.to_string(),
+                    fence,
+                },
+            );
+        }
+        self.ctx
+            .writer
+            .commit(batch)
+            .await
+            .map_err(|e| unavailable(&e))
     }
 
     /// Spectators' chat: kept in the store as evidence (before anyone hears it, like
@@ -795,6 +943,11 @@ impl Room {
     /// them; returns the last one's seq. If the store refuses, nothing changed and the
     /// caller is told.
     async fn commit(&mut self, step: Step) -> Result<u64, Refusal> {
+        self.commit_with(step, Vec::new()).await
+    }
+
+    /// [`commit`](Self::commit) with more items in the same batch (a plan).
+    async fn commit_with(&mut self, step: Step, extra: Vec<Append>) -> Result<u64, Refusal> {
         let replay = step.events.iter().find_map(|e| match e {
             GameEvent::Ruled { replay_game_id, .. } => replay_game_id.clone(),
             _ => None,
@@ -812,6 +965,7 @@ impl Room {
             self.timeline.wall_ms(),
         );
         staged.batch.extend(sleep::deadline(&self.id, &step.game));
+        staged.batch.extend(extra);
         if let Some(fence) = self.fence {
             staged.batch.insert(
                 0,
@@ -911,5 +1065,20 @@ impl Room {
             self.relay(seq, Audience::Delayed, frame);
         }
         self.released = horizon;
+    }
+}
+
+/// Marks `color`'s moves among `events` as played from a plan.
+fn planned(events: &mut [GameEvent], color: Color) {
+    for event in events {
+        if let GameEvent::MovePlayed {
+            color: mover,
+            planned,
+            ..
+        } = event
+            && *mover == color
+        {
+            *planned = true;
+        }
     }
 }

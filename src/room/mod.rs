@@ -8,6 +8,7 @@ mod commit;
 mod context;
 mod crowd;
 mod live;
+mod plans;
 mod rebuild;
 mod ring;
 mod sleep;

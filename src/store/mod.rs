@@ -41,6 +41,7 @@ mod games;
 mod leases;
 mod log;
 mod mutes;
+mod plans;
 mod postgres;
 mod ratings;
 mod reviews;
@@ -58,6 +59,7 @@ use games::{GAME_COLUMNS, game_columns_before_count};
 pub use leases::{Claim, Leases};
 pub use log::{Append, Durability, EventLog};
 pub use mutes::MuteStore;
+pub use plans::PlanStore;
 pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
 pub use reviews::{ReviewRecord, ReviewStore};
@@ -79,6 +81,7 @@ pub trait Store:
     + ReviewStore
     + MuteStore
     + DeadlineStore
+    + PlanStore
 {
 }
 
@@ -91,5 +94,6 @@ impl<S> Store for S where
         + ReviewStore
         + MuteStore
         + DeadlineStore
+        + PlanStore
 {
 }

@@ -295,6 +295,7 @@ impl Draft {
                 at: self.at.wall_ms,
                 sealed,
                 lag_credit_ms: credit,
+                planned: false,
             },
             Err(_) => return self.push(time_loss(color)),
         };

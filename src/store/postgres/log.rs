@@ -88,6 +88,8 @@ async fn apply<'b>(
             ended_at_ms,
         } => {
             finish_game(b, game_id, result, *ended_at_ms).await?;
+            super::plans::set_plan(b, game_id, "black", None).await?;
+            super::plans::set_plan(b, game_id, "white", None).await?;
             super::deadlines::clear_deadline(b, game_id).await
         }
         Append::Rejudge { game_id, result } => rejudge(b, game_id, result).await,
@@ -122,6 +124,11 @@ async fn apply<'b>(
         Append::Deadline { game_id, due_ms } => {
             super::deadlines::set_deadline(b, game_id, *due_ms).await
         }
+        Append::Plan {
+            game_id,
+            color,
+            plan,
+        } => super::plans::set_plan(b, game_id, color, plan.as_deref()).await,
     }
 }
 

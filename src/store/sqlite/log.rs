@@ -168,6 +168,8 @@ impl SqliteStore {
             } => {
                 finish_game(tx, game_id, result, ended_at_ms, &db)?;
                 super::deadlines::clear_deadline(tx, game_id, &db)?;
+                super::plans::set_plan(tx, game_id, "black", None, &db)?;
+                super::plans::set_plan(tx, game_id, "white", None, &db)?;
                 last_seqs.finished(game_id);
                 Ok(())
             }
@@ -182,6 +184,11 @@ impl SqliteStore {
             Write::Deadline { game_id, due_ms } => {
                 super::deadlines::set_deadline(tx, game_id, due_ms, &db)
             }
+            Write::Plan {
+                game_id,
+                color,
+                plan,
+            } => super::plans::set_plan(tx, game_id, color, plan, &db),
         }
     }
 
@@ -434,6 +441,11 @@ enum Write<'a> {
         game_id: &'a str,
         due_ms: i64,
     },
+    Plan {
+        game_id: &'a str,
+        color: &'a str,
+        plan: Option<&'a str>,
+    },
 }
 
 impl Write<'_> {
@@ -447,7 +459,8 @@ impl Write<'_> {
             | Write::Rejudge { game_id, .. }
             | Write::Rated(game_id)
             | Write::Fence { game_id, .. }
-            | Write::Deadline { game_id, .. } => game_id,
+            | Write::Deadline { game_id, .. }
+            | Write::Plan { game_id, .. } => game_id,
         }
     }
 }
@@ -483,6 +496,15 @@ impl<'a> From<&'a Append> for Write<'a> {
             Append::Deadline { game_id, due_ms } => Write::Deadline {
                 game_id,
                 due_ms: *due_ms,
+            },
+            Append::Plan {
+                game_id,
+                color,
+                plan,
+            } => Write::Plan {
+                game_id,
+                color,
+                plan: plan.as_deref(),
             },
         }
     }

@@ -34,6 +34,7 @@ mod log;
 mod migrations;
 mod move_log;
 mod mutes;
+mod plans;
 mod ratings;
 mod reviews;
 #[cfg(test)]
