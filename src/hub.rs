@@ -181,6 +181,15 @@ impl Hub {
                     result,
                 });
             }
+            RoomNews::YourMove {
+                game_id,
+                player,
+                deadline_ms,
+            } => self.lifecycle.publish(GameNews::YourMove {
+                game_id: game_id.to_string(),
+                player,
+                deadline_ms,
+            }),
             RoomNews::Replay { of, game_id } => {
                 let starter = self.starter.clone();
                 tokio::spawn(async move {

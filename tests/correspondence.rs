@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use common::{Client, TestServer, play, start_game};
 use serde_json::{Value, json};
+use tengen::lifecycle::GameNews;
 use tokio::time::sleep;
 
 const DAY: u64 = 86_400_000;
@@ -339,6 +340,13 @@ async fn a_plan_on_your_own_turn_follows_your_move() {
     let server = server().await;
     let clock = json!({"system": "simple", "per_move_ms": 3 * DAY});
     let (mut black, mut white, id) = game(&server, clock).await;
+    let mut news = server
+        .server
+        .as_ref()
+        .expect("running")
+        .hub()
+        .lifecycle
+        .subscribe();
     let mut own = plan(&id, 2, json!([{"if": "C3", "play": "G7"}]));
     own["after"] = json!("E5");
     let ack = black.ok(own).await;
@@ -350,6 +358,24 @@ async fn a_plan_on_your_own_turn_follows_your_move() {
         (reply["vertex"].clone(), reply["planned"].clone()),
         (json!("G7"), json!(true))
     );
+    // The lifecycle bus says whose move it is after each move, with the deadline.
+    let mut waits = Vec::new();
+    while let Ok(n) = news.try_recv() {
+        if let GameNews::YourMove {
+            game_id,
+            player,
+            deadline_ms,
+        } = n
+        {
+            assert_eq!(game_id, id);
+            waits.push((player.id, deadline_ms));
+        }
+    }
+    let at = reply["at"].as_i64().expect("at");
+    assert_eq!(waits.len(), 3, "{waits:?}");
+    assert_eq!(waits[0].0, "white");
+    assert_eq!(waits[1].0, "black");
+    assert_eq!(waits[2], ("white".to_string(), Some(at + 3 * DAY as i64)));
 }
 
 #[tokio::test(start_paused = true)]

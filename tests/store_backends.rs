@@ -12,10 +12,9 @@ use std::sync::Arc;
 use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
 use tengen::protocol::Role;
 use tengen::store::{
-    Append, DeadlineStore, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore,
-    KibitzRecord, NewInvite, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow, RatingRecord,
-    RatingRow, ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, UserChange,
-    UserRecord,
+    Append, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore, KibitzRecord,
+    NewInvite, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow,
+    ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, UserChange, UserRecord,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).

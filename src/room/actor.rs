@@ -1005,6 +1005,13 @@ impl Room {
         self.broadcast(staged.frames).await;
         if staged.ended.is_some() {
             (self.ctx.news)(RoomNews::Ended(self.summary()));
+        } else if moves > 0 && self.live.settings.correspondence {
+            let deadline_ms = self.live.clock().deadline().map(|ms| ms as i64);
+            (self.ctx.news)(RoomNews::YourMove {
+                game_id: self.id.clone(),
+                player: self.live.player(self.live.to_move()).clone(),
+                deadline_ms,
+            });
         }
         if let Some(game_id) = replay {
             (self.ctx.news)(RoomNews::Replay {
