@@ -78,7 +78,7 @@ impl From<PlanError> for Refusal {
             PlanError::Twice { .. } => Refusal::new(ErrorCode::BadRequest, e.to_string()),
             PlanError::Illegal { illegal, .. } => Refusal {
                 message: e.to_string(),
-                ..Refusal::illegal(illegal.clone())
+                ..Refusal::illegal(*illegal)
             },
         }
     }
