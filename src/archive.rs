@@ -249,8 +249,14 @@ pub fn sgf(view: &GameView) -> String {
     let mut played = 0usize;
     let mut root_notes = Vec::new();
     for f in &view.events {
-        if matches!(f.event, GameEvent::MovePlayed { .. }) {
+        if let GameEvent::MovePlayed { planned, .. } = f.event {
             played += 1;
+            if let Some(node) = planned.then(|| record.moves.get_mut(played - 1)).flatten() {
+                append_comment(
+                    &mut node.properties,
+                    "played from a plan of conditional moves",
+                );
+            }
         }
         let Some(note) = referee_note(&f.event) else {
             continue;

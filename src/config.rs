@@ -867,11 +867,19 @@ impl Config {
     /// `clock.limits`: every ceiling at least 1.
     fn check_clock(&self) -> Result<(), ConfigError> {
         let c = &self.clock.limits;
-        let positive: [(&'static str, u64); 4] = [
+        let positive: [(&'static str, u64); 6] = [
             ("clock.limits.max_main_ms", c.max_main_ms),
             ("clock.limits.max_period_ms", c.max_period_ms),
             ("clock.limits.max_periods", u64::from(c.max_periods)),
             ("clock.limits.max_moves", u64::from(c.max_moves)),
+            (
+                "clock.limits.max_correspondence_main_ms",
+                c.max_correspondence_main_ms,
+            ),
+            (
+                "clock.limits.max_correspondence_period_ms",
+                c.max_correspondence_period_ms,
+            ),
         ];
         for (key, value) in positive {
             if value == 0 {

@@ -123,6 +123,11 @@ impl Hub {
     }
 
     /// The store, for reads (archive, readiness).
+    /// Whether a game has a room here now (a sleeping correspondence game has none).
+    pub fn is_awake(&self, game_id: &str) -> bool {
+        self.games.is_awake(game_id)
+    }
+
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.games.context().store
     }
@@ -192,6 +197,15 @@ impl Hub {
                     result,
                 });
             }
+            RoomNews::YourMove {
+                game_id,
+                player,
+                deadline_ms,
+            } => self.lifecycle.publish(GameNews::YourMove {
+                game_id: game_id.to_string(),
+                player,
+                deadline_ms,
+            }),
             RoomNews::Replay { of, game_id } => {
                 let starter = self.starter.clone();
                 tokio::spawn(async move {

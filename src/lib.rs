@@ -12,6 +12,7 @@ pub mod bot;
 pub mod clock;
 pub mod cluster;
 pub mod config;
+pub mod correspondence;
 pub mod estimate;
 pub mod fanout;
 pub mod hub;

@@ -40,6 +40,15 @@ pub enum GameNews {
         previous: GameResult,
         result: GameResult,
     },
+    /// A correspondence game waits for `player`'s move (published after each move,
+    /// the planned ones included), by `deadline_ms` (Unix ms) unless they have a plan
+    /// or move first: what a notice of "your move", and a warning some time before the
+    /// deadline, are made from. A later `YourMove` or `Ended` of the game replaces it.
+    YourMove {
+        game_id: String,
+        player: UserInfo,
+        deadline_ms: Option<i64>,
+    },
 }
 
 /// The bus: publishing never waits, and costs nothing while nobody listens.

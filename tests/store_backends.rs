@@ -107,6 +107,7 @@ on_both!(
     time_losses_are_read_with_forfeits,
     tournaments_keep_their_numbered_logs,
     two_nodes_appending_to_one_tournament_take_turns,
+    the_deadline_index_follows_its_games,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -489,6 +490,44 @@ fn unfinished_games_come_back_oldest_first(b: &Backend) {
         ]
     );
     assert!(live[1].1.iter().all(|e| e.game_id == "late"));
+}
+
+fn deadline(game_id: &str, due_ms: i64) -> Append {
+    Append::Deadline {
+        game_id: game_id.into(),
+        due_ms,
+    }
+}
+
+fn the_deadline_index_follows_its_games(b: &Backend) {
+    let s = &b.store;
+    for (id, at) in [("corr1", 1), ("corr2", 2), ("corr3", 3), ("live", 4)] {
+        s.create_game(&game(id, at, "alice", "bob"))
+            .expect("create");
+    }
+    s.append(&[
+        deadline("corr1", 500),
+        deadline("corr2", 300),
+        deadline("corr3", 900),
+    ])
+    .expect("deadlines");
+    // A later batch moves a deadline, in either direction.
+    s.append(&[Append::Event(event("corr1", 1)), deadline("corr1", 200)])
+        .expect("a move");
+    assert_eq!(s.due_games(100, 10).expect("due"), Vec::<String>::new());
+    assert_eq!(s.due_games(300, 10).expect("due"), ["corr1", "corr2"]);
+    assert_eq!(s.due_games(1000, 1).expect("due"), ["corr1"]);
+    assert_eq!(s.next_deadline(200).expect("next"), Some(300));
+    assert_eq!(s.next_deadline(900).expect("next"), None);
+    // A game in the index is asleep: a restart does not rebuild it.
+    let unfinished = s.unfinished_games().expect("unfinished");
+    let ids: Vec<&str> = unfinished.iter().map(|(g, _)| g.id.as_str()).collect();
+    assert_eq!(ids, ["live"]);
+    // Finishing a game takes it out of the index; an index row for no game is refused.
+    s.append(&[finish("corr2", "B+T", 300)]).expect("finish");
+    assert_eq!(s.due_games(1000, 10).expect("due"), ["corr1", "corr3"]);
+    assert!(s.append(&[deadline("nosuch", 1)]).is_err());
+    assert_eq!(s.due_games(1000, 10).expect("due"), ["corr1", "corr3"]);
 }
 
 fn user(id: &str, origin: Origin) -> UserRecord {

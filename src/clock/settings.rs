@@ -272,6 +272,9 @@ fn at_most(field: &'static str, value: u64, limit: u64) -> Result<(), ClockError
     Ok(())
 }
 
+/// A day in milliseconds, the unit correspondence clocks are set in.
+pub const DAY_MS: Millis = 24 * 60 * 60 * 1000;
+
 /// The largest settings this server accepts, so one request cannot create a game that
 /// holds a room open for weeks. Configurable; the defaults suit public play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -286,6 +289,24 @@ pub struct ClockLimits {
     pub max_periods: u32,
     /// Most moves in a Canadian block. Default 1000.
     pub max_moves: u32,
+    /// Largest main time of a correspondence game (in place of `max_main_ms`). Default
+    /// 180 days.
+    pub max_correspondence_main_ms: Millis,
+    /// Largest period, block, per-move time or increment of a correspondence game (in
+    /// place of `max_period_ms`). Default 30 days.
+    pub max_correspondence_period_ms: Millis,
+}
+
+impl ClockLimits {
+    /// The limits a correspondence game's clock is checked against: its days in place
+    /// of a live game's hours.
+    pub fn for_correspondence(&self) -> ClockLimits {
+        ClockLimits {
+            max_main_ms: self.max_correspondence_main_ms,
+            max_period_ms: self.max_correspondence_period_ms,
+            ..*self
+        }
+    }
 }
 
 impl Default for ClockLimits {
@@ -295,6 +316,8 @@ impl Default for ClockLimits {
             max_period_ms: 60 * 60 * 1000,
             max_periods: 100,
             max_moves: 1000,
+            max_correspondence_main_ms: 180 * DAY_MS,
+            max_correspondence_period_ms: 30 * DAY_MS,
         }
     }
 }

@@ -97,6 +97,7 @@ mod tests {
                 at: 1_700_000_000_123,
                 sealed: None,
                 lag_credit_ms: 0,
+                planned: false,
             },
         })
         .unwrap();

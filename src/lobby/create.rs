@@ -3,8 +3,6 @@
 //! The game starter ([`crate::starter`]) runs these steps with the slots, the room and
 //! the announcements around them.
 
-use tokio::time::Instant;
-
 use super::{Open, nigiri};
 use crate::clock::LagSettings;
 use crate::fanout::encode;
@@ -13,10 +11,9 @@ use crate::protocol::{
     ColorChoice, ErrorCode, EventFrame, GameEvent, GameSettings, HandicapPlacement, NigiriProof,
     Refusal, UserInfo,
 };
-use crate::room::{LiveGame, Moment, NewGame, event_record, unavailable};
+use crate::room::{LiveGame, NewGame, Timeline, deadline, event_record, unavailable};
 use crate::rules::{self, Color};
 use crate::store::{Append, GameRecord, GameStatus, StoreWriter};
-use crate::time::wall_ms;
 
 /// The longest nigiri seed kept from the accepter.
 const MAX_SEED_CHARS: usize = 128;
@@ -91,7 +88,9 @@ pub async fn store(
     } else {
         Vec::new()
     };
-    let now = wall_ms();
+    let timeline = Timeline::of(&s);
+    let at = timeline.moment(0);
+    let now = at.wall_ms;
     let first = GameEvent::GameCreated {
         settings: Box::new(s),
         black,
@@ -99,11 +98,6 @@ pub async fn store(
         handicap_stones,
         nigiri,
         created_at: now,
-    };
-    let epoch = Instant::now();
-    let at = Moment {
-        wall_ms: now,
-        ..Moment::default()
     };
     let live = LiveGame::create(&first, at, lag).map_err(|e| {
         Refusal::new(
@@ -133,6 +127,7 @@ pub async fn store(
         Append::Create(record),
         Append::Event(event_record(&id, 1, "game_created", &frame, now)),
     ];
+    batch.extend(deadline(&id, &live));
     if live.settings.rated {
         batch.push(Append::Rated {
             game_id: id.clone(),
@@ -143,6 +138,6 @@ pub async fn store(
         id,
         live,
         first: frame,
-        epoch,
+        timeline,
     })
 }

@@ -181,6 +181,15 @@ pub enum GameAction {
     /// unrated. Not in scheduled or tournament games, whose lateness and forfeit rules
     /// stand.
     Abort {},
+    /// Correspondence games: store a private plan of conditional moves, the replies to
+    /// the opponent's move `move_number` (an empty list drops the plan). On your own
+    /// turn, `after` is your move, played now, which the plan follows.
+    Plan {
+        move_number: u32,
+        #[serde(default)]
+        after: Option<Vertex>,
+        replies: Vec<crate::correspondence::plan::Branch>,
+    },
     /// Free handicap: Black places all its stones at once.
     PlaceHandicap {
         vertices: Vec<Vertex>,

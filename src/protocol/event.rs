@@ -91,6 +91,10 @@ pub enum GameEvent {
         /// so that a game rebuilt after a restart has the quota that was left.
         #[serde(default, skip_serializing_if = "is_zero")]
         lag_credit_ms: u64,
+        /// Played by the server from the mover's plan of conditional moves
+        /// (client-protocol/correspondence.md#plans).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        planned: bool,
     },
     /// A scheduled game's start time came: the first player's clock runs.
     GameBegan {

@@ -112,6 +112,11 @@ pub struct GameSettings {
     /// moves counts).
     #[serde(skip_serializing_if = "is_zero_ms")]
     pub spectator_delay_ms: u64,
+    /// A correspondence game (client-protocol/correspondence.md): its clock counts days
+    /// of wall time, from the game's creation, whether or not anyone is connected; it
+    /// sleeps in the store while nobody watches; plans of conditional moves play in it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub correspondence: bool,
 }
 
 fn is_zero_ms(ms: &u64) -> bool {
@@ -144,6 +149,7 @@ const FIELDS: &[&str] = &[
     "fair_play",
     "spectator_delay_moves",
     "spectator_delay_ms",
+    "correspondence",
 ];
 
 /// The largest komi either way, in points.
@@ -217,6 +223,7 @@ impl GameSettings {
                 "fair_play" => s.fair_play = field(&name, value)?,
                 "spectator_delay_moves" => s.spectator_delay_moves = field(&name, value)?,
                 "spectator_delay_ms" => s.spectator_delay_ms = field(&name, value)?,
+                "correspondence" => s.correspondence = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -284,6 +291,7 @@ impl Default for GameSettings {
             fair_play: FairPlay::Open,
             spectator_delay_moves: DEFAULT_SPECTATOR_DELAY,
             spectator_delay_ms: 0,
+            correspondence: false,
         }
     }
 }
@@ -414,10 +422,39 @@ impl GameSettings {
                 "settings.start_at must be a Unix time in ms within a year".into(),
             ));
         }
+        let clock_limits = if self.correspondence {
+            self.check_correspondence()?;
+            clock_limits.for_correspondence()
+        } else {
+            *clock_limits
+        };
         self.clock
-            .validate(clock_limits)
+            .validate(&clock_limits)
             .map_err(|e| bad(format!("settings.clock.{}: {e}", e.field())))?;
         Ok(self.with_defaults())
+    }
+
+    /// What a correspondence game cannot have: no clock (it would sleep for ever; the
+    /// clock in days is its rule on absence), a scheduled start (lateness is a live
+    /// tournament's rule), or free handicap placement (its event records no wall time,
+    /// which a correspondence game's rebuild times its clocks by).
+    fn check_correspondence(&self) -> Result<(), Refusal> {
+        if !self.clock.is_timed() {
+            return Err(bad(
+                "settings.clock: a correspondence game needs a clock; its days per move are the rule on absence".into(),
+            ));
+        }
+        if self.start_at.is_some() {
+            return Err(bad(
+                "settings.start_at: a correspondence game starts when it is accepted".into(),
+            ));
+        }
+        if self.handicap >= 2 && self.handicap_placement == HandicapPlacement::Free {
+            return Err(bad(
+                "settings.handicap_placement: a correspondence game places its handicap stones fixed".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Fills in the repetition rule and komi left unset, so that every message and

@@ -1,5 +1,5 @@
 //! One node: every game runs here, and a game's room is rebuilt from its log whenever
-//! it is asked for and none runs.
+//! it is asked for and none runs, or (a sleeping correspondence game) when it is due.
 
 use std::sync::Weak;
 use std::time::Duration;
@@ -44,5 +44,8 @@ impl Placement for Local {
         Duration::ZERO
     }
 
-    fn keep(&self, _registry: Weak<Registry>) {}
+    /// One node wakes its sleeping correspondence games itself.
+    fn keep(&self, registry: Weak<Registry>) {
+        super::waker::spawn(registry);
+    }
 }

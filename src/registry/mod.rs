@@ -7,6 +7,7 @@
 
 mod cluster;
 mod local;
+mod waker;
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -60,6 +61,9 @@ pub struct Registry {
     /// Flips to true once when the server begins to shut down: connections then stop
     /// following games that stopped.
     stopping: tokio::sync::watch::Receiver<bool>,
+    /// Told whenever a room stops: the waker of sleeping correspondence games looks at
+    /// the deadline index again.
+    slept: Arc<tokio::sync::Notify>,
     me: Weak<Registry>,
 }
 
@@ -74,6 +78,7 @@ impl Registry {
             ctx,
             place,
             stopping,
+            slept: Arc::default(),
             me: me.clone(),
         });
         registry.place.keep(Arc::downgrade(&registry));
@@ -156,7 +161,10 @@ impl Registry {
                 format!("the store could not be read: {e}"),
             )
         };
-        let events = tokio::task::spawn_blocking(move || store.events(&id))
+        let read = tokio::task::spawn_blocking(move || {
+            Ok::<_, StoreError>((store.events(&id)?, store.plans(&id)?))
+        });
+        let (events, plans) = read
             .await
             .map_err(|e| unreadable(&e))?
             .map_err(|e| unreadable(&e))?;
@@ -166,7 +174,7 @@ impl Registry {
                 format!("no game `{game_id}`"),
             ));
         }
-        Room::restore(self.ctx.clone(), game_id.to_string(), &events).map_err(|e| {
+        Room::restore(self.ctx.clone(), game_id.to_string(), &events, plans).map_err(|e| {
             tracing::error!(game = %game_id, error = %e, "could not rebuild a game from its log");
             Refusal::new(
                 ErrorCode::Unavailable,
@@ -200,7 +208,8 @@ impl Registry {
         let games = self.ctx.store.unfinished_games()?;
         let mut restored = Vec::new();
         for (record, events) in games {
-            match Room::restore(self.ctx.clone(), record.id.clone(), &events) {
+            let plans = self.ctx.store.plans(&record.id)?;
+            match Room::restore(self.ctx.clone(), record.id.clone(), &events, plans) {
                 Ok(prepared) => {
                     self.register(prepared);
                     restored.push(record);
@@ -271,11 +280,15 @@ impl Registry {
                 fence,
                 members,
             } => (game_id, room, fence, members),
-            RoomNews::Ended(_) | RoomNews::ResultChanged { .. } | RoomNews::Replay { .. } => {
+            RoomNews::Ended(_)
+            | RoomNews::ResultChanged { .. }
+            | RoomNews::Replay { .. }
+            | RoomNews::YourMove { .. } => {
                 return;
             }
         };
         self.forget(&game_id, room);
+        self.slept.notify_one();
         self.place.disown(&game_id, fence);
         self.rejoin(&game_id, members);
     }
@@ -294,6 +307,12 @@ impl Registry {
     /// Removes room `room` of a game from the registry, if it is still the one there.
     fn forget(&self, game_id: &str, room: u64) {
         self.rooms.remove_if(game_id, |_, h| h.instance() == room);
+    }
+
+    /// Whether a room (or a mirror) of the game runs here: a sleeping correspondence
+    /// game has none.
+    pub fn is_awake(&self, game_id: &str) -> bool {
+        self.running(game_id).is_some()
     }
 
     /// The room (or mirror) the registry holds for a game now, if any.

@@ -13,14 +13,18 @@ use super::commit::{Backoff, moving, stage, unavailable};
 use super::context::{Audience, Rejoin, RoomContext, RoomNews};
 use super::crowd::{Crowd, Member, Seat};
 use super::live::{LiveGame, Moment, ReplayError, Step, is_referee_act};
+use super::plans::{self, Plans};
 use super::rebuild::rebuild;
 use super::ring::{Ring, missed_since};
+use super::sleep::{self, SLEEP_AFTER};
+use super::timeline::Timeline;
 use crate::clock::Millis;
+use crate::correspondence::plan::{Answer, Plan};
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
     CalledGame, ErrorCode, GameAction, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
 };
-use crate::rules::Color;
+use crate::rules::{Color, Move, Vertex};
 use crate::store::{Append, EventRecord, KibitzRecord, StoreError};
 use crate::time::wall_ms;
 
@@ -229,7 +233,10 @@ pub struct Room {
     /// The most recent events' public frames.
     recent: Ring,
     crowd: Crowd,
-    epoch: Instant,
+    /// The time the game's clocks run on.
+    timeline: Timeline,
+    /// The players' plans of conditional moves (correspondence games).
+    plans: Plans,
     /// When the clock may next ask a failing store for a commit.
     backoff: Backoff,
     /// The last seq delayed spectators have been sent (see
@@ -248,8 +255,8 @@ pub struct NewGame {
     pub live: LiveGame,
     /// The first event's frame.
     pub first: Frame,
-    /// The instant the game's clock counts from.
-    pub epoch: Instant,
+    /// The time the game's clock runs on.
+    pub timeline: Timeline,
 }
 
 /// A room built but not yet running: the registry takes its handle first, so the room
@@ -284,26 +291,31 @@ impl Room {
     pub fn open(ctx: RoomContext, game: NewGame) -> Prepared {
         let mut recent = Ring::starting_at(1);
         recent.push(game.first);
-        Room::prepare(ctx, game.id, game.live, recent, Vec::new(), game.epoch)
+        Room::prepare(ctx, game.id, game.live, recent, Vec::new(), game.timeline)
     }
 
-    /// Rebuilds a room from its stored events (after a restart, or to show a finished
-    /// game). Clocks do not run until the player to move is back.
+    /// Rebuilds a room from its stored events (after a restart, to show a finished
+    /// game, or to wake a correspondence game). A live game's clocks do not run until
+    /// the player to move is back; a correspondence game's run on from its log.
+    /// `plans` are the players' stored plans, `(colour, JSON)`.
     pub fn restore(
         ctx: RoomContext,
         id: String,
         events: &[EventRecord],
+        plans: Vec<(String, String)>,
     ) -> Result<Prepared, ReplayError> {
-        let epoch = Instant::now();
-        let rebuilt = rebuild(events, ctx.lag, 0)?;
-        Ok(Room::prepare(
+        let rebuilt = rebuild(events, ctx.lag)?;
+        let plans = Plans::from_rows(&id, plans);
+        let mut prepared = Room::prepare(
             ctx,
             id,
             rebuilt.live,
             rebuilt.recent,
             rebuilt.gone,
-            epoch,
-        ))
+            rebuilt.timeline,
+        );
+        prepared.room.plans = plans;
+        Ok(prepared)
     }
 
     fn prepare(
@@ -312,7 +324,7 @@ impl Room {
         live: LiveGame,
         recent: Ring,
         gone: Vec<Color>,
-        epoch: Instant,
+        timeline: Timeline,
     ) -> Prepared {
         let instance = next_instance();
         let (tx, rx) = mpsc::channel(QUEUE);
@@ -324,7 +336,7 @@ impl Room {
         };
         // Boxed, like the command handler below: a room future holding the game by
         // value (and a copy per async layer) would weigh some 58 KB per live game.
-        let released = live.spectator_horizon(epoch.elapsed().as_millis() as Millis);
+        let released = live.spectator_horizon(timeline.now());
         let room = Box::new(Room {
             released,
             id,
@@ -333,7 +345,8 @@ impl Room {
             live,
             recent,
             crowd: Crowd::default(),
-            epoch,
+            timeline,
+            plans: Plans::default(),
             backoff: Backoff::default(),
             fence: None,
             moved: false,
@@ -347,16 +360,12 @@ impl Room {
     }
 
     fn now(&self) -> Millis {
-        self.epoch.elapsed().as_millis() as Millis
+        self.timeline.now()
     }
 
     /// This instant, for an action from a connection with one-way latency `lag_ms`.
     fn moment(&self, lag_ms: u64) -> Moment {
-        Moment {
-            now: self.now(),
-            wall_ms: wall_ms(),
-            lag_ms,
-        }
+        self.timeline.moment(lag_ms)
     }
 
     async fn run(self: Box<Self>, rx: mpsc::Receiver<RoomCmd>, gone: Vec<Color>) {
@@ -371,6 +380,8 @@ impl Room {
         // by themselves: a player is recorded gone only if none of theirs has come back
         // within the grace, so presence never says offline of a connection still open.
         let mut absent_at = None;
+        // When a correspondence game nobody has joined goes to sleep.
+        let mut asleep_at = None;
         if self.ctx.relay.is_some() {
             absent_at = (!gone.is_empty()).then(|| Instant::now() + FOLLOW_GRACE);
         } else {
@@ -378,24 +389,38 @@ impl Room {
                 self.presence(*color).await;
             }
         }
+        // A plan that was due when the room stopped (its reply not yet stored).
+        self.follow_plans().await;
         loop {
+            asleep_at = match (
+                sleep::may_sleep(&self.live) && self.crowd.is_empty(),
+                asleep_at,
+            ) {
+                (true, None) => Some(Instant::now() + SLEEP_AFTER),
+                (true, at) => at,
+                (false, _) => None,
+            };
             let deadline = self
                 .live
                 .next_timer()
-                .map(|ms| self.epoch + std::time::Duration::from_millis(ms))
+                .map(|ms| self.timeline.instant(ms))
                 .map(|at| self.backoff.retry_at().map_or(at, |retry| at.max(retry)));
             // A tournament game's spectators see a move once its delay in time is over.
             let release = self
                 .live
                 .next_release(self.now())
-                .map(|ms| self.epoch + std::time::Duration::from_millis(ms));
+                .map(|ms| self.timeline.instant(ms));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => Box::pin(self.handle(cmd)).await,
+                    Some(cmd) => {
+                        Box::pin(self.handle(cmd)).await;
+                        Box::pin(self.follow_plans()).await;
+                    }
                     None => break,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                     self.on_timer().await;
+                    Box::pin(self.follow_plans()).await;
                 }
                 () = sleep_until(release.unwrap_or_else(Instant::now)), if release.is_some() => {
                     self.release().await;
@@ -405,6 +430,10 @@ impl Room {
                     for color in &gone {
                         self.presence(*color).await;
                     }
+                }
+                () = sleep_until(asleep_at.unwrap_or_else(Instant::now)), if asleep_at.is_some() => {
+                    tracing::debug!("a correspondence game nobody watches goes to sleep");
+                    break;
                 }
             }
             if self.moved || (self.live.phase() == Phase::Ended && self.crowd.is_empty()) {
@@ -617,7 +646,9 @@ impl Room {
                 (missed, true, last)
             }
             None => {
-                let snapshot = self.live.snapshot(&self.id, self.now(), wall_ms(), color);
+                let snapshot =
+                    self.live
+                        .snapshot(&self.id, self.now(), self.timeline.wall_ms(), color);
                 let frame = encode(&ServerMsg::Snapshot(Box::new(snapshot)));
                 (vec![frame], false, last)
             }
@@ -702,6 +733,21 @@ impl Room {
                 "this server node is cut off from the others, so it cannot tell whether your opponent is connected through one of them; claim again once it is back",
             ));
         }
+        if let GameAction::Plan {
+            move_number,
+            after,
+            replies,
+        } = action
+        {
+            let color = player.ok_or_else(|| {
+                Refusal::new(ErrorCode::Forbidden, "only the game's players make plans")
+            })?;
+            let plan = Plan {
+                move_number,
+                replies,
+            };
+            return self.plan(color, plan, after, lag_ms).await;
+        }
         let step = match &action {
             act if is_referee_act(act) => self.live.referee(user, act, at)?,
             _ => {
@@ -719,6 +765,123 @@ impl Room {
             return Ok(None);
         }
         self.commit(step).await.map(Some)
+    }
+
+    /// Stores `color`'s plan (an empty one drops it), checked against the position it
+    /// starts from: now, on the opponent's turn; after `after`, which is played with
+    /// it, on the player's own. A refusal changes nothing.
+    async fn plan(
+        &mut self,
+        color: Color,
+        plan: Plan,
+        after: Option<Vertex>,
+        lag_ms: u64,
+    ) -> Result<Option<u64>, Refusal> {
+        let bad = |message: &str| Err(Refusal::new(ErrorCode::BadRequest, message));
+        if !self.live.settings.correspondence {
+            return bad("plans of conditional moves are for correspondence games");
+        }
+        if self.live.phase() != Phase::Play {
+            return Err(Refusal::new(
+                ErrorCode::WrongPhase,
+                "plans are made while the game is in play",
+            ));
+        }
+        let played = self.live.move_count();
+        let own_turn = self.live.to_move() == color;
+        let expected = played + if own_turn { 2 } else { 1 };
+        if plan.move_number != expected {
+            return Err(Refusal::new(
+                ErrorCode::StaleMove,
+                format!("the plan must answer your opponent's next move, number {expected}"),
+            ));
+        }
+        let kept = (!plan.replies.is_empty()).then_some(plan);
+        let step = match (own_turn, after) {
+            (true, Some(vertex)) => {
+                let action = GameAction::Play {
+                    move_number: played + 1,
+                    vertex: Move::Play(vertex),
+                };
+                Some(self.live.decide(color, &action, self.moment(lag_ms))?)
+            }
+            (true, None) => {
+                return bad("on your own turn a plan follows your move: send it as `after`");
+            }
+            (false, Some(_)) => return bad("it is your opponent's move: a plan answers it"),
+            (false, None) => None,
+        };
+        if let Some(plan) = &kept {
+            let from = step.as_ref().map_or(&self.live, |s| &*s.game);
+            if from.phase() == Phase::Play {
+                plan.check(from.rules(), color)?;
+            }
+        }
+        let item = plans::stored(&self.id, color, kept.as_ref());
+        let seq = match step {
+            Some(step) => Some(self.commit_with(step, vec![item]).await?),
+            None => {
+                self.write(vec![item]).await?;
+                None
+            }
+        };
+        self.plans.set(color, kept);
+        Ok(seq)
+    }
+
+    /// Plays what the plans say now: the planned reply to the opponent's move (which
+    /// may set off the other player's plan in turn), or drops a plan the game left.
+    /// Stops at the first store failure; the plan stays and is followed when the room
+    /// next runs.
+    async fn follow_plans(&mut self) {
+        while let Some((color, answer)) = self.plans.due(&self.live) {
+            let (step, next) = match answer {
+                Answer::Discard => (None, None),
+                Answer::Reply { play, next } => {
+                    let action = GameAction::Play {
+                        move_number: self.live.move_count() + 1,
+                        vertex: Move::Play(play),
+                    };
+                    match self.live.decide(color, &action, self.moment(0)) {
+                        Ok(step) => (Some(step), next),
+                        Err(refusal) => {
+                            tracing::warn!(%refusal, "a planned reply was refused; the plan is dropped");
+                            (None, None)
+                        }
+                    }
+                }
+            };
+            let item = plans::stored(&self.id, color, next.as_ref());
+            let stored = match step {
+                Some(mut step) => {
+                    planned(&mut step.events, color);
+                    self.commit_with(step, vec![item]).await.map(drop)
+                }
+                None => self.write(vec![item]).await,
+            };
+            if stored.is_err() {
+                return;
+            }
+            self.plans.set(color, next);
+        }
+    }
+
+    /// Commits items that are no event of the game (a plan), under this room's fence.
+    async fn write(&mut self, mut batch: Vec<Append>) -> Result<(), Refusal> {
+        if let Some(fence) = self.fence {
+            batch.insert(
+                0,
+                Append::Fence {
+                    game_id: self.id.to_string(),
+                    fence,
+                },
+            );
+        }
+        self.ctx
+            .writer
+            .commit(batch)
+            .await
+            .map_err(|e| unavailable(&e))
     }
 
     /// Spectators' chat: kept in the store as evidence (before anyone hears it, like
@@ -780,6 +943,11 @@ impl Room {
     /// them; returns the last one's seq. If the store refuses, nothing changed and the
     /// caller is told.
     async fn commit(&mut self, step: Step) -> Result<u64, Refusal> {
+        self.commit_with(step, Vec::new()).await
+    }
+
+    /// [`commit`](Self::commit) with more items in the same batch (a plan).
+    async fn commit_with(&mut self, step: Step, extra: Vec<Append>) -> Result<u64, Refusal> {
         let replay = step.events.iter().find_map(|e| match e {
             GameEvent::Ruled { replay_game_id, .. } => replay_game_id.clone(),
             _ => None,
@@ -794,8 +962,10 @@ impl Room {
             step.first_seq(),
             step.events,
             step.game.move_count(),
-            wall_ms(),
+            self.timeline.wall_ms(),
         );
+        staged.batch.extend(sleep::deadline(&self.id, &step.game));
+        staged.batch.extend(extra);
         if let Some(fence) = self.fence {
             staged.batch.insert(
                 0,
@@ -835,6 +1005,13 @@ impl Room {
         self.broadcast(staged.frames).await;
         if staged.ended.is_some() {
             (self.ctx.news)(RoomNews::Ended(self.summary()));
+        } else if moves > 0 && self.live.settings.correspondence {
+            let deadline_ms = self.live.clock().deadline().map(|ms| ms as i64);
+            (self.ctx.news)(RoomNews::YourMove {
+                game_id: self.id.clone(),
+                player: self.live.player(self.live.to_move()).clone(),
+                deadline_ms,
+            });
         }
         if let Some(game_id) = replay {
             (self.ctx.news)(RoomNews::Replay {
@@ -895,5 +1072,20 @@ impl Room {
             self.relay(seq, Audience::Delayed, frame);
         }
         self.released = horizon;
+    }
+}
+
+/// Marks `color`'s moves among `events` as played from a plan.
+fn planned(events: &mut [GameEvent], color: Color) {
+    for event in events {
+        if let GameEvent::MovePlayed {
+            color: mover,
+            planned,
+            ..
+        } = event
+            && *mover == color
+        {
+            *planned = true;
+        }
     }
 }

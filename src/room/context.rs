@@ -27,6 +27,12 @@ pub enum RoomNews {
     /// A referee's `replay` ruling ended game `of` (committed): the new game `game_id`,
     /// which the ruling names, starts between the same players.
     Replay { of: Arc<str>, game_id: String },
+    /// A correspondence game waits for `player`'s move (committed), by `deadline_ms`.
+    YourMove {
+        game_id: Arc<str>,
+        player: UserInfo,
+        deadline_ms: Option<i64>,
+    },
     /// A referee changed a finished game's result (committed).
     ResultChanged {
         game_id: Arc<str>,

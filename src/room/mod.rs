@@ -8,11 +8,16 @@ mod commit;
 mod context;
 mod crowd;
 mod live;
+mod plans;
 mod rebuild;
 mod ring;
+mod sleep;
+mod timeline;
 
 pub use actor::{Gone, NewGame, Opening, Prepared, Room, RoomCmd, RoomHandle};
 pub use commit::{Staged, event_record, moving, stage, unavailable};
 pub use context::{Audience, News, Rejoin, Relay, RoomContext, RoomNews};
 pub use live::{LiveGame, MAX_CHAT_CHARS, Moment, ReplayError, Step};
 pub use ring::stored_frames;
+pub use sleep::deadline;
+pub use timeline::Timeline;

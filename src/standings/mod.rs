@@ -113,7 +113,7 @@ async fn run(store: Arc<dyn Store>, mut news: broadcast::Receiver<GameNews>, ran
                 }
                 continue;
             }
-            Ok(GameNews::Started { .. }) => continue,
+            Ok(GameNews::Started { .. } | GameNews::YourMove { .. }) => continue,
             // What was missed is in the store: the games ended meanwhile are pending there.
             Err(RecvError::Lagged(missed)) => {
                 tracing::warn!(

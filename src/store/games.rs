@@ -148,7 +148,8 @@ impl Default for GameQuery {
 /// Synchronous like every store trait: callers on the async side use `spawn_blocking`.
 pub trait GameStore {
     /// Every live game with all its events in `seq` order, oldest game first, so a
-    /// restarted server can rebuild its rooms.
+    /// restarted server can rebuild its rooms; not the correspondence games in the
+    /// deadline index, which sleep until they are due or asked for.
     fn unfinished_games(&self) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError>;
 
     /// One game's summary row, if it exists.

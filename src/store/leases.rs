@@ -33,7 +33,9 @@ pub trait Leases: Send + Sync + 'static {
     ) -> Result<Vec<String>, StoreError>;
 
     /// Games not finished whose lease has lapsed or that never had one, at most
-    /// `limit`: what a node takes over after another one died.
+    /// `limit`: what a node takes over after another one died. Not the correspondence
+    /// games in the deadline index that are not due yet: they sleep until due or asked
+    /// for, and a due one is woken by the node that claims it.
     fn orphans(&self, limit: u32) -> Result<Vec<String>, StoreError>;
 
     /// Gives up `node`'s leases on `games` (each with the fencing number it holds them

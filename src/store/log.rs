@@ -60,6 +60,26 @@ pub enum Append {
         /// The claiming lease's fencing number; it only grows.
         fence: u64,
     },
+    /// A player's plan of conditional moves in a correspondence game
+    /// ([`PlanStore`](super::PlanStore)): kept as JSON text, or dropped (`None`). In the
+    /// batch of the move it follows, when there is one.
+    Plan {
+        /// The game.
+        game_id: String,
+        /// `black` or `white`.
+        color: String,
+        /// The plan, or None to drop it.
+        plan: Option<String>,
+    },
+    /// A correspondence game's next deadline in the deadline index
+    /// ([`DeadlineStore`](super::DeadlineStore)), in calendar Unix ms: in the batch that
+    /// moves it, so the index is never behind the log. `Finish` takes the row away.
+    Deadline {
+        /// The correspondence game.
+        game_id: String,
+        /// When it must next be woken.
+        due_ms: i64,
+    },
 }
 
 impl Append {
@@ -73,7 +93,9 @@ impl Append {
             | Append::Finish { game_id, .. }
             | Append::Rejudge { game_id, .. }
             | Append::Rated { game_id }
-            | Append::Fence { game_id, .. } => game_id,
+            | Append::Fence { game_id, .. }
+            | Append::Deadline { game_id, .. }
+            | Append::Plan { game_id, .. } => game_id,
         }
     }
 }

@@ -34,12 +34,14 @@
 
 mod accounts;
 pub mod copy;
+mod deadlines;
 mod error;
 mod fairplay;
 mod games;
 mod leases;
 mod log;
 mod mutes;
+mod plans;
 mod postgres;
 mod ratings;
 mod reviews;
@@ -50,6 +52,7 @@ mod writer;
 pub use accounts::{
     AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, UserChange, UserRecord,
 };
+pub use deadlines::DeadlineStore;
 pub use error::StoreError;
 pub use fairplay::{FairPlayStore, KibitzRecord, NewReport, StoredReport};
 pub use games::{EventRecord, GameQuery, GameRecord, GameStatus, GameStore};
@@ -57,6 +60,7 @@ use games::{GAME_COLUMNS, game_columns_before_count};
 pub use leases::{Claim, Leases};
 pub use log::{Append, Durability, EventLog};
 pub use mutes::MuteStore;
+pub use plans::PlanStore;
 pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
 pub use reviews::{ReviewRecord, ReviewStore};
@@ -79,6 +83,8 @@ pub trait Store:
     + ReviewStore
     + MuteStore
     + TournamentStore
+    + DeadlineStore
+    + PlanStore
 {
 }
 
@@ -91,5 +97,7 @@ impl<S> Store for S where
         + ReviewStore
         + MuteStore
         + TournamentStore
+        + DeadlineStore
+        + PlanStore
 {
 }

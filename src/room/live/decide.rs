@@ -209,6 +209,14 @@ impl Draft {
         }
     }
 
+    /// Refuses, with `why`, what only a live game has (its players at the board now).
+    fn live_only(&self, why: &str) -> Result<(), Refusal> {
+        match self.game.settings.correspondence {
+            true => Err(refuse(ErrorCode::Forbidden, why)),
+            false => Ok(()),
+        }
+    }
+
     fn chat(&mut self, who: Color, text: &str) -> Result<(), Refusal> {
         if self.game.settings.fair_play == crate::protocol::FairPlay::Tournament {
             return Err(refuse(
@@ -287,6 +295,7 @@ impl Draft {
                 at: self.at.wall_ms,
                 sealed,
                 lag_credit_ms: credit,
+                planned: false,
             },
             Err(_) => return self.push(time_loss(color)),
         };
@@ -300,6 +309,9 @@ impl Draft {
     }
 
     fn pause(&mut self, who: Color) -> Result<(), Refusal> {
+        self.live_only(
+            "agreed pauses are for live games: a correspondence game's clock counts days",
+        )?;
         let requested = match self.running()? {
             Play::Running { pause_requested_by } => *pause_requested_by,
             _ => None,
@@ -469,6 +481,9 @@ impl Draft {
     }
 
     fn claim(&mut self, who: Color) -> Result<(), Refusal> {
+        self.live_only(
+            "a correspondence game is not claimed for absence: its clock in days decides",
+        )?;
         // Stepping away during an agreed pause or an adjournment is allowed.
         if self.game.stage != Stage::Handicap {
             self.running().map_err(|r| match self.game.stage {

@@ -159,8 +159,9 @@ impl LiveGame {
             .start_at
             .map(|t| later(t.saturating_add(settings.forfeit_after_ms as i64)));
         // No clock runs yet: the first player's starts when they come to the board
-        // (`start_clock_if_stopped`), or at a scheduled start whether they come or not.
-        Ok(LiveGame {
+        // (`start_clock_if_stopped`), or at a scheduled start whether they come or not;
+        // a correspondence game's at once (below).
+        let mut live = LiveGame {
             settings: (**settings).clone(),
             black: black.clone(),
             white: white.clone(),
@@ -184,7 +185,11 @@ impl LiveGame {
             move_times: Vec::new(),
             forfeit_at,
             seq: 1,
-        })
+        };
+        if live.settings.correspondence {
+            live.start_clock_if_stopped(now);
+        }
+        Ok(live)
     }
 
     /// The stage a game begins in: Black places free handicap stones, or play starts.
@@ -300,15 +305,13 @@ impl LiveGame {
     /// The player to move arriving to a clock that stands still (after a restart, or
     /// away when play began or went on) starts theirs: the event records it running, as
     /// the room then has it, so that clients and a replay of the log see the same.
+    /// A correspondence game's clock runs whoever is here: its presence carries none.
     pub fn presence(&self, color: Color, online: bool, at: Moment) -> Step {
         let clock = match online && color == self.game.to_move() {
             true => self.clock_started(at.now),
             false => self.clock,
         };
-        let clock = self
-            .settings
-            .clock
-            .is_timed()
+        let clock = (self.settings.clock.is_timed() && !self.settings.correspondence)
             .then(|| clock.view(at.now))
             .filter(|_| clock.check_flag(at.now).is_none());
         self.step(
@@ -337,12 +340,15 @@ impl LiveGame {
     }
 
     /// After a rebuild from the log: no clock runs (downtime is never charged) and
-    /// nobody is here yet; absence counts from now. A scheduled start that passed while
+    /// nobody is here yet; absence counts from now. A correspondence game's clock runs
+    /// on as its log left it: downtime is charged like any other time. A scheduled start that passed while
     /// the server was down begins the game (by the timer, at once) with clocks stopped.
     /// Returns the players the log last showed online, whose going offline the room
     /// records so that clients hear of it.
     pub fn settle_after_restart(&mut self, now: Millis) -> Vec<Color> {
-        self.clock.settle(now);
+        if !self.settings.correspondence {
+            self.clock.settle(now);
+        }
         self.absent_since = [Some(now); 2];
         self.turn_since = now;
         if let Stage::Scheduled(s) = &mut self.stage {

@@ -616,6 +616,7 @@ fn stored_events_that_do_not_fit_are_errors_naming_their_seq() {
         at: WALL,
         sealed: None,
         lag_credit_ms: 0,
+        planned: false,
     };
     let mv = |n, color, vertex| stored(n, color, vertex, Vec::new(), view);
     let cases: Vec<(&str, LiveGame, GameEvent, u64)> = vec![
@@ -684,6 +685,7 @@ fn stored_events_that_do_not_fit_are_errors_naming_their_seq() {
         at: WALL,
         sealed: None,
         lag_credit_ms: 0,
+        planned: false,
     };
     let err = t.game.apply(&taken, 3, at(20)).expect_err("illegal");
     assert_eq!(err.seq, 3);

@@ -75,14 +75,18 @@ async fn unfinished_games(
 ) -> Result<Vec<(GameRecord, Vec<EventRecord>)>, StoreError> {
     let tx = snapshot(client).await?;
     let sql = format!(
-        "SELECT {GAME_COLUMNS} FROM games WHERE status = 'live' ORDER BY created_at_ms, id"
+        "SELECT {GAME_COLUMNS} FROM games WHERE status = 'live'
+             AND id NOT IN (SELECT game_id FROM correspondence_deadlines)
+         ORDER BY created_at_ms, id"
     );
     let games = query_games(&tx, &sql, &[]).await?;
     let rows = tx
         .query(
             "SELECT e.game_id, e.seq, e.kind, e.payload, e.at_ms
              FROM events e JOIN games g ON g.id = e.game_id
-             WHERE g.status = 'live' ORDER BY e.game_id, e.seq",
+             WHERE g.status = 'live'
+                 AND g.id NOT IN (SELECT game_id FROM correspondence_deadlines)
+             ORDER BY e.game_id, e.seq",
             &[],
         )
         .await

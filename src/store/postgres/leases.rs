@@ -77,6 +77,8 @@ async fn orphans(c: &mut Client, limit: i64) -> Result<Vec<String>, StoreError> 
     c.query(
         "SELECT id FROM games
          WHERE status = 'live' AND (owner IS NULL OR lease_until < clock_timestamp())
+             AND id NOT IN (SELECT game_id FROM correspondence_deadlines
+                 WHERE due_ms > (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
          ORDER BY created_at_ms, id LIMIT $1",
         &[&limit],
     )

@@ -28,13 +28,13 @@ async fn append(client: &mut Client, batch: Vec<Append>) -> Result<(), StoreErro
 /// A batch's transaction with the statements it has prepared: a statement repeated for
 /// many items (an event per move, a move count per game) is parsed once per batch, and
 /// each item then costs one round trip instead of two.
-struct Prepared<'c> {
+pub(super) struct Prepared<'c> {
     tx: Transaction<'c>,
     statements: HashMap<&'static str, Statement>,
 }
 
 impl Prepared<'_> {
-    async fn execute(
+    pub(super) async fn execute(
         &mut self,
         sql: &'static str,
         params: &[&(dyn ToSql + Sync)],
@@ -86,7 +86,12 @@ async fn apply<'b>(
             game_id,
             result,
             ended_at_ms,
-        } => finish_game(b, game_id, result, *ended_at_ms).await,
+        } => {
+            finish_game(b, game_id, result, *ended_at_ms).await?;
+            super::plans::set_plan(b, game_id, "black", None).await?;
+            super::plans::set_plan(b, game_id, "white", None).await?;
+            super::deadlines::clear_deadline(b, game_id).await
+        }
         Append::Rejudge { game_id, result } => rejudge(b, game_id, result).await,
         Append::Kibitz(line) => {
             let inserted = b
@@ -116,6 +121,14 @@ async fn apply<'b>(
             Ok(())
         }
         Append::Fence { game_id, fence } => claim_fence(b, game_id, *fence).await,
+        Append::Deadline { game_id, due_ms } => {
+            super::deadlines::set_deadline(b, game_id, *due_ms).await
+        }
+        Append::Plan {
+            game_id,
+            color,
+            plan,
+        } => super::plans::set_plan(b, game_id, color, plan.as_deref()).await,
     }
 }
 

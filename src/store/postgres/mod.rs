@@ -12,11 +12,13 @@
 mod accounts;
 mod connections;
 mod copy;
+mod deadlines;
 mod fairplay;
 mod games;
 mod leases;
 mod log;
 mod mutes;
+mod plans;
 mod ratings;
 mod reviews;
 mod schema;

@@ -183,6 +183,20 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (tournament_id, seq)
     );
     "#,
+    // 6: SQLite's version 11, correspondence games' deadline index and plans.
+    r#"
+    CREATE TABLE correspondence_deadlines (
+        game_id TEXT COLLATE "C" PRIMARY KEY REFERENCES games (id),
+        due_ms  BIGINT NOT NULL
+    );
+    CREATE INDEX correspondence_deadlines_by_due ON correspondence_deadlines (due_ms);
+    CREATE TABLE plans (
+        game_id TEXT COLLATE "C" NOT NULL REFERENCES games (id),
+        color   TEXT NOT NULL CHECK (color IN ('black', 'white')),
+        plan    TEXT NOT NULL,
+        PRIMARY KEY (game_id, color)
+    );
+    "#,
 ];
 
 /// The schema version this build writes and understands.

@@ -143,7 +143,9 @@ impl GameStore for SqliteStore {
         // One read transaction, so every game's events match its row.
         let tx = conn.transaction().map_err(self.db_err())?;
         let sql = format!(
-            "SELECT {} FROM games WHERE status = 'live' ORDER BY created_at_ms, id",
+            "SELECT {} FROM games WHERE status = 'live'
+                 AND id NOT IN (SELECT game_id FROM correspondence_deadlines)
+             ORDER BY created_at_ms, id",
             live_game_columns()
         );
         let games = self.query_games(&tx, &sql, &[])?;

@@ -167,6 +167,9 @@ impl SqliteStore {
                 ended_at_ms,
             } => {
                 finish_game(tx, game_id, result, ended_at_ms, &db)?;
+                super::deadlines::clear_deadline(tx, game_id, &db)?;
+                super::plans::set_plan(tx, game_id, "black", None, &db)?;
+                super::plans::set_plan(tx, game_id, "white", None, &db)?;
                 last_seqs.finished(game_id);
                 Ok(())
             }
@@ -178,6 +181,14 @@ impl SqliteStore {
             Write::Kibitz(line) => insert_kibitz(tx, line, &db),
             Write::Rated(game_id) => ratings::mark_rated(tx, game_id, &db),
             Write::Fence { game_id, fence } => claim_fence(tx, game_id, fence, &db),
+            Write::Deadline { game_id, due_ms } => {
+                super::deadlines::set_deadline(tx, game_id, due_ms, &db)
+            }
+            Write::Plan {
+                game_id,
+                color,
+                plan,
+            } => super::plans::set_plan(tx, game_id, color, plan, &db),
         }
     }
 
@@ -225,7 +236,7 @@ impl SqliteStore {
 }
 
 /// How a write turns SQLite's error into the store's (it names the database file).
-type DbErr<'a> = &'a dyn Fn(rusqlite::Error) -> StoreError;
+pub(super) type DbErr<'a> = &'a dyn Fn(rusqlite::Error) -> StoreError;
 
 fn unknown_game(game_id: &str) -> StoreError {
     StoreError::UnknownGame {
@@ -426,6 +437,15 @@ enum Write<'a> {
         game_id: &'a str,
         fence: u64,
     },
+    Deadline {
+        game_id: &'a str,
+        due_ms: i64,
+    },
+    Plan {
+        game_id: &'a str,
+        color: &'a str,
+        plan: Option<&'a str>,
+    },
 }
 
 impl Write<'_> {
@@ -438,7 +458,9 @@ impl Write<'_> {
             | Write::Finish { game_id, .. }
             | Write::Rejudge { game_id, .. }
             | Write::Rated(game_id)
-            | Write::Fence { game_id, .. } => game_id,
+            | Write::Fence { game_id, .. }
+            | Write::Deadline { game_id, .. }
+            | Write::Plan { game_id, .. } => game_id,
         }
     }
 }
@@ -470,6 +492,19 @@ impl<'a> From<&'a Append> for Write<'a> {
             Append::Fence { game_id, fence } => Write::Fence {
                 game_id,
                 fence: *fence,
+            },
+            Append::Deadline { game_id, due_ms } => Write::Deadline {
+                game_id,
+                due_ms: *due_ms,
+            },
+            Append::Plan {
+                game_id,
+                color,
+                plan,
+            } => Write::Plan {
+                game_id,
+                color,
+                plan: plan.as_deref(),
             },
         }
     }

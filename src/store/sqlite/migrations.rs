@@ -204,6 +204,21 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (tournament_id, seq)
     ) STRICT, WITHOUT ROWID;
     ",
+    // 11: correspondence games: the deadline index of those not finished
+    // (store/deadlines.rs), and the players' plans of conditional moves (store/plans.rs).
+    "
+    CREATE TABLE correspondence_deadlines (
+        game_id TEXT PRIMARY KEY NOT NULL REFERENCES games (id),
+        due_ms  INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX correspondence_deadlines_by_due ON correspondence_deadlines (due_ms);
+    CREATE TABLE plans (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        color   TEXT NOT NULL CHECK (color IN ('black', 'white')),
+        plan    TEXT NOT NULL,
+        PRIMARY KEY (game_id, color)
+    ) STRICT, WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -26,6 +26,7 @@ use move_log::MoveLog;
 mod accounts;
 mod checkpoint;
 mod copy;
+mod deadlines;
 mod fairplay;
 mod games;
 mod last_seqs;
@@ -33,6 +34,7 @@ mod log;
 mod migrations;
 mod move_log;
 mod mutes;
+mod plans;
 mod ratings;
 mod reviews;
 #[cfg(test)]

@@ -1,0 +1,9 @@
+//! Correspondence Go (client-protocol/correspondence.md): games played over days, whose
+//! clocks count wall time whether or not anyone is connected, and which sleep in the
+//! store while nobody watches them.
+//!
+//! - [`calendar`]: the wall time these clocks run on, moving with tokio's clock.
+//! - [`plan`]: plans of conditional moves, checked and answered as pure functions.
+
+pub mod calendar;
+pub mod plan;

@@ -1,0 +1,31 @@
+//! Correspondence games that sleep: a room whose correspondence game nobody has joined
+//! for a while stops, and its game lives on in the store alone, with its next deadline
+//! in the store's deadline index, until the waker or a join rebuilds it.
+
+use std::time::Duration;
+
+use super::live::LiveGame;
+use crate::protocol::Phase;
+use crate::store::Append;
+
+/// How long a correspondence game's room stays up with nobody joined: a player who
+/// reloads the page or moves between two of their games finds it awake.
+pub const SLEEP_AFTER: Duration = Duration::from_secs(30);
+
+/// The deadline index's row for `live` after a commit, for its batch: a correspondence
+/// game not over, with something that will happen by itself.
+pub fn deadline(game_id: &str, live: &LiveGame) -> Option<Append> {
+    if !live.settings.correspondence || live.phase() == Phase::Ended {
+        return None;
+    }
+    let due_ms = live.next_timer()?;
+    Some(Append::Deadline {
+        game_id: game_id.to_string(),
+        due_ms: i64::try_from(due_ms).unwrap_or(i64::MAX),
+    })
+}
+
+/// Whether `live`'s room may stop while nobody is joined: a correspondence game not over.
+pub fn may_sleep(live: &LiveGame) -> bool {
+    live.settings.correspondence && live.phase() != Phase::Ended
+}

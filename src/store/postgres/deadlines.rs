@@ -1,0 +1,70 @@
+//! The PostgreSQL side of [`DeadlineStore`], and the rows the log's batches write.
+
+use tokio_postgres::Client;
+
+use super::log::Prepared;
+use super::{PgStore, col, pg_error};
+use crate::store::{DeadlineStore, StoreError};
+
+/// Sets `game_id`'s deadline in the index, in a log batch's transaction.
+pub(super) async fn set_deadline(
+    b: &mut Prepared<'_>,
+    game_id: &str,
+    due_ms: i64,
+) -> Result<(), StoreError> {
+    b.execute(
+        "INSERT INTO correspondence_deadlines (game_id, due_ms) VALUES ($1, $2)
+         ON CONFLICT (game_id) DO UPDATE SET due_ms = excluded.due_ms",
+        &[&game_id, &due_ms],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Takes a finished game out of the index.
+pub(super) async fn clear_deadline(b: &mut Prepared<'_>, game_id: &str) -> Result<(), StoreError> {
+    b.execute(
+        "DELETE FROM correspondence_deadlines WHERE game_id = $1",
+        &[&game_id],
+    )
+    .await?;
+    Ok(())
+}
+
+async fn due_games(c: &mut Client, now_ms: i64, limit: i64) -> Result<Vec<String>, StoreError> {
+    c.query(
+        "SELECT game_id FROM correspondence_deadlines WHERE due_ms <= $1
+         ORDER BY due_ms, game_id LIMIT $2",
+        &[&now_ms, &limit],
+    )
+    .await
+    .map_err(pg_error)?
+    .iter()
+    .map(|row| col::<String>(row, 0))
+    .collect()
+}
+
+async fn next_deadline(c: &mut Client, now_ms: i64) -> Result<Option<i64>, StoreError> {
+    let row = c
+        .query_opt(
+            "SELECT due_ms FROM correspondence_deadlines WHERE due_ms > $1
+             ORDER BY due_ms LIMIT 1",
+            &[&now_ms],
+        )
+        .await
+        .map_err(pg_error)?;
+    row.map(|row| col::<i64>(&row, 0)).transpose()
+}
+
+impl DeadlineStore for PgStore {
+    fn due_games(&self, now_ms: i64, limit: u32) -> Result<Vec<String>, StoreError> {
+        let limit = i64::from(limit);
+        self.connections
+            .run(move |c| Box::pin(due_games(c, now_ms, limit)))
+    }
+
+    fn next_deadline(&self, now_ms: i64) -> Result<Option<i64>, StoreError> {
+        self.connections
+            .run(move |c| Box::pin(next_deadline(c, now_ms)))
+    }
+}
