@@ -16,6 +16,7 @@ use crate::cluster::{Bus, BusError, Node};
 use crate::config::Config;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::Lobby;
+use crate::notify::{Mailing, Notices};
 use crate::protocol::{CalledGame, GameSummary, Refusal, UserInfo};
 use crate::registry::{Clustered, Local, Placement, Registry};
 use crate::room::{RoomContext, RoomNews};
@@ -34,6 +35,8 @@ pub struct Hub {
     pub(crate) starter: Arc<Starter>,
     /// Started, ended, result changed: for any part to subscribe to.
     pub lifecycle: Lifecycle,
+    /// Each account's notices: kept, pushed, mailed.
+    pub notices: Arc<Notices>,
     next_conn: AtomicU64,
     /// The signal to stop, and the guards of the open connections.
     pub(crate) shutdown: Shutdown,
@@ -48,10 +51,13 @@ impl Hub {
         store: Arc<dyn Store>,
         writer: StoreWriter,
         cluster: Option<Arc<Node>>,
+        mailing: Mailing,
     ) -> Arc<Hub> {
         let lifecycle = Lifecycle::default();
         let standings = Standings::spawn(store.clone(), lifecycle.subscribe());
         let lobby = Arc::new(Lobby::new(standings.ranks().clone()));
+        let notices = Notices::new(&config, store.clone(), lobby.clone(), mailing);
+        notices.listen(lifecycle.subscribe());
         let shutdown = Shutdown::default();
         Arc::new_cyclic(|me: &Weak<Hub>| {
             let hub = me.clone();
@@ -82,6 +88,7 @@ impl Hub {
                 games,
                 starter,
                 lifecycle,
+                notices,
                 next_conn: AtomicU64::new(1),
                 shutdown,
                 cluster,
@@ -184,6 +191,12 @@ impl Hub {
                     }
                 });
             }
+            RoomNews::AwaitingMove {
+                game_id,
+                player,
+                opponent,
+                clock,
+            } => (self.notices).your_move(&game_id, &player, &opponent, &clock),
             placed => self.games.placed(placed),
         }
     }

@@ -14,12 +14,13 @@ use tokio::time::{Instant, MissedTickBehavior};
 use super::chat::ChatQuota;
 use super::fairplay;
 use super::limits::{PerUser, RateLimit, Unfollowed, UserSlot};
+use super::notices;
 use crate::fanout::{Inbox, Next, Outbox, encode};
 use crate::hub::Hub;
 use crate::lobby::automatch::Wish;
 use crate::protocol::{
-    ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
-    RequestId, Role, ServerMsg, UserInfo, decode, request_id,
+    ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, NoticeKind, NoticePayload,
+    PROTOCOL_VERSION, Refusal, Request, RequestId, Role, ServerMsg, UserInfo, decode, request_id,
 };
 use crate::room::{Gone, RoomCmd, RoomHandle};
 use crate::time::wall_ms;
@@ -528,6 +529,13 @@ impl Session {
                 hub.lobby.cancel_automatch(&self.user()?.id).await?;
                 self.ack(id, None, None);
             }
+            msg @ (LobbyMsg::ListNotices { .. }
+            | LobbyMsg::MarkNoticesRead { .. }
+            | LobbyMsg::GetNotificationSettings {}
+            | LobbyMsg::SetNotificationSettings { .. }) => {
+                let reply = notices::answer(&hub, &self.user()?, id, msg).await?;
+                self.send(&reply);
+            }
         }
         Ok(())
     }
@@ -660,6 +668,7 @@ impl Session {
         let settings = settings.resolve(&self.hub.config.clock.limits)?;
         settings.check_rated_ruleset(self.hub.config.rules.rated_ancient)?;
         let mut bot = to.as_deref().and_then(|t| self.hub.lobby.offer_of(t));
+        let to_player = to.is_some() && bot.is_none();
         if settings.rated {
             let players = std::iter::once(&user).chain(bot.as_ref().map(|b| &b.user));
             for player in players {
@@ -682,6 +691,14 @@ impl Session {
         }
         let limit = self.hub.config.limits.max_seeks_per_user;
         let challenge = self.hub.lobby.post(&user, to, settings, limit)?;
+        if let (true, Some(to)) = (to_player, &challenge.to) {
+            let payload = NoticePayload {
+                challenge_id: Some(challenge.challenge_id.clone()),
+                opponent: Some(user.clone()),
+                ..NoticePayload::default()
+            };
+            (self.hub.notices).notify(to, NoticeKind::ChallengeReceived, payload);
+        }
         if let Some(bot) = bot
             && let Err(refusal) = (self.hub.starter)
                 .accept(&bot.user, &challenge.challenge_id, None)

@@ -36,6 +36,8 @@ pub enum ErrorCode {
     /// A rated game (seek, challenge, accept, automatch) with a player who may not play
     /// rated games: guests play unrated games only.
     RatedNotAllowed,
+    /// A notification address that is not a mail address.
+    InvalidAddress,
 }
 
 impl ErrorCode {

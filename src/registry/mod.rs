@@ -271,7 +271,10 @@ impl Registry {
                 fence,
                 members,
             } => (game_id, room, fence, members),
-            RoomNews::Ended(_) | RoomNews::ResultChanged { .. } | RoomNews::Replay { .. } => {
+            RoomNews::Ended(_)
+            | RoomNews::ResultChanged { .. }
+            | RoomNews::Replay { .. }
+            | RoomNews::AwaitingMove { .. } => {
                 return;
             }
         };

@@ -836,6 +836,15 @@ impl Room {
         if staged.ended.is_some() {
             (self.ctx.news)(RoomNews::Ended(self.summary()));
         }
+        let to_move = self.live.to_move();
+        if moves > 0 && self.live.phase() == Phase::Play && !self.crowd.has_player(to_move) {
+            (self.ctx.news)(RoomNews::AwaitingMove {
+                game_id: self.id.clone(),
+                player: self.live.player(to_move).clone(),
+                opponent: self.live.player(to_move.opponent()).clone(),
+                clock: self.live.settings.clock,
+            });
+        }
         if let Some(game_id) = replay {
             (self.ctx.news)(RoomNews::Replay {
                 of: self.id.clone(),

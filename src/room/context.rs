@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::clock::LagSettings;
+use crate::clock::{LagSettings, TimeControl};
 use crate::fanout::{Frame, Outbox};
 use crate::protocol::{GameSummary, UserInfo};
 use crate::rules::GameResult;
@@ -27,6 +27,14 @@ pub enum RoomNews {
     /// A referee's `replay` ruling ended game `of` (committed): the new game `game_id`,
     /// which the ruling names, starts between the same players.
     Replay { of: Arc<str>, game_id: String },
+    /// A move was committed and the player to move has no connection to the game:
+    /// whether they are told is the notification service's call.
+    AwaitingMove {
+        game_id: Arc<str>,
+        player: UserInfo,
+        opponent: UserInfo,
+        clock: TimeControl,
+    },
     /// A referee changed a finished game's result (committed).
     ResultChanged {
         game_id: Arc<str>,

@@ -18,7 +18,8 @@
 //!
 //! Each kind of row has a trait of its own in a file of its own here, with its record
 //! types: [`EventLog`] (writing games and events, `log.rs`), [`GameStore`] (reading them,
-//! `games.rs`), [`AccountStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`] and,
+//! `games.rs`), [`AccountStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`], [`MuteStore`],
+//! [`NoticeStore`] and,
 //! for a shared database only, [`Leases`]. Each backend implements a trait in the file
 //! of the same name under its folder: `sqlite/ratings.rs`, `postgres/ratings.rs`. SQLite-
 //! only machinery (the move log, migrations, the checkpointer) lives under `sqlite/`,
@@ -40,6 +41,7 @@ mod games;
 mod leases;
 mod log;
 mod mutes;
+mod notices;
 mod postgres;
 mod ratings;
 mod reviews;
@@ -56,6 +58,7 @@ use games::{GAME_COLUMNS, game_columns_before_count};
 pub use leases::{Claim, Leases};
 pub use log::{Append, Durability, EventLog};
 pub use mutes::MuteStore;
+pub use notices::{MailPrefs, NewNotice, NoticeRow, NoticeStore};
 pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
 pub use reviews::{ReviewRecord, ReviewStore};
@@ -69,11 +72,25 @@ pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 /// client on a runtime of its own, so a call is safe from any thread. Async callers go
 /// through [`StoreWriter`] for writes (which batches them) and `spawn_blocking` for reads.
 pub trait Store:
-    EventLog + GameStore + AccountStore + RatingStore + FairPlayStore + ReviewStore + MuteStore
+    EventLog
+    + GameStore
+    + AccountStore
+    + RatingStore
+    + FairPlayStore
+    + ReviewStore
+    + MuteStore
+    + NoticeStore
 {
 }
 
 impl<S> Store for S where
-    S: EventLog + GameStore + AccountStore + RatingStore + FairPlayStore + ReviewStore + MuteStore
+    S: EventLog
+        + GameStore
+        + AccountStore
+        + RatingStore
+        + FairPlayStore
+        + ReviewStore
+        + MuteStore
+        + NoticeStore
 {
 }

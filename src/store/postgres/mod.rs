@@ -17,6 +17,7 @@ mod games;
 mod leases;
 mod log;
 mod mutes;
+mod notices;
 mod ratings;
 mod reviews;
 mod schema;
