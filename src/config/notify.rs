@@ -165,3 +165,80 @@ impl MailConfig {
         Ok(None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on() -> MailConfig {
+        MailConfig {
+            enabled: true,
+            host: "smtp.example.org".into(),
+            from: "tengen <notices@example.org>".into(),
+            ..MailConfig::default()
+        }
+    }
+
+    #[test]
+    fn mail_that_cannot_work_is_refused_naming_its_key() {
+        assert_eq!(MailConfig::default().check(), Ok(()), "off needs nothing");
+        assert_eq!(on().check(), Ok(()));
+        let refused = |c: MailConfig| c.check().expect_err("refused").0;
+        assert_eq!(
+            refused(MailConfig {
+                host: "".into(),
+                ..on()
+            }),
+            "mail.host"
+        );
+        assert_eq!(
+            refused(MailConfig {
+                from: "not an address".into(),
+                ..on()
+            }),
+            "mail.from"
+        );
+        let login = MailConfig {
+            username: Some("tengen".into()),
+            ..on()
+        };
+        assert_eq!(refused(login.clone()), "mail.username");
+        let both = MailConfig {
+            password_file: Some("/p".into()),
+            password_env: Some("SMTP_PASSWORD".into()),
+            ..login.clone()
+        };
+        assert_eq!(refused(both), "mail.password_file");
+        let ours = MailConfig {
+            password_env: Some("TENGEN_SMTP".into()),
+            ..login
+        };
+        assert_eq!(refused(ours), "mail.password_env");
+        assert_eq!(
+            refused(MailConfig {
+                digest_hours: 0,
+                ..on()
+            }),
+            "mail.digest_hours"
+        );
+    }
+
+    #[test]
+    fn the_password_is_the_first_line_of_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("smtp");
+        std::fs::write(&path, "s3cret\nignored\n").unwrap();
+        let config = MailConfig {
+            password_file: Some(path),
+            ..on()
+        };
+        assert_eq!(config.password(), Ok(Some("s3cret".into())));
+        let missing = MailConfig {
+            password_file: Some(dir.path().join("none")),
+            ..on()
+        };
+        let error = missing.password().expect_err("no file");
+        assert!(error.contains("mail.password_file"), "{error}");
+        assert_eq!(on().password(), Ok(None));
+    }
+}

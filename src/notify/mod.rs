@@ -204,7 +204,7 @@ impl Notices {
             }),
         );
         if let (MailMode::Immediate, Some(mail), Some(address)) = (mode, &self.mail, &prefs.address)
-            && let Err(e) = mail.send_notices(account, address, &[notice.clone()]).await
+            && let Err(e) = mail.send_notices(account, address, std::slice::from_ref(&notice)).await
         {
             tracing::warn!(%account, error = %e, "a notice could not be mailed");
         }
@@ -368,7 +368,7 @@ impl Notices {
                     let payload = NoticePayload {
                         game_id: Some(summary.game_id.clone()),
                         opponent: Some(opponent.clone()),
-                        result: summary.result.clone(),
+                        result: summary.result,
                         ..NoticePayload::default()
                     };
                     me.notify(&player.id, NoticeKind::GameEnded, payload);
