@@ -27,18 +27,19 @@ async fn notice(c: &mut Client, kind: &str) -> Value {
     }
 }
 
+/// A game between `alice` (Black) and `bob` that alice resigns: its id.
+async fn resigned_game(alice: &mut Client, bob: &mut Client) -> String {
+    let game = start_game(alice, bob, json!({"board_size": 9, "color": "black"})).await;
+    alice.ok(json!({"type": "resign", "game_id": game})).await;
+    game
+}
+
 #[tokio::test]
 async fn a_game_end_reaches_both_players_live_and_on_their_next_visit() {
     let server = TestServer::start().await;
     let mut alice = server.login("alice").await;
     let mut bob = server.login("bob").await;
-    let game = start_game(
-        &mut alice,
-        &mut bob,
-        json!({"board_size": 9, "color": "black"}),
-    )
-    .await;
-    alice.ok(json!({"type": "resign", "game_id": game})).await;
+    let game = resigned_game(&mut alice, &mut bob).await;
 
     for (c, opponent) in [(&mut alice, "bob"), (&mut bob, "alice")] {
         let pushed = notice(c, "game_ended").await;
@@ -369,13 +370,7 @@ async fn the_digest_is_mailed_with_a_working_unsubscribe_link() {
     );
 
     // A game ends: bob's notice waits for the digest, which the next sweep mails.
-    let game = start_game(
-        &mut alice,
-        &mut bob,
-        json!({"board_size": 9, "color": "black"}),
-    )
-    .await;
-    alice.ok(json!({"type": "resign", "game_id": game})).await;
+    let game = resigned_game(&mut alice, &mut bob).await;
     notice(&mut bob, "game_ended").await;
     let digest = &sink.mails(2).await[1];
     assert_eq!(
@@ -389,6 +384,8 @@ async fn the_digest_is_mailed_with_a_working_unsubscribe_link() {
         "{}",
         digest.body
     );
+    let message_id = digest.header("Message-ID").expect("a Message-ID");
+    assert!(message_id.ends_with("@tengen.test>"), "{message_id}");
     assert_eq!(
         digest.header("List-Unsubscribe-Post").as_deref(),
         Some("List-Unsubscribe=One-Click")

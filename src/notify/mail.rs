@@ -186,7 +186,12 @@ impl Mailer {
         let to = address
             .parse::<Mailbox>()
             .map_err(|e| MailError::Build(format!("the address: {e}")))?;
-        Ok(Message::builder().from(self.from.clone()).to(to))
+        // Ours, not a default domain: a mail without its sender's Message-ID scores as spam.
+        let id = format!("<{}@{}>", crate::ids::new_id(), self.from.email.domain());
+        Ok(Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .message_id(Some(id)))
     }
 
     async fn send(&self, message: Message) -> Result<(), MailError> {

@@ -204,7 +204,9 @@ impl Notices {
             }),
         );
         if let (MailMode::Immediate, Some(mail), Some(address)) = (mode, &self.mail, &prefs.address)
-            && let Err(e) = mail.send_notices(account, address, std::slice::from_ref(&notice)).await
+            && let Err(e) = mail
+                .send_notices(account, address, std::slice::from_ref(&notice))
+                .await
         {
             tracing::warn!(%account, error = %e, "a notice could not be mailed");
         }
