@@ -2,7 +2,8 @@
 //! challenge reach the player live over the WebSocket and are kept for the next
 //! connection; "your move" reaches a player away from a slow game; and mail goes through
 //! a real SMTP server on loopback (aiosmtpd, `tests/notify/smtp_sink.py`): the address is
-//! verified by its link, the digest carries the notices with a working one-click
+//! verified by its link, a deadline (through `Notices::notify_now`, the service's API)
+//! is mailed at once, the digest carries the notices with a working one-click
 //! unsubscribe link, and an address that does not parse is refused with its code.
 
 mod common;
@@ -14,6 +15,7 @@ use std::time::Duration;
 use common::{Client, TestServer, WAIT, start_game};
 use serde_json::{Value, json};
 use tengen::config::{Config, MailTls};
+use tengen::protocol::{NoticeKind, NoticePayload};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -369,10 +371,39 @@ async fn the_digest_is_mailed_with_a_working_unsubscribe_link() {
         true
     );
 
+    // A deadline, as the correspondence clocks report one through the service's API,
+    // is mailed at once in a mail of its own.
+    let notices = server
+        .server
+        .as_ref()
+        .expect("running")
+        .hub()
+        .notices
+        .clone();
+    let deadline = NoticePayload {
+        game_id: Some("g1".into()),
+        deadline: Some(1_796_040_910_000),
+        ..NoticePayload::default()
+    };
+    let kept = notices
+        .notify_now("bob", NoticeKind::Deadline, deadline)
+        .await
+        .expect("kept");
+    assert_eq!(
+        notice(&mut bob, "deadline").await["notice"]["notice_id"],
+        kept.notice_id
+    );
+    let immediate = &sink.mails(2).await[1];
+    assert_eq!(
+        immediate.header("Subject").as_deref(),
+        Some("Your time runs out soon in game g1")
+    );
+    assert!(immediate.header("List-Unsubscribe").is_some());
+
     // A game ends: bob's notice waits for the digest, which the next sweep mails.
     let game = resigned_game(&mut alice, &mut bob).await;
     notice(&mut bob, "game_ended").await;
-    let digest = &sink.mails(2).await[1];
+    let digest = &sink.mails(3).await[2];
     assert_eq!(
         digest.header("X-Rcpt-To").as_deref(),
         Some("bob@example.org")
