@@ -390,10 +390,18 @@ impl Notices {
         let due = blocking(move || store.digests_due(before, DIGESTS_PER_SWEEP)).await?;
         let mut sent = 0;
         for account in due {
+            // In a cluster every node sweeps: the one that claims the digest sends it.
             let (store, who) = (self.store.clone(), account.clone());
-            let (prefs, rows) =
-                blocking(move || Ok((store.mail_prefs(&who)?, store.digest_notices(&who)?)))
-                    .await?;
+            let claimed = blocking(move || {
+                if !store.claim_digest(&who, before, wall_ms())? {
+                    return Ok(None);
+                }
+                Ok(Some((store.mail_prefs(&who)?, store.digest_notices(&who)?)))
+            })
+            .await?;
+            let Some((prefs, rows)) = claimed else {
+                continue;
+            };
             let prefs = Prefs::from_row(prefs);
             let Some(up_to) = rows.last().map(|r| r.id) else {
                 continue;
@@ -407,11 +415,11 @@ impl Notices {
             if let (Some(address), false) = (&prefs.address, notices.is_empty())
                 && let Err(e) = mail.send_notices(&account, address, &notices).await
             {
-                tracing::warn!(%account, error = %e, "a digest could not be mailed; it is tried again at the next sweep");
+                tracing::warn!(%account, error = %e, "a digest could not be mailed; its notices wait for the next");
                 continue;
             }
             let (store, who) = (self.store.clone(), account.clone());
-            blocking(move || store.digest_sent(&who, up_to, wall_ms())).await?;
+            blocking(move || store.digest_sent(&who, up_to)).await?;
             sent += usize::from(!notices.is_empty());
         }
         Ok(sent)

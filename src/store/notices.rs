@@ -75,7 +75,16 @@ pub trait NoticeStore {
     /// The account's notices waiting for its digest, oldest first.
     fn digest_notices(&self, account: &str) -> Result<Vec<NoticeRow>, StoreError>;
 
-    /// A digest with the account's waiting notices up to `up_to` left at `at_ms`: they
-    /// wait no more, and the next digest is counted from then.
-    fn digest_sent(&self, account: &str, up_to: u64, at_ms: i64) -> Result<(), StoreError>;
+    /// Takes the account's digest for the caller, once: its last digest becomes `at_ms`
+    /// if it left at or before `sent_before_ms` (or never). False when another node (in
+    /// a cluster) took it first.
+    fn claim_digest(
+        &self,
+        account: &str,
+        sent_before_ms: i64,
+        at_ms: i64,
+    ) -> Result<bool, StoreError>;
+
+    /// A digest with the account's waiting notices up to `up_to` left: they wait no more.
+    fn digest_sent(&self, account: &str, up_to: u64) -> Result<(), StoreError>;
 }

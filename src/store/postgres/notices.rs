@@ -156,27 +156,33 @@ async fn digest_notices(
     rows.iter().map(notice).collect()
 }
 
-async fn digest_sent(
+async fn claim_digest(
     client: &mut Client,
     account: String,
-    up_to: i64,
+    sent_before_ms: i64,
     at_ms: i64,
-) -> Result<(), StoreError> {
-    let tx = client.transaction().await.map_err(pg_error)?;
-    tx.execute(
-        "UPDATE notices SET digest = false WHERE account = $1 AND id <= $2",
-        &[&account, &up_to],
-    )
-    .await
-    .map_err(pg_error)?;
-    tx.execute(
-        "INSERT INTO mail_prefs (account, modes, last_digest_ms) VALUES ($1, '{}', $2)
-         ON CONFLICT (account) DO UPDATE SET last_digest_ms = $2",
-        &[&account, &at_ms],
-    )
-    .await
-    .map_err(pg_error)?;
-    tx.commit().await.map_err(pg_error)
+) -> Result<bool, StoreError> {
+    let n = client
+        .execute(
+            "INSERT INTO mail_prefs AS p (account, modes, last_digest_ms) VALUES ($1, '{}', $3)
+             ON CONFLICT (account) DO UPDATE SET last_digest_ms = $3
+             WHERE p.last_digest_ms IS NULL OR p.last_digest_ms <= $2",
+            &[&account, &sent_before_ms, &at_ms],
+        )
+        .await
+        .map_err(pg_error)?;
+    Ok(n == 1)
+}
+
+async fn digest_sent(client: &mut Client, account: String, up_to: i64) -> Result<(), StoreError> {
+    client
+        .execute(
+            "UPDATE notices SET digest = false WHERE account = $1 AND id <= $2",
+            &[&account, &up_to],
+        )
+        .await
+        .map_err(pg_error)?;
+    Ok(())
 }
 
 impl NoticeStore for PgStore {
@@ -232,9 +238,20 @@ impl NoticeStore for PgStore {
             .run(move |c| Box::pin(digest_notices(c, account)))
     }
 
-    fn digest_sent(&self, account: &str, up_to: u64, at_ms: i64) -> Result<(), StoreError> {
+    fn claim_digest(
+        &self,
+        account: &str,
+        sent_before_ms: i64,
+        at_ms: i64,
+    ) -> Result<bool, StoreError> {
         let account = account.to_owned();
         self.connections
-            .run(move |c| Box::pin(digest_sent(c, account, bigint(up_to), at_ms)))
+            .run(move |c| Box::pin(claim_digest(c, account, sent_before_ms, at_ms)))
+    }
+
+    fn digest_sent(&self, account: &str, up_to: u64) -> Result<(), StoreError> {
+        let account = account.to_owned();
+        self.connections
+            .run(move |c| Box::pin(digest_sent(c, account, bigint(up_to))))
     }
 }

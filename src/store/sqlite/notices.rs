@@ -163,21 +163,33 @@ impl NoticeStore for SqliteStore {
         rows.collect::<Result<_, _>>().map_err(&db)
     }
 
-    fn digest_sent(&self, account: &str, up_to: u64, at_ms: i64) -> Result<(), StoreError> {
-        let mut conn = self.lock()?;
+    fn claim_digest(
+        &self,
+        account: &str,
+        sent_before_ms: i64,
+        at_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let conn = self.lock()?;
         let db = self.db_err();
-        let tx = conn.transaction().map_err(&db)?;
-        tx.prepare_cached("UPDATE notices SET digest = 0 WHERE account = ?1 AND id <= ?2")
+        let n = conn
+            .prepare_cached(
+                "INSERT INTO mail_prefs (account, modes, last_digest_ms) VALUES (?1, '{}', ?3)
+                 ON CONFLICT (account) DO UPDATE SET last_digest_ms = ?3
+                 WHERE last_digest_ms IS NULL OR last_digest_ms <= ?2",
+            )
+            .map_err(&db)?
+            .execute(params![account, sent_before_ms, at_ms])
+            .map_err(&db)?;
+        Ok(n == 1)
+    }
+
+    fn digest_sent(&self, account: &str, up_to: u64) -> Result<(), StoreError> {
+        let conn = self.lock()?;
+        let db = self.db_err();
+        conn.prepare_cached("UPDATE notices SET digest = 0 WHERE account = ?1 AND id <= ?2")
             .map_err(&db)?
             .execute(params![account, int(up_to)])
             .map_err(&db)?;
-        tx.prepare_cached(
-            "INSERT INTO mail_prefs (account, modes, last_digest_ms) VALUES (?1, '{}', ?2)
-             ON CONFLICT (account) DO UPDATE SET last_digest_ms = ?2",
-        )
-        .map_err(&db)?
-        .execute(params![account, at_ms])
-        .map_err(&db)?;
-        tx.commit().map_err(&db)
+        Ok(())
     }
 }
