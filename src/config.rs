@@ -12,8 +12,10 @@ use crate::clock::{ClockLimits, LagSettings};
 
 mod http;
 mod network;
+mod notify;
 pub use http::HttpConfig;
 pub use network::Network;
+pub use notify::{MailConfig, MailTls, NotifyConfig};
 
 /// The whole configuration of a server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +33,8 @@ pub struct Config {
     pub log: LogConfig,
     pub cluster: ClusterConfig,
     pub rules: RulesConfig,
+    pub notify: NotifyConfig,
+    pub mail: MailConfig,
 }
 
 impl Default for Config {
@@ -46,6 +50,8 @@ impl Default for Config {
             log: LogConfig::default(),
             cluster: ClusterConfig::default(),
             rules: RulesConfig::default(),
+            notify: NotifyConfig::default(),
+            mail: MailConfig::default(),
         }
     }
 }
@@ -850,6 +856,9 @@ impl Config {
             );
         }
         if let Err((key, message)) = self.http.check() {
+            return invalid(key, message);
+        }
+        if let Err((key, message)) = self.notify.check().and_then(|()| self.mail.check()) {
             return invalid(key, message);
         }
         if l.idle_timeout_secs <= l.heartbeat_secs {

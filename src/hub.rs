@@ -16,6 +16,7 @@ use crate::cluster::{Bus, BusError, Node};
 use crate::config::Config;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::Lobby;
+use crate::notify::{Mailing, Notices};
 use crate::protocol::{CalledGame, GameSummary, Refusal, UserInfo};
 use crate::registry::{Clustered, Local, Placement, Registry};
 use crate::room::{RoomContext, RoomNews};
@@ -38,6 +39,8 @@ pub struct Hub {
     pub lifecycle: Lifecycle,
     /// The tournaments this node runs.
     pub tournaments: Arc<Tournaments>,
+    /// Each account's notices: kept, pushed, mailed.
+    pub notices: Arc<Notices>,
     next_conn: AtomicU64,
     /// The signal to stop, and the guards of the open connections.
     pub(crate) shutdown: Shutdown,
@@ -52,11 +55,14 @@ impl Hub {
         store: Arc<dyn Store>,
         writer: StoreWriter,
         cluster: Option<Arc<Node>>,
+        mailing: Mailing,
     ) -> Arc<Hub> {
         let lifecycle = Lifecycle::default();
         let standings = Standings::spawn(store.clone(), lifecycle.subscribe());
         let ranks = standings.ranks().clone();
         let lobby = Arc::new(Lobby::new(ranks.clone()));
+        let notices = Notices::new(&config, store.clone(), lobby.clone(), mailing);
+        notices.listen(lifecycle.subscribe());
         let shutdown = Shutdown::default();
         let tournament_store = store.clone();
         Arc::new_cyclic(|me: &Weak<Hub>| {
@@ -96,6 +102,7 @@ impl Hub {
                 starter,
                 lifecycle,
                 tournaments,
+                notices,
                 next_conn: AtomicU64::new(1),
                 shutdown,
                 cluster,
@@ -200,12 +207,23 @@ impl Hub {
             RoomNews::YourMove {
                 game_id,
                 player,
+                opponent,
+                clock,
                 deadline_ms,
-            } => self.lifecycle.publish(GameNews::YourMove {
-                game_id: game_id.to_string(),
-                player,
-                deadline_ms,
-            }),
+                correspondence,
+                absent,
+            } => {
+                if absent {
+                    (self.notices).your_move(&game_id, &player, &opponent, &clock);
+                }
+                if correspondence {
+                    self.lifecycle.publish(GameNews::YourMove {
+                        game_id: game_id.to_string(),
+                        player,
+                        deadline_ms,
+                    });
+                }
+            }
             RoomNews::Replay { of, game_id } => {
                 let starter = self.starter.clone();
                 tokio::spawn(async move {

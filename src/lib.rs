@@ -22,6 +22,7 @@ pub mod load;
 pub mod lobby;
 pub mod metrics;
 pub mod net;
+pub mod notify;
 pub mod protocol;
 pub mod rating;
 pub mod registry;

@@ -52,6 +52,8 @@ pub enum StartError {
     },
     #[error(transparent)]
     Locked(#[from] LockError),
+    #[error(transparent)]
+    Mail(#[from] crate::notify::MailError),
     #[error(
         "cannot make the store's files in {path} readable by their owner only (they hold password hashes): {cause}"
     )]
@@ -238,6 +240,8 @@ impl Server {
         let group_wait = Duration::from_micros(config.store.group_wait_us);
         let writer = StoreWriter::spawn(store.clone(), 4096, group_wait);
         let verifier = Verifier::new(&config.auth, &data)?;
+        let secret = crate::auth::load_or_create_secret(&config.auth, &data)?;
+        let mailing = crate::notify::Mailing::new(&config.mail, &secret)?;
         let listen = config.listen;
         let cluster = match &config.cluster.nats_url {
             None => None,
@@ -255,7 +259,7 @@ impl Server {
             }
         };
         let single = cluster.is_none();
-        let hub = Hub::new(config, verifier, store, writer, cluster);
+        let hub = Hub::new(config, verifier, store, writer, cluster, mailing);
         // A cluster's games are taken by whichever node finds them without an owner.
         let restored = if single { hub.restore_unfinished()? } else { 0 };
         if single && let Err(refusal) = hub.tournaments.restore().await {
@@ -286,6 +290,8 @@ impl Server {
             addr: listen,
             cause,
         })?;
+        let public_url = (hub.config.auth.public_url.clone()).unwrap_or(format!("http://{addr}"));
+        hub.notices.set_base_url(&public_url);
         tracing::info!(%addr, data = %data.display(), restored, "tengen is serving: ws://{addr}/ws");
         let stop = hub.shutdown.signal();
         let task = tokio::spawn(crate::net::serve(listener, hub.clone(), stop));

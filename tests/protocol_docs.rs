@@ -56,6 +56,7 @@ const REQUIRED_FILES: &[&str] = &[
     "bots.md",
     "errors.md",
     "ratings.md",
+    "notifications.md",
 ];
 
 /// Fewer examples than this means the docs were emptied or not found.

@@ -13,9 +13,9 @@ use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
 use tengen::protocol::Role;
 use tengen::store::{
     Append, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore, KibitzRecord,
-    NewInvite, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow, RatingRecord, RatingRow,
-    ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode, TournamentEntry,
-    TournamentRecord, UserChange, UserRecord,
+    MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow,
+    RatingRecord, RatingRow, ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode,
+    TournamentEntry, TournamentRecord, UserChange, UserRecord,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -108,6 +108,8 @@ on_both!(
     tournaments_keep_their_numbered_logs,
     two_nodes_appending_to_one_tournament_take_turns,
     the_deadline_index_follows_its_games,
+    notices_are_bounded_paged_and_marked_read,
+    digests_wait_for_their_time_and_mail_prefs_are_kept,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -915,6 +917,105 @@ fn mutes_are_kept_and_undone(b: &Backend) {
     assert_eq!(
         b.another_node().mutes().expect("mutes"),
         [("a".into(), "c".into()), ("c".into(), "a".into())]
+    );
+}
+
+fn notice(account: &str, n: i64, digest: bool) -> NewNotice {
+    NewNotice {
+        account: account.into(),
+        kind: "game_ended".into(),
+        payload: format!(r#"{{"game_id":"g{n}"}}"#),
+        at_ms: n,
+        digest,
+    }
+}
+
+fn notices_are_bounded_paged_and_marked_read(b: &Backend) {
+    let s = &b.store;
+    let ids: Vec<u64> = (1..=5)
+        .map(|n| s.add_notice(&notice("ann", n, false), 3).expect("kept"))
+        .collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    s.add_notice(&notice("bob", 9, false), 3).expect("kept");
+    // Only ann's newest 3 are kept, newest first; bob's are his own.
+    let all = s.notices("ann", None, 10).expect("listed");
+    let payloads: Vec<&str> = all.iter().map(|n| n.payload.as_str()).collect();
+    assert_eq!(
+        payloads,
+        [
+            r#"{"game_id":"g5"}"#,
+            r#"{"game_id":"g4"}"#,
+            r#"{"game_id":"g3"}"#
+        ]
+    );
+    assert_eq!((all[0].id, all[0].at_ms, all[0].read), (ids[4], 5, false));
+    assert_eq!(all[0].kind, "game_ended");
+    let page = s.notices("ann", Some(ids[4]), 1).expect("a page");
+    assert_eq!(page.iter().map(|n| n.id).collect::<Vec<_>>(), [ids[3]]);
+    assert_eq!(s.unread_notices("ann").expect("count"), 3);
+    // Marking up to the middle one reads two; again, none.
+    assert_eq!(s.mark_notices_read("ann", ids[3]).expect("marked"), 2);
+    assert_eq!(s.mark_notices_read("ann", ids[3]).expect("marked"), 0);
+    assert_eq!(b.another_node().unread_notices("ann").expect("count"), 1);
+    assert_eq!(s.unread_notices("bob").expect("count"), 1);
+    let read: Vec<bool> = s
+        .notices("ann", None, 10)
+        .unwrap()
+        .iter()
+        .map(|n| n.read)
+        .collect();
+    assert_eq!(read, [false, true, true]);
+}
+
+fn digests_wait_for_their_time_and_mail_prefs_are_kept(b: &Backend) {
+    let s = &b.store;
+    assert_eq!(s.mail_prefs("ann").expect("read"), None);
+    let prefs = MailPrefs {
+        account: "ann".into(),
+        address: Some("ann@example.org".into()),
+        verified: false,
+        modes: r#"{"game_ended":"digest"}"#.into(),
+        last_digest_ms: None,
+    };
+    s.set_mail_prefs(&prefs).expect("kept");
+    let verified = MailPrefs {
+        verified: true,
+        ..prefs.clone()
+    };
+    s.set_mail_prefs(&verified).expect("replaced");
+    assert_eq!(s.mail_prefs("ann").expect("read"), Some(verified.clone()));
+
+    s.add_notice(&notice("ann", 1, false), 10).expect("kept");
+    let first = s.add_notice(&notice("ann", 2, true), 10).expect("kept");
+    let second = s.add_notice(&notice("ann", 3, true), 10).expect("kept");
+    s.add_notice(&notice("bob", 4, true), 10).expect("kept");
+    assert_eq!(s.digests_due(1000, 10).expect("due"), ["ann", "bob"]);
+    assert_eq!(s.digests_due(1000, 1).expect("due"), ["ann"]);
+    let waiting = s.digest_notices("ann").expect("waiting");
+    assert_eq!(
+        waiting.iter().map(|n| n.id).collect::<Vec<_>>(),
+        [first, second]
+    );
+
+    // A digest up to the first leaves the second waiting, and ann's next digest is due
+    // only once the time has come; bob, who never had one, still is. The digest is
+    // claimed once: a second sweep of the same moment (another node's) finds it taken.
+    assert!(s.claim_digest("ann", 0, 500).expect("claimed"));
+    assert!(!s.claim_digest("ann", 0, 500).expect("taken"));
+    s.digest_sent("ann", first).expect("sent");
+    assert_eq!(s.digest_notices("ann").unwrap().len(), 1);
+    assert_eq!(s.digests_due(499, 10).expect("due"), ["bob"]);
+    assert_eq!(s.digests_due(500, 10).expect("due"), ["ann", "bob"]);
+    let after = s.mail_prefs("ann").expect("read").expect("kept");
+    assert_eq!(after.last_digest_ms, Some(500));
+    assert_eq!(after.address, verified.address, "the rest is untouched");
+    // An account without preferences gets a row that says when its digest left.
+    assert!(s.claim_digest("bob", 0, 700).expect("claimed"));
+    s.digest_sent("bob", u64::MAX).expect("sent");
+    assert!(s.digest_notices("bob").unwrap().is_empty());
+    assert_eq!(
+        s.mail_prefs("bob").unwrap().unwrap().last_digest_ms,
+        Some(700)
     );
 }
 

@@ -7,7 +7,8 @@
 //! `tests/browser/details.mjs`, around one game (passes confirmed, notices off the
 //! controls, one set of speed names, the served CJK font, each move's clock in review,
 //! links that keep their place, a rematch), and `tests/browser/ancient.mjs`, a game under
-//! the ancient rules; see tests/browser/README.md. Screenshots go to
+//! the ancient rules, and `tests/browser/notices.mjs`, the bell of notices and the
+//! notification settings; see tests/browser/README.md. Screenshots go to
 //! `target/browser-artifacts/`.
 
 #[path = "common/browser.rs"]
@@ -73,6 +74,12 @@ async fn browser_scenario(script: &str, shots: &[&str]) {
     };
     setup.check(script, status, shots);
     server.expect("running").stop().await;
+}
+
+/// `tests/browser/notices.mjs`: the bell of notices and the notification settings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_challenge_rings_the_bell_and_the_profile_keeps_notification_settings() {
+    browser_scenario("notices.mjs", &["notices-bell.png", "notify-settings.png"]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -488,7 +488,11 @@ impl BotRunner {
             | ServerMsg::ReportFiled { .. }
             | ServerMsg::Reports { .. }
             | ServerMsg::Mutes { .. }
-            | ServerMsg::Kibitz { .. } => {}
+            | ServerMsg::Kibitz { .. }
+            | ServerMsg::Notices { .. }
+            | ServerMsg::Notice { .. }
+            | ServerMsg::UnreadNotices { .. }
+            | ServerMsg::NotificationSettings { .. } => {}
         }
         wire
     }

@@ -25,6 +25,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.server.load()?;
     if args.check {
         tengen::auth::check_public_key(&config.auth)?;
+        tengen::notify::check_mail(&config.mail)?;
     }
     if args.print {
         print!("{}", config.to_toml_redacted());

@@ -19,7 +19,7 @@ use super::extract::bearer;
 use super::limits::{AddressKey, PerAddress, PerUser};
 use super::peer::Peers;
 use super::reply::problem;
-use super::{api, auth, estimate, ratings, reviews, session, tournaments, web};
+use super::{api, auth, estimate, notices, ratings, reviews, session, tournaments, web};
 use crate::fanout::encode;
 use crate::hub::Hub;
 use crate::protocol::{Refusal, ServerMsg};
@@ -47,6 +47,7 @@ pub fn router(hub: Arc<Hub>, peers: Arc<Peers>) -> Router {
         .merge(api::routes())
         .merge(estimate::routes())
         .merge(reviews::routes())
+        .merge(notices::routes())
         .merge(ratings::routes())
         .merge(tournaments::routes())
         .merge(web::routes(&hub))

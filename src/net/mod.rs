@@ -12,6 +12,7 @@ mod fairplay;
 mod http;
 mod limits;
 mod listen;
+mod notices;
 mod peer;
 mod ratings;
 mod record;

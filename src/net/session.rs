@@ -14,12 +14,14 @@ use tokio::time::{Instant, MissedTickBehavior};
 use super::chat::ChatQuota;
 use super::fairplay;
 use super::limits::{PerUser, RateLimit, Unfollowed, UserSlot};
+use super::notices;
 use crate::fanout::{Inbox, Next, Outbox, encode};
 use crate::hub::Hub;
 use crate::lobby::automatch::Wish;
 use crate::protocol::{
-    ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, PROTOCOL_VERSION, Refusal, Request,
-    RequestId, Role, ServerMsg, TournamentAction, UserInfo, decode, request_id,
+    ClientMsg, ErrorCode, GameAction, GameSettings, LobbyMsg, NoticeKind, NoticePayload,
+    PROTOCOL_VERSION, Refusal, Request, RequestId, Role, ServerMsg, TournamentAction, UserInfo,
+    decode, request_id,
 };
 use crate::room::{Gone, RoomCmd, RoomHandle};
 use crate::time::wall_ms;
@@ -536,6 +538,13 @@ impl Session {
                 let tournament = hub.tournaments.create(&self.user()?, *setup).await?;
                 self.send(&ServerMsg::Tournament { id, tournament });
             }
+            msg @ (LobbyMsg::ListNotices { .. }
+            | LobbyMsg::MarkNoticesRead { .. }
+            | LobbyMsg::GetNotificationSettings {}
+            | LobbyMsg::SetNotificationSettings { .. }) => {
+                let reply = notices::answer(&hub, &self.user()?, id, msg).await?;
+                self.send(&reply);
+            }
         }
         Ok(())
     }
@@ -688,7 +697,18 @@ impl Session {
         let settings = settings.resolve(&self.hub.config.clock.limits)?;
         settings.check_rated_ruleset(self.hub.config.rules.rated_ancient)?;
         let limit = self.hub.config.limits.max_seeks_per_user;
+        let to_player = to
+            .as_deref()
+            .is_some_and(|t| self.hub.lobby.offer_of(t).is_none());
         let challenge = self.hub.starter.post(&user, to, settings, limit).await?;
+        if let (true, Some(to)) = (to_player, &challenge.to) {
+            let payload = NoticePayload {
+                challenge_id: Some(challenge.challenge_id.clone()),
+                opponent: Some(user.clone()),
+                ..NoticePayload::default()
+            };
+            (self.hub.notices).notify(to, NoticeKind::ChallengeReceived, payload);
+        }
         self.send(&ServerMsg::ChallengeCreated { id, challenge });
         Ok(())
     }

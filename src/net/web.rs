@@ -58,6 +58,7 @@ static ASSETS: &[Asset] = &[
     asset!("/js/count.js", "js/count.js", JS),
     asset!("/js/coords.js", "js/coords.js", JS),
     asset!("/js/ui.js", "js/ui.js", JS),
+    asset!("/js/notices.js", "js/notices.js", JS),
     asset!("/js/replay.js", "js/replay.js", JS),
     asset!("/js/archive.js", "js/archive.js", JS),
     asset!("/js/prefs.js", "js/prefs.js", JS),

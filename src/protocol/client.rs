@@ -2,6 +2,7 @@
 //! fields; unknown fields are refused so that a typo is an error, not a silent no-op.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
@@ -10,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, Refusal};
 use super::names;
+use super::notice::{MailMode, NoticeKind};
 use super::offer::BotOffer;
 use super::referee::Ruling;
 use super::request::RequestId;
@@ -141,6 +143,27 @@ pub enum LobbyMsg {
     /// (client-protocol/tournament.md).
     CreateTournament {
         setup: Box<TournamentSetup>,
+    },
+    /// Your notices, newest first: those older than `before` (a `notice_id`), at most
+    /// `limit` (client-protocol/notifications.md).
+    ListNotices {
+        #[serde(default)]
+        before: Option<u64>,
+        #[serde(default)]
+        limit: Option<u32>,
+    },
+    /// Mark read your notices up to `notice_id` `up_to`.
+    MarkNoticesRead {
+        up_to: u64,
+    },
+    /// Your mail address and how each kind of notice is mailed.
+    GetNotificationSettings {},
+    /// Change them: `address` (empty removes it) and the modes of the kinds named.
+    SetNotificationSettings {
+        #[serde(default)]
+        address: Option<String>,
+        #[serde(default)]
+        modes: BTreeMap<NoticeKind, MailMode>,
     },
 }
 

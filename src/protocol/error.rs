@@ -48,6 +48,8 @@ pub enum ErrorCode {
     AlreadyPublished,
     /// A swap by hand that would pair two players who have already met.
     RepeatGame,
+    /// A notification address that is not a mail address.
+    InvalidAddress,
 }
 
 impl ErrorCode {

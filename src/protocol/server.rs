@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::error::ErrorCode;
 use super::event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 use super::names;
+use super::notice::{Notice, NotificationSettings};
 use super::offer::BotListing;
 use super::request::RequestId;
 use super::settings::GameSettings;
@@ -295,6 +296,31 @@ pub enum ServerMsg {
     AppealChanged {
         tournament_id: String,
         appeal: AppealView,
+    },
+    /// The reply to `list_notices`; `next` is the `before` of the following page.
+    Notices {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        notices: Vec<Notice>,
+        unread: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next: Option<u64>,
+    },
+    /// A new notice, to every connection of its account.
+    Notice {
+        notice: Notice,
+        unread: u64,
+    },
+    /// How many notices are unread, to every connection of the account, after
+    /// `mark_notices_read`.
+    UnreadNotices {
+        unread: u64,
+    },
+    /// The reply to `get_notification_settings` and `set_notification_settings`.
+    NotificationSettings {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        settings: NotificationSettings,
     },
 }
 

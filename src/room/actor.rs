@@ -922,6 +922,25 @@ impl Room {
         Ok(())
     }
 
+    /// After a committed move of a game that goes on: the news that `player` is to move,
+    /// when the game is by correspondence or they are not at the board.
+    fn your_move(&self) {
+        let to_move = self.live.to_move();
+        let correspondence = self.live.settings.correspondence;
+        let absent = self.live.phase() == Phase::Play && !self.crowd.has_player(to_move);
+        if correspondence || absent {
+            (self.ctx.news)(RoomNews::YourMove {
+                game_id: self.id.clone(),
+                player: self.live.player(to_move).clone(),
+                opponent: self.live.player(to_move.opponent()).clone(),
+                clock: self.live.settings.clock,
+                deadline_ms: self.live.clock().deadline().map(|ms| ms as i64),
+                correspondence,
+                absent,
+            });
+        }
+    }
+
     fn summary(&self) -> GameSummary {
         let (move_number, phase) = self.live.as_spectators_see(self.released);
         GameSummary {
@@ -1005,13 +1024,8 @@ impl Room {
         self.broadcast(staged.frames).await;
         if staged.ended.is_some() {
             (self.ctx.news)(RoomNews::Ended(self.summary()));
-        } else if moves > 0 && self.live.settings.correspondence {
-            let deadline_ms = self.live.clock().deadline().map(|ms| ms as i64);
-            (self.ctx.news)(RoomNews::YourMove {
-                game_id: self.id.clone(),
-                player: self.live.player(self.live.to_move()).clone(),
-                deadline_ms,
-            });
+        } else if moves > 0 {
+            self.your_move();
         }
         if let Some(game_id) = replay {
             (self.ctx.news)(RoomNews::Replay {

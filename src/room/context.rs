@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::clock::LagSettings;
+use crate::clock::{LagSettings, TimeControl};
 use crate::fanout::{Frame, Outbox};
 use crate::protocol::{GameSummary, UserInfo};
 use crate::rules::GameResult;
@@ -27,11 +27,18 @@ pub enum RoomNews {
     /// A referee's `replay` ruling ended game `of` (committed): the new game `game_id`,
     /// which the ruling names, starts between the same players.
     Replay { of: Arc<str>, game_id: String },
-    /// A correspondence game waits for `player`'s move (committed), by `deadline_ms`.
+    /// A move was committed and `player` is to move, by `deadline_ms` (Unix ms) if
+    /// their clock runs out then: said after every move of a correspondence game (for
+    /// the lifecycle bus), and of any game whose player to move has no connection to it
+    /// (`absent`; whether they are told is the notification service's call).
     YourMove {
         game_id: Arc<str>,
         player: UserInfo,
+        opponent: UserInfo,
+        clock: TimeControl,
         deadline_ms: Option<i64>,
+        correspondence: bool,
+        absent: bool,
     },
     /// A referee changed a finished game's result (committed).
     ResultChanged {

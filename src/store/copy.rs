@@ -171,6 +171,17 @@ pub(crate) const TABLES: &[Table] = &[
             ("sgf", Text),
         ],
     ),
+    // Notices are not copied: a short list of recent news, each account's to lose.
+    table(
+        "mail_prefs",
+        &[
+            ("account", Text),
+            ("address", Text),
+            ("verified", Bool),
+            ("modes", Text),
+            ("last_digest_ms", Int),
+        ],
+    ),
 ];
 
 const fn table(name: &'static str, columns: &'static [(&'static str, Kind)]) -> Table {

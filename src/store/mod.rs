@@ -18,7 +18,8 @@
 //!
 //! Each kind of row has a trait of its own in a file of its own here, with its record
 //! types: [`EventLog`] (writing games and events, `log.rs`), [`GameStore`] (reading them,
-//! `games.rs`), [`AccountStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`], [`TournamentStore`] and,
+//! `games.rs`), [`AccountStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`],
+//! [`MuteStore`], [`TournamentStore`], [`DeadlineStore`], [`PlanStore`], [`NoticeStore`] and,
 //! for a shared database only, [`Leases`]. Each backend implements a trait in the file
 //! of the same name under its folder: `sqlite/ratings.rs`, `postgres/ratings.rs`. SQLite-
 //! only machinery (the move log, migrations, the checkpointer) lives under `sqlite/`,
@@ -41,6 +42,7 @@ mod games;
 mod leases;
 mod log;
 mod mutes;
+mod notices;
 mod plans;
 mod postgres;
 mod ratings;
@@ -60,6 +62,7 @@ use games::{GAME_COLUMNS, game_columns_before_count};
 pub use leases::{Claim, Leases};
 pub use log::{Append, Durability, EventLog};
 pub use mutes::MuteStore;
+pub use notices::{MailPrefs, NewNotice, NoticeRow, NoticeStore};
 pub use plans::PlanStore;
 pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
@@ -85,6 +88,7 @@ pub trait Store:
     + TournamentStore
     + DeadlineStore
     + PlanStore
+    + NoticeStore
 {
 }
 
@@ -99,5 +103,6 @@ impl<S> Store for S where
         + TournamentStore
         + DeadlineStore
         + PlanStore
+        + NoticeStore
 {
 }

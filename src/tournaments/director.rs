@@ -457,7 +457,7 @@ impl Director {
             GameNews::ResultChanged {
                 game_id, result, ..
             } => (game_id, result),
-            GameNews::Started { .. } => return,
+            GameNews::Started { .. } | GameNews::YourMove { .. } => return,
         };
         self.record_result(&game_id, &result).await;
     }

@@ -3,8 +3,8 @@
 // login when the server allows it), and the views, chosen by the address: `#/` the lobby,
 // `#/game/<id>` a game, `#/archive?…` the finished games, `#/analysis?…` an analysis board,
 // `#/user/<id>` a profile, `#/leaderboard` the ratings, `#/referee` the open calls and
-// reports (referees and admins). Without the dev login the dialog
-// offers accounts instead.
+// reports (referees and admins); the bell of notices in the header. Without the dev
+// login the dialog offers accounts instead.
 
 import { AccountForms, Session } from './account.js';
 import { AnalysisView } from './analysis.js';
@@ -14,6 +14,7 @@ import { Connection } from './connection.js';
 import { GameView } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
+import { NoticeBell } from './notices.js';
 import { ProfileView } from './profile.js';
 import { RefereeView, isReferee } from './referee.js';
 import { el, fill, showError, toast } from './ui.js';
@@ -28,6 +29,7 @@ class App {
     this.conn = new Connection();
     this.session = new Session(this.conn);
     this.automatch = new Automatch(this.conn);
+    this.bell = new NoticeBell(this.conn);
     this.view = null;
     this.viewUser = null;
     this.main = document.getElementById('view');
@@ -150,6 +152,7 @@ class App {
         el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
         el('a', { href: `#/user/${encodeURIComponent(user.id)}`, class: 'nav', 'data-testid': 'nav-profile' }, 'Profile'),
         isReferee(user) ? el('a', { href: '#/referee', class: 'nav', 'data-testid': 'nav-referee' }, 'Referee') : null,
+        this.bell.element,
         el('span', { class: 'whoami', 'data-testid': 'whoami', title: `user id ${user.id}` }, user.name),
         el('button', { type: 'button', class: 'quiet', 'data-testid': 'logout', onclick: () => this.logout() }, 'Log out'));
     } else {

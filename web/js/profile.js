@@ -1,10 +1,11 @@
 // A player's profile (`#/user/<id>`): their standing in each pool, their rating
 // history drawn as a plot, and their escaper record (games left and then lost by
-// forfeit), from `GET /api/users/{id}`. Ratings change a moment after a
+// forfeit), from `GET /api/users/{id}`; on your own, your notification settings. Ratings change a moment after a
 // rated game ends, so the page has a button to read them again.
 
 import { ratingPlot } from './plot.js';
 import { POOLS, getJson, points } from './ratings.js';
+import { notificationSettings } from './notices.js';
 import { el, fill } from './ui.js';
 
 export class ProfileView {
@@ -29,13 +30,19 @@ export class ProfileView {
 
   unmount() {}
 
+  /** Whether this is the profile of the user logged in here. */
+  own() {
+    return this.conn.user?.id === this.id;
+  }
+
   async load() {
     try {
       this.profile = await getJson(`/api/users/${encodeURIComponent(this.id)}`);
       this.draw();
     } catch (err) {
       fill(this.body, el('p', { class: 'muted', 'data-testid': 'profile-missing' },
-        err.status === 404 ? `${this.id} has not played a game here yet.` : `The profile cannot be read: ${err.message}`));
+        err.status === 404 ? `${this.id} has not played a game here yet.` : `The profile cannot be read: ${err.message}`),
+      this.own() ? notificationSettings(this.conn) : null);
     }
   }
 
@@ -64,7 +71,8 @@ export class ProfileView {
       el('div', { class: 'card-head' }, el('h3', {}, 'Rating history'), choose),
       history.length ? ratingPlot(history) : el('p', { class: 'muted', 'data-testid': 'plot-empty' }, 'No rated game in this pool yet.'),
       recent.length ? el('table', { class: 'stack-table' }, el('tbody', {}, recent)) : null,
-      this.escapes(p.escapes));
+      this.escapes(p.escapes),
+      this.own() ? notificationSettings(this.conn) : null);
   }
 
   /** Games the player left and then lost by a claim or the forfeit limit. */

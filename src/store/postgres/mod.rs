@@ -18,6 +18,7 @@ mod games;
 mod leases;
 mod log;
 mod mutes;
+mod notices;
 mod plans;
 mod ratings;
 mod reviews;

@@ -197,6 +197,27 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (game_id, color)
     );
     "#,
+    // 7: SQLite's version 12, notices and mail preferences.
+    r#"
+    CREATE TABLE notices (
+        id      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        account TEXT COLLATE "C" NOT NULL,
+        kind    TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        at_ms   BIGINT NOT NULL,
+        read    BOOLEAN NOT NULL DEFAULT false,
+        digest  BOOLEAN NOT NULL
+    );
+    CREATE INDEX notices_by_account ON notices (account, id);
+    CREATE INDEX notices_for_digest ON notices (account) WHERE digest;
+    CREATE TABLE mail_prefs (
+        account        TEXT COLLATE "C" PRIMARY KEY,
+        address        TEXT,
+        verified       BOOLEAN NOT NULL DEFAULT false,
+        modes          TEXT NOT NULL,
+        last_digest_ms BIGINT
+    );
+    "#,
 ];
 
 /// The schema version this build writes and understands.

@@ -219,6 +219,28 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (game_id, color)
     ) STRICT, WITHOUT ROWID;
     ",
+    // 12: each account's notices, its newest kept (store/notices.rs), and its mail
+    // preferences.
+    "
+    CREATE TABLE notices (
+        id      INTEGER PRIMARY KEY AUTOINCREMENT,
+        account TEXT NOT NULL,
+        kind    TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        at_ms   INTEGER NOT NULL,
+        read    INTEGER NOT NULL DEFAULT 0 CHECK (read IN (0, 1)),
+        digest  INTEGER NOT NULL CHECK (digest IN (0, 1))
+    ) STRICT;
+    CREATE INDEX notices_by_account ON notices (account, id);
+    CREATE INDEX notices_for_digest ON notices (account) WHERE digest;
+    CREATE TABLE mail_prefs (
+        account        TEXT PRIMARY KEY NOT NULL,
+        address        TEXT,
+        verified       INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (0, 1)),
+        modes          TEXT NOT NULL,
+        last_digest_ms INTEGER
+    ) STRICT;
+    ",
 ];
 
 /// The schema version this build writes and understands.

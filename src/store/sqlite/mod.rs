@@ -34,6 +34,7 @@ mod log;
 mod migrations;
 mod move_log;
 mod mutes;
+mod notices;
 mod plans;
 mod ratings;
 mod reviews;
@@ -47,7 +48,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Enough for every statement this module (and the ratings') prepares, so none is ever
 /// re-parsed.
-const STATEMENT_CACHE: usize = 48;
+const STATEMENT_CACHE: usize = 64;
 
 /// How hard each commit is pushed to the disk (`PRAGMA synchronous`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,0 +1,198 @@
+//! Notices at the edge: the WebSocket requests (`list_notices`, `mark_notices_read`, the
+//! notification settings), the same settings over HTTP for the profile page
+//! (`GET`/`PUT /api/notifications`, logged in), and the links mailed to players
+//! (`/notify/unsubscribe`, `/notify/verify`), which need no login: their token is signed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+
+use super::extract::{bearer, from_object};
+use super::reply::problem;
+use crate::hub::Hub;
+use crate::notify::Followed;
+use crate::protocol::{
+    ErrorCode, LobbyMsg, MailMode, NoticeKind, Refusal, RequestId, ServerMsg, UserInfo,
+};
+
+/// The largest settings body `PUT /api/notifications` reads.
+const MAX_BODY_BYTES: usize = 4096;
+
+/// The reply to one of the notice requests of a logged-in `user`.
+pub(super) async fn answer(
+    hub: &Hub,
+    user: &UserInfo,
+    id: Option<RequestId>,
+    msg: LobbyMsg,
+) -> Result<ServerMsg, Refusal> {
+    let notices = &hub.notices;
+    Ok(match msg {
+        LobbyMsg::ListNotices { before, limit } => {
+            let (notices, unread, next) = notices.list(&user.id, before, limit).await?;
+            ServerMsg::Notices {
+                id,
+                notices,
+                unread,
+                next,
+            }
+        }
+        LobbyMsg::MarkNoticesRead { up_to } => {
+            notices.mark_read(&user.id, up_to).await?;
+            ServerMsg::Ack {
+                id,
+                game_id: None,
+                seq: None,
+            }
+        }
+        LobbyMsg::GetNotificationSettings {} => ServerMsg::NotificationSettings {
+            id,
+            settings: notices.settings(&user.id).await?,
+        },
+        LobbyMsg::SetNotificationSettings { address, modes } => ServerMsg::NotificationSettings {
+            id,
+            settings: notices.set_settings(&user.id, address, modes).await?,
+        },
+        _ => {
+            return Err(Refusal::new(
+                ErrorCode::BadRequest,
+                "not a request about notices",
+            ));
+        }
+    })
+}
+
+pub fn routes() -> Router<Arc<Hub>> {
+    Router::new()
+        .route(
+            "/api/notifications",
+            get(settings)
+                .put(change)
+                .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        )
+        .route("/notify/unsubscribe", get(follow).post(follow))
+        .route("/notify/verify", get(follow))
+}
+
+/// A refusal as the API answers it, with its stable code.
+fn refused(r: Refusal) -> Response {
+    let status = match r.code {
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    let body = serde_json::json!({"error": r.message, "code": r.code});
+    (status, Json(body)).into_response()
+}
+
+/// The logged-in user of a profile request.
+async fn user_of(hub: &Hub, headers: &HeaderMap) -> Result<UserInfo, Response> {
+    let Some(token) = bearer(headers) else {
+        return Err(problem(
+            StatusCode::UNAUTHORIZED,
+            "notification settings need a token in an `Authorization: Bearer` header",
+        ));
+    };
+    crate::accounts::admit(hub.store(), &hub.verifier, token)
+        .await
+        .map_err(refused)
+}
+
+async fn settings(State(hub): State<Arc<Hub>>, headers: HeaderMap) -> Response {
+    let user = match user_of(&hub, &headers).await {
+        Ok(user) => user,
+        Err(refusal) => return refusal,
+    };
+    match hub.notices.settings(&user.id).await {
+        Ok(settings) => Json(settings).into_response(),
+        Err(r) => refused(r),
+    }
+}
+
+/// What `PUT /api/notifications` takes: what `set_notification_settings` does.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Change {
+    #[serde(default)]
+    address: Option<String>,
+    #[serde(default)]
+    modes: BTreeMap<NoticeKind, MailMode>,
+}
+
+async fn change(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> Response {
+    let user = match user_of(&hub, &headers).await {
+        Ok(user) => user,
+        Err(refusal) => return refusal,
+    };
+    let change: Change = match from_object(&body) {
+        Ok(change) => change,
+        Err(e) => {
+            return problem(
+                StatusCode::BAD_REQUEST,
+                format!("the body must be {{\"address\"?: ..., \"modes\"?: {{...}}}}: {e}"),
+            );
+        }
+    };
+    match (hub.notices)
+        .set_settings(&user.id, change.address, change.modes)
+        .await
+    {
+        Ok(settings) => Json(settings).into_response(),
+        Err(r) => refused(r),
+    }
+}
+
+#[derive(Deserialize)]
+struct LinkQuery {
+    token: String,
+}
+
+/// A mailed link, followed: a sentence saying what it did.
+async fn follow(
+    State(hub): State<Arc<Hub>>,
+    query: Result<Query<LinkQuery>, QueryRejection>,
+) -> Response {
+    let text = |status, text: String| {
+        (
+            status,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text,
+        )
+            .into_response()
+    };
+    let Ok(Query(LinkQuery { token })) = query else {
+        return text(StatusCode::BAD_REQUEST, "this link has no token\n".into());
+    };
+    match hub.notices.follow(&token).await {
+        Ok(Followed::Unsubscribed(kinds)) => {
+            let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+            text(
+                StatusCode::OK,
+                format!(
+                    "Done: no more mail for {}. Your profile's notification settings turn it back on.\n",
+                    names.join(", ")
+                ),
+            )
+        }
+        Ok(Followed::Verified) => text(
+            StatusCode::OK,
+            "Your address is confirmed: notices will be mailed to it.\n".into(),
+        ),
+        Ok(Followed::Stale) => text(
+            StatusCode::CONFLICT,
+            "This link is for an address your account no longer has: nothing changed.\n".into(),
+        ),
+        Err(r) if r.code == ErrorCode::Unavailable => {
+            text(StatusCode::SERVICE_UNAVAILABLE, format!("{}\n", r.message))
+        }
+        Err(r) => text(StatusCode::BAD_REQUEST, format!("{}\n", r.message)),
+    }
+}

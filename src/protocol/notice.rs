@@ -1,0 +1,122 @@
+//! Notices on the wire (client-protocol/notifications.md): what happened while a player
+//! looked away, each of a typed kind with what it is about, and how each kind is mailed.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::user::UserInfo;
+use crate::rules::GameResult;
+
+/// What a notice says happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeKind {
+    /// The opponent moved in a game you had no connection to.
+    YourMove,
+    /// A deadline of yours is within the warning time.
+    Deadline,
+    /// A game of yours ended.
+    GameEnded,
+    /// Someone challenged you.
+    ChallengeReceived,
+    /// A tournament round you play in was paired.
+    RoundPaired,
+    /// Your vacation is running out.
+    VacationEnding,
+}
+
+impl NoticeKind {
+    pub const ALL: [NoticeKind; 6] = [
+        NoticeKind::YourMove,
+        NoticeKind::Deadline,
+        NoticeKind::GameEnded,
+        NoticeKind::ChallengeReceived,
+        NoticeKind::RoundPaired,
+        NoticeKind::VacationEnding,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        super::names::name_of(&self, "")
+    }
+
+    /// The kind of a wire name.
+    pub fn parse(name: &str) -> Option<NoticeKind> {
+        NoticeKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// What a notice is about; each kind fills what it has.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoticePayload {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<UserInfo>,
+    /// A deadline (server Unix ms): a move's, or the end of a vacation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+}
+
+/// A kept notice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Notice {
+    /// Grows with every notice: the paging cursor and what `mark_notices_read` names.
+    pub notice_id: u64,
+    pub kind: NoticeKind,
+    pub payload: NoticePayload,
+    /// When (server Unix ms).
+    pub at: i64,
+    pub read: bool,
+}
+
+/// How a kind of notice is mailed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MailMode {
+    /// A mail of its own at once.
+    Immediate,
+    /// In the next digest.
+    Digest,
+    /// Not mailed.
+    Off,
+}
+
+/// An account's notification settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotificationSettings {
+    /// Where mail goes; absent: nowhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// Whether the address was proven by the link mailed to it; mail goes only to a
+    /// verified address.
+    pub verified: bool,
+    /// How each kind is mailed (every kind is listed).
+    pub modes: BTreeMap<NoticeKind, MailMode>,
+    /// Whether this server sends mail at all.
+    pub mail: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_read_back_from_their_wire_names() {
+        for kind in NoticeKind::ALL {
+            assert_eq!(NoticeKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(NoticeKind::GameEnded.as_str(), "game_ended");
+        assert_eq!(NoticeKind::parse("nonsense"), None);
+    }
+}
