@@ -36,6 +36,9 @@ pub enum ErrorCode {
     /// A rated game (seek, challenge, accept, automatch) with a player who may not play
     /// rated games: guests play unrated games only.
     RatedNotAllowed,
+    /// The personal API token this connection logged in with lacks the scope the
+    /// request needs (client-protocol/accounts.md#scopes).
+    InsufficientScope,
 }
 
 impl ErrorCode {

@@ -18,7 +18,7 @@
 //!
 //! Each kind of row has a trait of its own in a file of its own here, with its record
 //! types: [`EventLog`] (writing games and events, `log.rs`), [`GameStore`] (reading them,
-//! `games.rs`), [`AccountStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`] and,
+//! `games.rs`), [`AccountStore`], [`TokenStore`], [`BotStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`] and,
 //! for a shared database only, [`Leases`]. Each backend implements a trait in the file
 //! of the same name under its folder: `sqlite/ratings.rs`, `postgres/ratings.rs`. SQLite-
 //! only machinery (the move log, migrations, the checkpointer) lives under `sqlite/`,
@@ -33,6 +33,7 @@
 //! impl block changes.
 
 mod accounts;
+mod bots;
 pub mod copy;
 mod error;
 mod fairplay;
@@ -44,11 +45,14 @@ mod postgres;
 mod ratings;
 mod reviews;
 mod sqlite;
+mod tokens;
 mod writer;
 
 pub use accounts::{
-    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, UserChange, UserRecord,
+    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StandingChange, UserChange,
+    UserRecord,
 };
+pub use bots::{BotStore, MadeBot};
 pub use error::StoreError;
 pub use fairplay::{FairPlayStore, KibitzRecord, NewReport, StoredReport};
 pub use games::{EventRecord, GameQuery, GameRecord, GameStatus, GameStore};
@@ -60,6 +64,7 @@ pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
 pub use reviews::{ReviewRecord, ReviewStore};
 pub use sqlite::{SqliteStore, SyncMode};
+pub use tokens::{TOUCH_MS, TokenRecord, TokenStore};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
 /// The whole store as the room, the HTTP handlers and the services see it: every trait
@@ -69,11 +74,27 @@ pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 /// client on a runtime of its own, so a call is safe from any thread. Async callers go
 /// through [`StoreWriter`] for writes (which batches them) and `spawn_blocking` for reads.
 pub trait Store:
-    EventLog + GameStore + AccountStore + RatingStore + FairPlayStore + ReviewStore + MuteStore
+    EventLog
+    + GameStore
+    + AccountStore
+    + TokenStore
+    + BotStore
+    + RatingStore
+    + FairPlayStore
+    + ReviewStore
+    + MuteStore
 {
 }
 
 impl<S> Store for S where
-    S: EventLog + GameStore + AccountStore + RatingStore + FairPlayStore + ReviewStore + MuteStore
+    S: EventLog
+        + GameStore
+        + AccountStore
+        + TokenStore
+        + BotStore
+        + RatingStore
+        + FairPlayStore
+        + ReviewStore
+        + MuteStore
 {
 }

@@ -10,6 +10,7 @@
 //! is opened afresh on the next one; the URL's password is never in an error or a log.
 
 mod accounts;
+mod bots;
 mod connections;
 mod copy;
 mod fairplay;
@@ -20,6 +21,7 @@ mod mutes;
 mod ratings;
 mod reviews;
 mod schema;
+mod tokens;
 
 use std::fmt;
 

@@ -24,6 +24,7 @@ use last_seqs::LastSeqs;
 use move_log::MoveLog;
 
 mod accounts;
+mod bots;
 mod checkpoint;
 mod copy;
 mod fairplay;
@@ -37,6 +38,7 @@ mod ratings;
 mod reviews;
 #[cfg(test)]
 mod tests;
+mod tokens;
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.
