@@ -5,6 +5,7 @@
 
 import { ratingPlot } from './plot.js';
 import { POOLS, getJson, points } from './ratings.js';
+import { selfService } from './selfservice.js';
 import { el, fill } from './ui.js';
 
 export class ProfileView {
@@ -23,7 +24,8 @@ export class ProfileView {
         el('a', { href: '#/leaderboard', 'data-testid': 'leaderboard-link' }, 'Leaderboard'),
         el('button', { type: 'button', class: 'quiet', 'data-testid': 'profile-refresh', onclick: () => this.load() }, 'Refresh')),
       this.body);
-    fill(container, this.root);
+    this.own = selfService(this.conn, this.id);
+    fill(container, this.root, this.own ? el('section', { class: 'card' }, this.own) : null);
     this.load();
   }
 
