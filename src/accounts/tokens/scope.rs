@@ -177,7 +177,8 @@ mod tests {
     use crate::protocol::decode;
 
     fn need(frame: &str, role: Role) -> Scope {
-        needed(&decode(frame).expect("a valid frame").msg, role)
+        let request = decode(frame).unwrap_or_else(|e| panic!("{frame}: {:?}", e.refusal));
+        needed(&request.msg, role)
     }
 
     fn personal(scopes: &[Scope]) -> Grant {
@@ -244,7 +245,7 @@ mod tests {
                 false,
             ),
             (
-                r#"{"type":"offer","offer":{"sizes":[9]}}"#,
+                r#"{"type":"offer","offer":{"board_sizes":[9]}}"#,
                 Role::Bot,
                 false,
                 false,
