@@ -186,6 +186,16 @@ async fn every_request_is_checked_against_the_tokens_scopes() {
         )
         .await;
     assert_eq!(save_review(&server, &read).await, 403);
+    // The `auth` message takes a personal token too, with its scopes.
+    let mut later = server.anonymous().await;
+    let authenticated = later.ok(json!({"type": "auth", "token": read})).await;
+    assert_eq!(authenticated["user"]["id"], "carol");
+    later
+        .refused(
+            json!({"type": "seek", "settings": settings}),
+            "insufficient_scope",
+        )
+        .await;
 
     let play = token(&server, &carol, json!(["play"])).await;
     let mut player = connect(&server, &play).await;
@@ -201,6 +211,18 @@ async fn every_request_is_checked_against_the_tokens_scopes() {
 
     // A personal token cannot manage tokens, nor the account.
     let (status, body) = create(&server, &play, "more", json!(["play"])).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (403, Some("session_required"))
+    );
+    let (status, body) = http_json(
+        &server,
+        "POST",
+        "/api/auth/password",
+        Some(&play),
+        Some(json!({"old": "correct horse battery", "new": "another fine password"})),
+    )
+    .await;
     assert_eq!(
         (status, body["code"].as_str()),
         (403, Some("session_required"))
