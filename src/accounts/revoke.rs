@@ -25,6 +25,12 @@ pub const POLL: Duration = Duration::from_secs(1);
 /// Close code of a connection whose account was disabled or given another role: the
 /// same as for a refused token, since the client must get a new one.
 pub const CLOSE_CODE: u16 = 4001;
+/// What a connection of a revoked personal token is told before it is closed, and the
+/// close frame's reason.
+pub const TOKEN_REVOKED: (&str, &str) = (
+    "This personal token was revoked; its connections end.",
+    "token revoked",
+);
 /// Changes read again at each poll before the newest one seen: PostgreSQL numbers a
 /// change when it is made, not when it commits, so a change may become visible after one
 /// with a higher number. Each is acted on once.

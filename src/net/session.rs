@@ -14,6 +14,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 use super::chat::ChatQuota;
 use super::fairplay;
 use super::limits::{PerUser, RateLimit, Unfollowed, UserSlot};
+use crate::accounts::revoke;
 use crate::accounts::tokens::scope::{self, Grant};
 use crate::fanout::{Inbox, Next, Outbox, encode};
 use crate::hub::Hub;
@@ -138,13 +139,24 @@ impl Session {
     }
 
     /// Takes what a (new) login grants; a personal token's connections are noted, so
-    /// that revoking the token ends them.
+    /// that revoking the token ends them. A token revoked since it was admitted ends
+    /// the connection at once, as its revocation would have.
     fn set_grant(&mut self, grant: Grant) {
         if let Some(old) = self.grant.token() {
             self.hub.open_tokens.closed(old, self.conn);
         }
-        if let Some(token) = grant.token() {
-            self.hub.open_tokens.opened(token, self.outbox.clone());
+        if let Some(token) = grant.token()
+            && !self.hub.open_tokens.opened(token, self.outbox.clone())
+        {
+            self.send(&ServerMsg::Error {
+                id: None,
+                code: ErrorCode::Unauthorized,
+                message: revoke::TOKEN_REVOKED.0.into(),
+                game_id: None,
+                reason: None,
+                retry_after_ms: None,
+            });
+            self.outbox.end(revoke::CLOSE_CODE, revoke::TOKEN_REVOKED.1);
         }
         self.grant = grant;
     }

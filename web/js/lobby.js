@@ -173,12 +173,12 @@ export class LobbyView {
         if (barred) actions.push(el('span', { class: 'muted small', 'data-testid': 'accept-barred' }, ' rated: accounts only'));
         if (forMe) actions.push(el('button', { type: 'button', 'data-testid': 'decline', onclick: () => this.act({ type: 'decline', challenge_id: c.challenge_id }) }, 'Decline'));
       }
-      const who = c.to
+      const from = c.to
         ? (forMe ? [who(c.from), rankTag(c.from_rank), ' challenges you'] : [who(c.from), rankTag(c.from_rank), ` → ${c.to}`])
         : [who(c.from), rankTag(c.from_rank)];
       const { clock } = c.settings;
       return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, 'data-speed': speed(clock), class: forMe ? 'highlight' : null },
-        el('td', { 'data-testid': 'seek-who' }, who),
+        el('td', { 'data-testid': 'seek-who' }, from),
         el('td', { 'data-testid': 'seek-settings' }, describeSettings(c.settings, { clock: false })),
         // An untimed game is "untimed", said once (its class, long, goes without saying).
         el('td', { 'data-testid': 'seek-time' }, describeClock(clock), clock.system === 'none' ? null : el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
