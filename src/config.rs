@@ -101,6 +101,9 @@ pub struct AuthConfig {
     pub refresh_ttl_days: u64,
     /// New identities (accounts and guests) one client address may create per hour.
     pub registrations_per_hour: u32,
+    /// Personal API tokens one account may hold at once (`/api/tokens`): each is a row
+    /// and a lookup key, so the count is bounded.
+    pub max_personal_tokens: usize,
     /// The URL people reach this server at; `https://…` marks the refresh cookie
     /// `Secure`.
     pub public_url: Option<String>,
@@ -138,6 +141,7 @@ impl Default for AuthConfig {
             access_ttl_secs: 15 * 60,
             refresh_ttl_days: 30,
             registrations_per_hour: 20,
+            max_personal_tokens: 20,
             public_url: None,
             trusted_proxies: Vec::new(),
         }
@@ -787,6 +791,9 @@ impl Config {
                 "auth.registrations_per_hour",
                 "must be at least 1; set auth.registration = \"closed\" to stop registrations",
             );
+        }
+        if !(1..=1000).contains(&a.max_personal_tokens) {
+            return invalid("auth.max_personal_tokens", "must be from 1 to 1000");
         }
         if let Some(url) = &a.public_url
             && !(url.starts_with("https://") || url.starts_with("http://"))

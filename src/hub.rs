@@ -10,6 +10,7 @@ use std::sync::{Arc, Weak};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
+use crate::accounts::tokens::open::OpenTokens;
 use crate::auth::Verifier;
 use crate::cluster::lobby::Home;
 use crate::cluster::{Bus, BusError, Node};
@@ -46,6 +47,8 @@ pub struct Hub {
     pub(crate) shutdown: Shutdown,
     /// This node's part in a cluster; None on a single node.
     pub(crate) cluster: Option<Arc<Node>>,
+    /// The connections each personal token opened here, which its revocation ends.
+    pub(crate) open_tokens: OpenTokens,
 }
 
 impl Hub {
@@ -106,6 +109,7 @@ impl Hub {
                 next_conn: AtomicU64::new(1),
                 shutdown,
                 cluster,
+                open_tokens: OpenTokens::default(),
             }
         })
     }

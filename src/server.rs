@@ -268,12 +268,16 @@ impl Server {
         hub.lobby.blocks.load(hub.store().blocks()?);
         hub.lobby.mutes.load(hub.store().mutes()?);
         let lobby = Arc::downgrade(&hub);
+        use crate::accounts::revoke::Ending;
         tokio::spawn(crate::accounts::revoke::watch(
             hub.store().clone(),
             hub.shutdown.signal(),
-            move |user, frame, code, reason| {
+            move |ending, frame, code, reason| {
                 if let Some(hub) = lobby.upgrade() {
-                    hub.lobby.end_connections(user, frame, code, reason);
+                    match ending {
+                        Ending::User(user) => hub.lobby.end_connections(user, frame, code, reason),
+                        Ending::Token(token) => hub.open_tokens.end(token, frame, code, reason),
+                    }
                 }
             },
         ));

@@ -1130,7 +1130,37 @@ fn the_ratings_examples_are_what_the_server_writes() {
 }
 
 #[test]
+fn the_bot_account_examples_are_bodies_the_server_reads_and_writes() {
+    use tengen::accounts::bots::wire::{BotPage, BotProfile, MakeBotRequest};
+    let text = &doc_files()["bots.md"];
+    let mut seen = BTreeSet::new();
+    for (line, value) in plain_json_blocks(text) {
+        let at = format!("bots.md:{line}");
+        let kind = if value.get("confirm").is_some() {
+            round_trip::<MakeBotRequest>(&at, &value);
+            "request"
+        } else if value.get("engine").is_some() {
+            round_trip::<BotProfile>(&at, &value);
+            "profile"
+        } else if value.get("bots").is_some() {
+            round_trip::<BotPage>(&at, &value);
+            "page"
+        } else {
+            round_trip::<tengen::protocol::UserInfo>(&at, &value["user"]);
+            "made"
+        };
+        seen.insert(kind);
+    }
+    assert_eq!(
+        seen.len(),
+        4,
+        "bots.md lost an example of its routes: {seen:?}"
+    );
+}
+
+#[test]
 fn the_account_examples_are_bodies_the_server_reads_and_writes() {
+    use tengen::accounts::tokens::wire::{CreateTokenRequest, CreatedToken, TokenList};
     use tengen::accounts::wire::{
         AuthCode, AuthProblem, LoginRequest, PasswordRequest, RegisterRequest, SessionBody,
     };
@@ -1142,6 +1172,12 @@ fn the_account_examples_are_bodies_the_server_reads_and_writes() {
         if value.get("access_token").is_some() {
             round_trip::<SessionBody>(&at, &value);
             sessions += 1;
+        } else if value.get("token").is_some() {
+            round_trip::<CreatedToken>(&at, &value);
+        } else if value.get("tokens").is_some() {
+            round_trip::<TokenList>(&at, &value);
+        } else if value.get("scopes").is_some() {
+            round_trip::<CreateTokenRequest>(&at, &value);
         } else if value.get("code").is_some() {
             let problem: AuthProblem = round_trip(&at, &value);
             assert_eq!(

@@ -13,9 +13,10 @@ use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
 use tengen::protocol::Role;
 use tengen::store::{
     Append, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore, KibitzRecord,
-    MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore, RatingChangeRow,
-    RatingRecord, RatingRow, ReviewRecord, Rotation, SqliteStore, Store, StoreError, SyncMode,
-    TournamentEntry, TournamentRecord, UserChange, UserRecord,
+    MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
+    RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation, SqliteStore, Store,
+    StoreError, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry, TournamentRecord, UserChange,
+    UserRecord,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -110,6 +111,8 @@ on_both!(
     the_deadline_index_follows_its_games,
     notices_are_bounded_paged_and_marked_read,
     digests_wait_for_their_time_and_mail_prefs_are_kept,
+    personal_tokens_are_bounded_used_and_revoked,
+    a_player_without_rated_games_becomes_a_bot_once,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -1035,12 +1038,13 @@ fn changes_to_users_standing_are_numbered(b: &Backend) {
     s.update_user("alice", &UserChange::Disabled(false))
         .expect("enable");
     let all = s.user_changes(0, 10).expect("changes");
-    let ids: Vec<&str> = all.iter().map(|(_, id)| id.as_str()).collect();
+    let ids: Vec<&str> = all.iter().map(|c| c.user_id.as_str()).collect();
     assert_eq!(ids, ["alice", "bob", "alice"]);
-    assert!(all.windows(2).all(|w| w[0].0 < w[1].0), "{all:?}");
-    assert_eq!(s.last_user_change().expect("last"), all[2].0);
+    assert!(all.iter().all(|c| c.token.is_none()), "{all:?}");
+    assert!(all.windows(2).all(|w| w[0].seq < w[1].seq), "{all:?}");
+    assert_eq!(s.last_user_change().expect("last"), all[2].seq);
     assert_eq!(
-        s.user_changes(all[0].0, 1).expect("after the first"),
+        s.user_changes(all[0].seq, 1).expect("after the first"),
         [all[1].clone()]
     );
     assert!(
@@ -1051,6 +1055,155 @@ fn changes_to_users_standing_are_numbered(b: &Backend) {
         s.user_changes(0, 10).expect("changes").len(),
         3,
         "nothing numbered"
+    );
+}
+
+fn api_token(id: &str, user: &str, created_at_ms: i64, expires: Option<i64>) -> TokenRecord {
+    TokenRecord {
+        id: id.into(),
+        user_id: user.into(),
+        name: format!("{id}'s name"),
+        scopes: "read play".into(),
+        hash: format!("hash-of-{id}"),
+        created_at_ms,
+        expires_at_ms: expires,
+        last_used_ms: None,
+    }
+}
+
+fn personal_tokens_are_bounded_used_and_revoked(b: &Backend) {
+    let s = &b.store;
+    for id in ["alice", "bob"] {
+        s.create_user(&user(id, Origin::Local), None, 1)
+            .expect("create");
+    }
+    assert!(
+        s.create_token(&api_token("t1", "alice", 10, None), 2)
+            .expect("t1")
+    );
+    assert!(
+        s.create_token(&api_token("t2", "alice", 20, Some(100)), 2)
+            .expect("t2")
+    );
+    assert!(
+        !s.create_token(&api_token("t3", "alice", 30, None), 2)
+            .expect("a third is over the bound"),
+    );
+    assert!(
+        s.create_token(&api_token("b1", "bob", 30, None), 2)
+            .expect("bob has his own bound")
+    );
+    // Once t2 has expired, it makes room for another.
+    assert!(
+        s.create_token(&api_token("t3", "alice", 100, None), 2)
+            .expect("t3 after t2 expired")
+    );
+    let listed: Vec<String> = s
+        .tokens("alice")
+        .expect("list")
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(listed, ["t1", "t3"]);
+
+    let (token, owner) = s
+        .use_token("hash-of-t1", 1_000)
+        .expect("use")
+        .expect("found by its hash");
+    assert_eq!((token.id.as_str(), owner.id.as_str()), ("t1", "alice"));
+    assert_eq!(
+        token.last_used_ms, None,
+        "the row as it was before this use"
+    );
+    let used = |at| {
+        s.use_token("hash-of-t1", at)
+            .expect("use")
+            .expect("found")
+            .0
+            .last_used_ms
+    };
+    assert_eq!(used(1_000 + TOUCH_MS - 1), Some(1_000));
+    assert_eq!(
+        used(1_000 + TOUCH_MS),
+        Some(1_000),
+        "not written again within a minute"
+    );
+    assert_eq!(
+        b.another_node().tokens("alice").expect("list")[0].last_used_ms,
+        Some(1_000 + TOUCH_MS)
+    );
+    assert_eq!(s.use_token("hash-of-nothing", 1).expect("use"), None);
+
+    let before = s.last_user_change().expect("last");
+    assert!(!s.revoke_token("bob", "t1").expect("not bob's"));
+    assert!(s.revoke_token("alice", "t1").expect("revoke"));
+    assert!(!s.revoke_token("alice", "t1").expect("twice"));
+    assert_eq!(s.use_token("hash-of-t1", 2_000).expect("use"), None);
+    let changes = s.user_changes(before, 10).expect("changes");
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(
+        (changes[0].user_id.as_str(), changes[0].token.as_deref()),
+        ("alice", Some("t1"))
+    );
+}
+
+fn a_player_without_rated_games_becomes_a_bot_once(b: &Backend) {
+    let s = &b.store;
+    for id in ["ann", "rated1", "ref"] {
+        s.create_user(&user(id, Origin::Local), None, 1)
+            .expect("create");
+    }
+    s.update_user("ref", &UserChange::Role(Role::Referee))
+        .expect("role");
+    // rated1 plays a rated game, still live; ann has played an unrated one.
+    s.append(&[
+        Append::Create(game("g", 1, "zed", "rated1")),
+        Append::Rated {
+            game_id: "g".into(),
+        },
+        Append::Create(game("u", 2, "ann", "zed")),
+        finish("u", "B+R", 3),
+    ])
+    .expect("games");
+    let before = s.last_user_change().expect("last");
+    assert_eq!(s.make_bot("rated1").expect("make"), MadeBot::Rated);
+    assert_eq!(
+        s.make_bot("ref").expect("make"),
+        MadeBot::NotAPlayer(Role::Referee)
+    );
+    assert_eq!(s.make_bot("nobody").expect("make"), MadeBot::Unknown);
+    assert_eq!(
+        s.user("rated1").expect("read").map(|u| u.role),
+        Some(Role::Player)
+    );
+    assert_eq!(s.make_bot("ann").expect("make"), MadeBot::Made);
+    assert_eq!(
+        s.make_bot("ann").expect("again"),
+        MadeBot::NotAPlayer(Role::Bot)
+    );
+    assert_eq!(
+        s.user("ann").expect("read").map(|u| u.role),
+        Some(Role::Bot)
+    );
+    let changes = s.user_changes(before, 10).expect("changes");
+    let ids: Vec<&str> = changes.iter().map(|c| c.user_id.as_str()).collect();
+    assert_eq!(ids, ["ann"], "only the change made is numbered");
+
+    assert_eq!(s.bots("", 10).expect("bots").len(), 1);
+    s.set_bot_profile("ann", r#"{"engine":"x"}"#, 5)
+        .expect("profile");
+    s.set_bot_profile("ann", r#"{"engine":"y"}"#, 6)
+        .expect("replaced");
+    let bots = s.bots("", 10).expect("bots");
+    assert_eq!(bots.len(), 1);
+    assert_eq!(bots[0].0.id, "ann");
+    assert_eq!(bots[0].1.as_deref(), Some(r#"{"engine":"y"}"#));
+    assert!(s.bots("ann", 10).expect("after ann").is_empty());
+    s.update_user("ann", &UserChange::Disabled(true))
+        .expect("disable");
+    assert!(
+        b.another_node().bots("", 10).expect("bots").is_empty(),
+        "a disabled bot is not listed"
     );
 }
 

@@ -7,13 +7,16 @@
 
 use std::sync::Arc;
 
+use super::tokens::scope::Grant;
 use super::username::{GUEST_PREFIX, Username};
 use crate::auth::{Signer, Verifier};
 use crate::protocol::{ErrorCode, Refusal, UserInfo};
 use crate::store::{Origin, Sighting, Store, StoreError};
 use crate::time::wall_ms;
 
-/// The user `token` names, if they may connect; the store is read on the blocking pool.
+/// The user `token` names and what it grants, if they may connect; the store is read on
+/// the blocking pool. A personal API token (`tgn_…`) is looked up in the store
+/// ([`super::tokens::admit`]); any other token is a JWT, which grants a session.
 /// A token this server signed for an account carries the role the account has now, not
 /// the one the token was signed with: an operator's role change reaches a token issued
 /// before it (`revoke` ends the connections open at the change). A token this server
@@ -22,7 +25,10 @@ pub async fn admit(
     store: &Arc<dyn Store>,
     verifier: &Verifier,
     token: &str,
-) -> Result<UserInfo, Refusal> {
+) -> Result<(UserInfo, Grant), Refusal> {
+    if super::tokens::is_personal(token) {
+        return super::tokens::admit(store, token).await;
+    }
     let (mut user, signer) = verifier
         .verify_signed(token)
         .map_err(|m| Refusal::new(ErrorCode::Unauthorized, m))?;
@@ -50,7 +56,7 @@ pub async fn admit(
         })
     });
     match sighting {
-        Ok(Ok(Sighting::Admitted)) => Ok(user),
+        Ok(Ok(Sighting::Admitted)) => Ok((user, Grant::Session)),
         Ok(Ok(Sighting::Disabled)) => Err(Refusal::new(
             ErrorCode::Unauthorized,
             "This account is disabled; ask the server's operator.",

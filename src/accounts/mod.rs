@@ -6,11 +6,13 @@
 //! token in clear, and never logs either.
 
 pub mod admit;
+pub mod bots;
 pub mod limiter;
 pub mod mutes;
 pub mod password;
 pub mod rated;
 pub mod revoke;
+pub mod tokens;
 pub mod username;
 pub mod wire;
 
@@ -387,6 +389,12 @@ impl Accounts {
                 "Send the access token as `Authorization: Bearer <token>`.",
             )
         })?;
+        if tokens::is_personal(bearer) {
+            return Err(problem(
+                AuthCode::SessionRequired,
+                "A personal API token cannot change the password; log in.",
+            ));
+        }
         let (who, signer) = verifier
             .verify_signed(bearer)
             .map_err(|why| problem(AuthCode::Unauthorized, why))?;

@@ -1,6 +1,7 @@
 //! Taking back at once what an operator takes from an account: a running server ends the
 //! open connections of a user who is disabled or given another role, whichever process
-//! made the change (`tengen user disable` runs beside the server, on the same store). The
+//! made the change (`tengen user disable` runs beside the server, on the same store), and
+//! those a personal API token opened when its owner revokes it (only those). The
 //! store numbers each such change ([`AccountStore::user_changes`]); every server, every
 //! node of a cluster, reads the new ones once a second and ends that user's connections
 //! on it. A connection that comes back is admitted as the account is now: refused while
@@ -24,6 +25,12 @@ pub const POLL: Duration = Duration::from_secs(1);
 /// Close code of a connection whose account was disabled or given another role: the
 /// same as for a refused token, since the client must get a new one.
 pub const CLOSE_CODE: u16 = 4001;
+/// What a connection of a revoked personal token is told before it is closed, and the
+/// close frame's reason.
+pub const TOKEN_REVOKED: (&str, &str) = (
+    "This personal token was revoked; its connections end.",
+    "token revoked",
+);
 /// Changes read again at each poll before the newest one seen: PostgreSQL numbers a
 /// change when it is made, not when it commits, so a change may become visible after one
 /// with a higher number. Each is acted on once.
@@ -31,13 +38,22 @@ const LOOKBACK: u64 = 64;
 /// Changes read at most per poll; more wait for the next.
 const BATCH: u32 = 256;
 
+/// Whose connections a change ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending<'a> {
+    /// Every connection of this user.
+    User(&'a str),
+    /// The connections this personal token opened.
+    Token(&'a str),
+}
+
 /// Watches the store for changes to users' standing until `stop` turns true, and calls
-/// `end` with each changed user's id, the frame to send them and the close code and
-/// reason for their connections.
+/// `end` with whose connections end, the frame to send them and the close code and
+/// reason.
 pub async fn watch(
     store: Arc<dyn Store>,
     mut stop: watch::Receiver<bool>,
-    end: impl Fn(&str, &Frame, u16, &'static str) + Send + 'static,
+    end: impl Fn(Ending<'_>, &Frame, u16, &'static str) + Send + 'static,
 ) {
     let mut seen = BTreeSet::new();
     let mut newest = match read(&store, |s| {
@@ -49,7 +65,7 @@ pub async fn watch(
     {
         Ok((last, before)) => {
             // Changes made before this server started concern no connection of its own.
-            seen.extend(before.into_iter().map(|(seq, _)| seq));
+            seen.extend(before.into_iter().map(|change| change.seq));
             last
         }
         Err(e) => {
@@ -70,11 +86,19 @@ pub async fn watch(
                 continue;
             }
         };
-        for (seq, id) in changes {
-            if !seen.insert(seq) {
+        for change in changes {
+            if !seen.insert(change.seq) {
                 continue;
             }
-            newest = newest.max(seq);
+            newest = newest.max(change.seq);
+            let id = change.user_id;
+            if let Some(token) = change.token {
+                tracing::info!(user = %id, %token, "ending the connections of a revoked personal token");
+                let frame =
+                    unauthorized("This personal token was revoked; its connections end.".into());
+                end(Ending::Token(&token), &frame, CLOSE_CODE, "token revoked");
+                continue;
+            }
             let who = id.clone();
             let user = match read(&store, move |s| s.user(&who)).await {
                 Ok(Some(user)) => user,
@@ -99,18 +123,27 @@ pub async fn watch(
                 )
             };
             tracing::info!(user = %id, reason, "ending the connections of a changed account");
-            let frame = encode(&ServerMsg::Error {
-                id: None,
-                code: ErrorCode::Unauthorized,
-                message,
-                game_id: None,
-                reason: None,
-                retry_after_ms: None,
-            });
-            end(&id, &frame, CLOSE_CODE, reason);
+            end(
+                Ending::User(&id),
+                &unauthorized(message),
+                CLOSE_CODE,
+                reason,
+            );
         }
         seen.retain(|&seq| seq + LOOKBACK >= newest);
     }
+}
+
+/// The `unauthorized` error a connection gets before it is closed.
+fn unauthorized(message: String) -> Frame {
+    encode(&ServerMsg::Error {
+        id: None,
+        code: ErrorCode::Unauthorized,
+        message,
+        game_id: None,
+        reason: None,
+        retry_after_ms: None,
+    })
 }
 
 /// Runs a store read on the blocking pool.

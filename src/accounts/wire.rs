@@ -94,6 +94,32 @@ pub enum AuthCode {
     UnsupportedMediaType,
     /// A browser sent the request for a page of another site (`Origin`, `Sec-Fetch-Site`).
     CrossOrigin,
+    /// The route takes a session's access token, and a personal API token was sent.
+    SessionRequired,
+    /// A personal token's name is empty, too long or holds control characters.
+    InvalidTokenName,
+    /// No scope, or one the server does not know.
+    InvalidScope,
+    /// A scope the account's role may not hold (`bot` for a person, `play` for a bot).
+    ScopeNotAllowed,
+    /// `expires_in_days` outside 1 to 365.
+    InvalidExpiry,
+    /// The account holds `auth.max_personal_tokens` tokens already.
+    TooManyTokens,
+    /// The caller holds no token with this id.
+    UnknownToken,
+    /// The personal token lacks the scope the request needs.
+    InsufficientScope,
+    /// Turning an account into a bot needs `confirm` to repeat the username.
+    ConfirmationRequired,
+    /// Only a `player` account may become a bot.
+    NotAPlayer,
+    /// The account plays or played a rated game, so it cannot become a bot.
+    RatedGamesPlayed,
+    /// Only a bot account has a bot profile.
+    NotABot,
+    /// The bot profile is not one the server can show (engine name, offer).
+    InvalidBotProfile,
 }
 
 /// A refusal's body: `{"error": sentence, "code": code}` and, for `rate_limited`,

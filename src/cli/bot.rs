@@ -16,7 +16,8 @@ pub struct Args {
     /// The server's WebSocket URL, e.g. ws://127.0.0.1:7480/ws
     #[arg(long, value_name = "URL")]
     pub server: Option<String>,
-    /// A token for a bot account (`tengen token --role bot --sub NAME`).
+    /// A bot account's token: a personal API token with the `bot` scope (`POST
+    /// /api/tokens`), or an operator's (`tengen token --role bot --sub NAME`).
     #[arg(long, env = "TENGEN_BOT_TOKEN", hide_env_values = true)]
     pub token: String,
     /// The engine's command line, started once per game, e.g.

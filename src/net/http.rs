@@ -19,7 +19,7 @@ use super::extract::bearer;
 use super::limits::{AddressKey, PerAddress, PerUser};
 use super::peer::Peers;
 use super::reply::problem;
-use super::{api, auth, estimate, notices, ratings, reviews, session, tournaments, web};
+use super::{api, auth, estimate, notices, ratings, reviews, session, tokens, tournaments, web};
 use crate::fanout::encode;
 use crate::hub::Hub;
 use crate::protocol::{Refusal, ServerMsg};
@@ -52,6 +52,7 @@ pub fn router(hub: Arc<Hub>, peers: Arc<Peers>) -> Router {
         .merge(tournaments::routes())
         .merge(web::routes(&hub))
         .merge(auth::routes(&hub, &peers))
+        .merge(tokens::routes(&hub))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(Extension(Arc::new(PerUser::default())))
         .layer(Extension(Arc::new(PerAddress::default())))
@@ -128,18 +129,19 @@ async fn websocket(
     let login = match token {
         None => None,
         Some(token) => {
-            let user = match crate::accounts::admit(hub.store(), &hub.verifier, &token).await {
-                Ok(user) => user,
-                Err(refusal) => {
-                    let close = (UNAUTHORIZED, "unauthorized");
-                    return upgrade.on_upgrade(move |socket| {
-                        upgraded();
-                        refuse(socket, refusal, close)
-                    });
-                }
-            };
+            let (user, grant) =
+                match crate::accounts::admit(hub.store(), &hub.verifier, &token).await {
+                    Ok(admitted) => admitted,
+                    Err(refusal) => {
+                        let close = (UNAUTHORIZED, "unauthorized");
+                        return upgrade.on_upgrade(move |socket| {
+                            upgraded();
+                            refuse(socket, refusal, close)
+                        });
+                    }
+                };
             match per_user.enter(&user.id, limits.max_connections_per_user) {
-                Ok(slot) => Some((user, slot)),
+                Ok(slot) => Some((user, grant, slot)),
                 Err(refusal) => {
                     let close = (TOO_MANY, "too many connections");
                     return upgrade.on_upgrade(move |socket| {

@@ -2,6 +2,7 @@
 //! upgrade, one task per connection ([`session`]). The server's start and shutdown
 //! wiring is in [`crate::server`].
 
+mod account_reply;
 mod api;
 mod auth;
 mod chat;
@@ -19,6 +20,7 @@ mod record;
 mod reply;
 mod reviews;
 mod session;
+mod tokens;
 mod tournaments;
 mod web;
 

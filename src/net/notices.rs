@@ -17,10 +17,11 @@ use serde::Deserialize;
 
 use super::extract::{bearer, from_object};
 use super::reply::problem;
+use crate::accounts::tokens::scope::Scope;
 use crate::hub::Hub;
 use crate::notify::Followed;
 use crate::protocol::{
-    ErrorCode, LobbyMsg, MailMode, NoticeKind, Refusal, RequestId, ServerMsg, UserInfo,
+    ErrorCode, LobbyMsg, MailMode, NoticeKind, Refusal, RequestId, Role, ServerMsg, UserInfo,
 };
 
 /// The largest settings body `PUT /api/notifications` reads.
@@ -85,7 +86,7 @@ pub fn routes() -> Router<Arc<Hub>> {
 fn refused(r: Refusal) -> Response {
     let status = match r.code {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
-        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::Forbidden | ErrorCode::InsufficientScope => StatusCode::FORBIDDEN,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::BAD_REQUEST,
     };
@@ -93,21 +94,37 @@ fn refused(r: Refusal) -> Response {
     (status, Json(body)).into_response()
 }
 
-/// The logged-in user of a profile request.
-async fn user_of(hub: &Hub, headers: &HeaderMap) -> Result<UserInfo, Response> {
+/// The logged-in user of a profile request that needs `need` of a personal token
+/// (reading the settings any token may; changing them is acting as the account).
+async fn user_of(
+    hub: &Hub,
+    headers: &HeaderMap,
+    need: fn(Role) -> Scope,
+) -> Result<UserInfo, Response> {
     let Some(token) = bearer(headers) else {
         return Err(problem(
             StatusCode::UNAUTHORIZED,
             "notification settings need a token in an `Authorization: Bearer` header",
         ));
     };
-    crate::accounts::admit(hub.store(), &hub.verifier, token)
+    let (user, grant) = crate::accounts::admit(hub.store(), &hub.verifier, token)
         .await
-        .map_err(refused)
+        .map_err(refused)?;
+    let need = need(user.role);
+    if !grant.allows(need) {
+        return Err(refused(Refusal::new(
+            ErrorCode::InsufficientScope,
+            format!(
+                "this needs a login or a personal token with the `{}` scope",
+                need.as_str()
+            ),
+        )));
+    }
+    Ok(user)
 }
 
 async fn settings(State(hub): State<Arc<Hub>>, headers: HeaderMap) -> Response {
-    let user = match user_of(&hub, &headers).await {
+    let user = match user_of(&hub, &headers, |_| Scope::Read).await {
         Ok(user) => user,
         Err(refusal) => return refusal,
     };
@@ -128,7 +145,7 @@ struct Change {
 }
 
 async fn change(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> Response {
-    let user = match user_of(&hub, &headers).await {
+    let user = match user_of(&hub, &headers, Scope::to_act_as).await {
         Ok(user) => user,
         Err(refusal) => return refusal,
     };

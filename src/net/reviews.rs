@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::extract::{GameIdPath, bearer};
 use super::reply::{blocking, problem};
+use crate::accounts::tokens::scope::Scope;
 use crate::hub::Hub;
 use crate::protocol::ErrorCode;
 use crate::store::ReviewRecord;
@@ -87,7 +88,14 @@ async fn create(
     };
     // As at WebSocket connect: a disabled account's unexpired token saves nothing.
     let user = match crate::accounts::admit(hub.store(), &hub.verifier, token).await {
-        Ok(user) => user,
+        Ok((user, grant)) if grant.allows(Scope::to_act_as(user.role)) => user,
+        Ok((user, _)) => {
+            let need = Scope::to_act_as(user.role).as_str();
+            return problem(
+                StatusCode::FORBIDDEN,
+                format!("saving a review needs a personal token with the `{need}` scope"),
+            );
+        }
         Err(refusal) if refusal.code == ErrorCode::Unavailable => {
             return problem(StatusCode::SERVICE_UNAVAILABLE, refusal.message);
         }

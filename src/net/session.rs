@@ -15,6 +15,8 @@ use super::chat::ChatQuota;
 use super::fairplay;
 use super::limits::{PerUser, RateLimit, Unfollowed, UserSlot};
 use super::notices;
+use crate::accounts::revoke;
+use crate::accounts::tokens::scope::{self, Grant};
 use crate::fanout::{Inbox, Next, Outbox, encode};
 use crate::hub::Hub;
 use crate::lobby::automatch::Wish;
@@ -56,17 +58,21 @@ struct Session {
     slot: Option<UserSlot>,
     watching_lobby: bool,
     chat: Arc<ChatQuota>,
+    /// What the login allows: everything (a session) or a personal token's scopes,
+    /// checked on every request.
+    grant: Grant,
 }
 
 /// Serves one upgraded connection until it closes or the server shuts down. `login` is
-/// the user the upgrade's token named, with its counted place.
+/// the user the upgrade's token named, what the token grants, and the user's counted
+/// place.
 ///
 /// Not an `async fn`: that would keep its own copy of the arguments beside the inner
 /// future's, in every connection's task for its whole life.
 pub fn serve(
     hub: Arc<Hub>,
     socket: WebSocket,
-    login: Option<(UserInfo, UserSlot)>,
+    login: Option<(UserInfo, Grant, UserSlot)>,
     per_user: Arc<PerUser>,
     chat: Arc<ChatQuota>,
 ) -> impl Future<Output = ()> + Send {
@@ -74,7 +80,7 @@ pub fn serve(
     let span = tracing::info_span!(
         "conn",
         conn,
-        user = login.as_ref().map(|(u, _)| u.id.as_str()).unwrap_or("-")
+        user = login.as_ref().map(|(u, _, _)| u.id.as_str()).unwrap_or("-")
     );
     // Instrumented, not entered: a guard held across `.await` would leak the span into
     // whatever else runs on this thread while the connection waits.
@@ -86,7 +92,7 @@ pub fn serve(
 async fn serve_conn(
     hub: Arc<Hub>,
     mut socket: WebSocket,
-    login: Option<(UserInfo, UserSlot)>,
+    login: Option<(UserInfo, Grant, UserSlot)>,
     per_user: Arc<PerUser>,
     chat: Arc<ChatQuota>,
     conn: u64,
@@ -107,9 +113,10 @@ async fn serve_conn(
         slot: None,
         watching_lobby: false,
         chat,
+        grant: Grant::Session,
     };
-    if let Some((user, slot)) = login {
-        session.log_in(user, slot);
+    if let Some((user, grant, slot)) = login {
+        session.log_in(user, grant, slot);
     }
     session.send(&ServerMsg::Welcome {
         protocol: PROTOCOL_VERSION,
@@ -124,12 +131,36 @@ async fn serve_conn(
 }
 
 impl Session {
-    fn log_in(&mut self, user: UserInfo, slot: UserSlot) {
+    fn log_in(&mut self, user: UserInfo, grant: Grant, slot: UserSlot) {
         self.slot = Some(slot);
+        self.set_grant(grant);
         self.hub.lobby.connect(&user, self.outbox.clone());
         crate::metrics::connected(None, -1);
         crate::metrics::connected(Some(user.role), 1);
         self.user = Some(user);
+    }
+
+    /// Takes what a (new) login grants; a personal token's connections are noted, so
+    /// that revoking the token ends them. A token revoked since it was admitted ends
+    /// the connection at once, as its revocation would have.
+    fn set_grant(&mut self, grant: Grant) {
+        if let Some(old) = self.grant.token() {
+            self.hub.open_tokens.closed(old, self.conn);
+        }
+        if let Some(token) = grant.token()
+            && !self.hub.open_tokens.opened(token, self.outbox.clone())
+        {
+            self.send(&ServerMsg::Error {
+                id: None,
+                code: ErrorCode::Unauthorized,
+                message: revoke::TOKEN_REVOKED.0.into(),
+                game_id: None,
+                reason: None,
+                retry_after_ms: None,
+            });
+            self.outbox.end(revoke::CLOSE_CODE, revoke::TOKEN_REVOKED.1);
+        }
+        self.grant = grant;
     }
 
     /// The logged-in user's fresh token names them anew (another name or role): the
@@ -344,6 +375,9 @@ impl Session {
         if let Some(user) = &self.user {
             self.hub.lobby.disconnect(user, self.conn);
         }
+        if let Some(token) = self.grant.token() {
+            self.hub.open_tokens.closed(token, self.conn);
+        }
         crate::metrics::connected(self.user.as_ref().map(|u| u.role), -1);
         self.hub.lobby.unwatch(self.conn);
     }
@@ -377,6 +411,19 @@ impl Session {
             Err(e) => return self.refuse(e.id, None, e.refusal),
         };
         let game_id = msg.game_id().map(str::to_string);
+        if let Some(user) = &self.user {
+            let need = scope::needed(&msg, user.role);
+            if !self.grant.allows(need) {
+                let refusal = Refusal::new(
+                    ErrorCode::InsufficientScope,
+                    format!(
+                        "this personal token lacks the `{}` scope this request needs",
+                        need.as_str()
+                    ),
+                );
+                return self.refuse(id, game_id.as_deref(), refusal);
+            }
+        }
         let done = match msg {
             ClientMsg::Lobby(msg) => self.lobby(id.clone(), msg).await,
             ClientMsg::Game { game_id, action } => self.game(id.clone(), game_id, action).await,
@@ -394,7 +441,8 @@ impl Session {
         let hub = self.hub.clone();
         match msg {
             LobbyMsg::Auth { token } => {
-                let user = crate::accounts::admit(hub.store(), &hub.verifier, &token).await?;
+                let (user, grant) =
+                    crate::accounts::admit(hub.store(), &hub.verifier, &token).await?;
                 match &self.user {
                     Some(current) if current.id != user.id => {
                         return Err(Refusal::new(
@@ -402,12 +450,15 @@ impl Session {
                             "this connection is already logged in as someone else",
                         ));
                     }
-                    Some(current) if *current != user => self.renew(user.clone()).await,
-                    Some(_) => {}
+                    Some(current) if *current != user => {
+                        self.set_grant(grant);
+                        self.renew(user.clone()).await;
+                    }
+                    Some(_) => self.set_grant(grant),
                     None => {
                         let max = hub.config.limits.max_connections_per_user;
                         let slot = self.per_user.enter(&user.id, max)?;
-                        self.log_in(user.clone(), slot);
+                        self.log_in(user.clone(), grant, slot);
                     }
                 }
                 self.send(&ServerMsg::Authenticated { id, user });

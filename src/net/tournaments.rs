@@ -14,6 +14,7 @@ use serde_json::json;
 
 use super::extract::{GameIdPath, bearer};
 use super::reply::problem;
+use crate::accounts::tokens::scope::Scope;
 use crate::hub::Hub;
 use crate::protocol::{ErrorCode, Refusal, TournamentView};
 
@@ -43,13 +44,14 @@ async fn view(hub: &Hub, headers: &HeaderMap, id: GameIdPath) -> Result<Tourname
             "the tournament id in the path cannot be read",
         ));
     };
+    // A personal token shows a director's view only with `tournament:direct`.
     let viewer = match bearer(headers) {
-        Some(token) => Some(
-            crate::accounts::admit(hub.store(), &hub.verifier, token)
+        Some(token) => {
+            let (user, grant) = crate::accounts::admit(hub.store(), &hub.verifier, token)
                 .await
-                .map_err(refused)?
-                .id,
-        ),
+                .map_err(refused)?;
+            grant.allows(Scope::TournamentDirect).then_some(user.id)
+        }
         None => None,
     };
     hub.tournaments.view(&id, viewer).await.map_err(refused)

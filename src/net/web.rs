@@ -73,6 +73,8 @@ static ASSETS: &[Asset] = &[
     asset!("/js/plot.js", "js/plot.js", JS),
     asset!("/js/referee.js", "js/referee.js", JS),
     asset!("/js/speed.js", "js/speed.js", JS),
+    asset!("/js/bots.js", "js/bots.js", JS),
+    asset!("/js/selfservice.js", "js/selfservice.js", JS),
     // The seven characters of the Chinese result, for machines with no Chinese font
     // (a subset of Droid Sans Fallback, Apache 2.0; see web/style.css), and its licence.
     asset!(

@@ -50,6 +50,9 @@ pub enum ErrorCode {
     RepeatGame,
     /// A notification address that is not a mail address.
     InvalidAddress,
+    /// The personal API token this connection logged in with lacks the scope the
+    /// request needs (client-protocol/accounts.md#scopes).
+    InsufficientScope,
 }
 
 impl ErrorCode {

@@ -86,6 +86,16 @@ pub enum UserChange {
     Role(Role),
 }
 
+/// One numbered change to a user's standing ([`AccountStore::user_changes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandingChange {
+    pub seq: u64,
+    pub user_id: String,
+    /// The personal token revoked, when that is the change; the connections it opened
+    /// end, and no other.
+    pub token: Option<String>,
+}
+
 /// A new refresh token, stored by its SHA-256 only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewRefresh {
@@ -190,14 +200,15 @@ pub trait AccountStore {
     /// Stores an invite code's hash.
     fn create_invite(&self, invite: &NewInvite) -> Result<(), StoreError>;
 
-    /// The changes to users' standing (disabled, enabled, a new role) numbered after
-    /// `after`, oldest first, at most `limit`: `(number, user id)`. [`update_user`] numbers
-    /// each in its own transaction, so a running server, which may not be the process
-    /// that made the change (`tengen user disable`), learns of it by reading them
-    /// ([`crate::accounts::revoke`]).
+    /// The changes to users' standing (disabled, enabled, a new role, a revoked personal
+    /// token) numbered after `after`, oldest first, at most `limit`. [`update_user`] and
+    /// [`revoke_token`] number each in its own transaction, so a running server, which
+    /// may not be the process that made the change (`tengen user disable`), learns of it
+    /// by reading them ([`crate::accounts::revoke`]).
     ///
     /// [`update_user`]: AccountStore::update_user
-    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<(u64, String)>, StoreError>;
+    /// [`revoke_token`]: super::TokenStore::revoke_token
+    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<StandingChange>, StoreError>;
 
     /// The number of the latest change to a user's standing (0 when there is none).
     fn last_user_change(&self) -> Result<u64, StoreError>;

@@ -97,6 +97,23 @@ pub(crate) const TABLES: &[Table] = &[
             ("used_by", Text),
         ],
     ),
+    table(
+        "api_tokens",
+        &[
+            ("id", Text),
+            ("user_id", Text),
+            ("name", Text),
+            ("scopes", Text),
+            ("hash", Text),
+            ("created_at_ms", Int),
+            ("expires_at_ms", Int),
+            ("last_used_ms", Int),
+        ],
+    ),
+    table(
+        "bot_profiles",
+        &[("user_id", Text), ("profile", Text), ("updated_at_ms", Int)],
+    ),
     table("rated_games", &[("game_id", Text), ("applied", Int)]),
     table(
         "rating_changes",

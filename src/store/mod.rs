@@ -18,8 +18,9 @@
 //!
 //! Each kind of row has a trait of its own in a file of its own here, with its record
 //! types: [`EventLog`] (writing games and events, `log.rs`), [`GameStore`] (reading them,
-//! `games.rs`), [`AccountStore`], [`RatingStore`], [`FairPlayStore`], [`ReviewStore`],
-//! [`MuteStore`], [`TournamentStore`], [`DeadlineStore`], [`PlanStore`], [`NoticeStore`] and,
+//! `games.rs`), [`AccountStore`], [`TokenStore`], [`BotStore`], [`RatingStore`],
+//! [`FairPlayStore`], [`ReviewStore`], [`MuteStore`], [`TournamentStore`],
+//! [`DeadlineStore`], [`PlanStore`], [`NoticeStore`] and,
 //! for a shared database only, [`Leases`]. Each backend implements a trait in the file
 //! of the same name under its folder: `sqlite/ratings.rs`, `postgres/ratings.rs`. SQLite-
 //! only machinery (the move log, migrations, the checkpointer) lives under `sqlite/`,
@@ -34,6 +35,7 @@
 //! impl block changes.
 
 mod accounts;
+mod bots;
 pub mod copy;
 mod deadlines;
 mod error;
@@ -48,12 +50,15 @@ mod postgres;
 mod ratings;
 mod reviews;
 mod sqlite;
+mod tokens;
 mod tournaments;
 mod writer;
 
 pub use accounts::{
-    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, UserChange, UserRecord,
+    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StandingChange, UserChange,
+    UserRecord,
 };
+pub use bots::{BotStore, MadeBot};
 pub use deadlines::DeadlineStore;
 pub use error::StoreError;
 pub use fairplay::{FairPlayStore, KibitzRecord, NewReport, StoredReport};
@@ -68,6 +73,7 @@ pub use postgres::PgStore;
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
 pub use reviews::{ReviewRecord, ReviewStore};
 pub use sqlite::{SqliteStore, SyncMode};
+pub use tokens::{TOUCH_MS, TokenRecord, TokenStore};
 pub use tournaments::{TournamentEntry, TournamentRecord, TournamentStore};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
@@ -81,6 +87,8 @@ pub trait Store:
     EventLog
     + GameStore
     + AccountStore
+    + TokenStore
+    + BotStore
     + RatingStore
     + FairPlayStore
     + ReviewStore
@@ -96,6 +104,8 @@ impl<S> Store for S where
     S: EventLog
         + GameStore
         + AccountStore
+        + TokenStore
+        + BotStore
         + RatingStore
         + FairPlayStore
         + ReviewStore

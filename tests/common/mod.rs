@@ -572,3 +572,44 @@ pub fn tengen_rules(sgf: &str, args: &[&str]) -> Value {
     );
     serde_json::from_slice(&out.stdout).expect("one JSON verdict")
 }
+
+/// A plain HTTP/1.1 request with an optional bearer token and JSON body: the status and
+/// the body read as JSON (`null` when empty).
+pub async fn http_json(
+    server: &TestServer,
+    method: &str,
+    path: &str,
+    bearer: Option<&str>,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = TcpStream::connect(addr).await.expect("connects");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(token) = bearer {
+        req.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    if !body.is_empty() {
+        req.push_str("Content-Type: application/json\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    s.write_all(req.as_bytes()).await.expect("sends");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("reads");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}

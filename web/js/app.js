@@ -12,6 +12,7 @@ import { ArchiveView } from './archive.js';
 import { Automatch } from './automatch.js';
 import { Connection } from './connection.js';
 import { GameView } from './game.js';
+import { BotsView } from './bots.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
 import { NoticeBell } from './notices.js';
@@ -71,6 +72,7 @@ class App {
     if (m) this.view = new GameView(this.conn, m[1]);
     else if (user) this.view = new ProfileView(this.conn, decodeURIComponent(user[1]));
     else if (location.hash === '#/leaderboard') this.view = new LeaderboardView(this.conn);
+    else if (location.hash === '#/bots') this.view = new BotsView(this.conn);
     else if (/^#\/archive(\?|$)/.test(location.hash)) this.view = new ArchiveView(this.conn, query());
     else if (location.hash === '#/referee') this.view = new RefereeView(this.conn);
     else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(this.conn, query());
@@ -150,6 +152,7 @@ class App {
     if (user) {
       fill(this.account,
         el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
+        el('a', { href: '#/bots', class: 'nav', 'data-testid': 'nav-bots' }, 'Bots'),
         el('a', { href: `#/user/${encodeURIComponent(user.id)}`, class: 'nav', 'data-testid': 'nav-profile' }, 'Profile'),
         isReferee(user) ? el('a', { href: '#/referee', class: 'nav', 'data-testid': 'nav-referee' }, 'Referee') : null,
         this.bell.element,
@@ -158,6 +161,7 @@ class App {
     } else {
       fill(this.account,
         el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
+        el('a', { href: '#/bots', class: 'nav', 'data-testid': 'nav-bots' }, 'Bots'),
         el('span', { class: 'muted', 'data-testid': 'guest' }, 'guest'),
         el('button', { type: 'button', 'data-testid': 'login-open', onclick: () => this.showLogin() }, 'Log in'));
     }

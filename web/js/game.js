@@ -18,7 +18,7 @@ import { prefs } from './prefs.js';
 import { REFEREE_EVENTS, RefereeBox } from './referee.js';
 import { Replay, setStones } from './replay.js';
 import { ByoyomiCount, stoneSound } from './sound.js';
-import { chineseText, colourName, describeSettings, el, fill, formatMs, icon, other, randomSeed, resultText, showError, toast } from './ui.js';
+import { chineseText, colourName, describeSettings, el, fill, formatMs, icon, other, randomSeed, resultText, showError, toast, who } from './ui.js';
 
 const STONE = { black: 'X', white: 'O' };
 const TITLE_MARK = '● ';
@@ -570,7 +570,7 @@ export class GameView {
     return el('div', { class: `player player-${colour}${active ? ' to-move' : ''}`, 'data-testid': `player-${colour}` },
       el('div', { class: 'player-top' },
         el('span', { class: `stone-icon stone-icon-${colour}`, 'aria-hidden': 'true' }),
-        el('span', { class: 'player-name', title: seat.user.id }, seat.user.name),
+        el('span', { class: 'player-name', title: seat.user.id }, who(seat.user)),
         s.you === colour ? el('span', { class: 'badge' }, 'you') : null,
         seat.warnings ? el('span', { class: 'badge warning', 'data-testid': `warnings-${colour}`, title: 'referee warnings' }, `${seat.warnings} warning${seat.warnings > 1 ? 's' : ''}`) : null,
         el('span', { class: `online ${seat.online ? 'is-online' : ''}`, 'data-testid': `online-${colour}`, title: seat.online ? 'online' : 'away' })),

@@ -5,7 +5,7 @@
 // `watch_lobby` and a periodic `list_games`.
 
 import { SPEEDS, speed } from './speed.js';
-import { describeClock, describeSettings, el, fill, icon, mayRate, randomSeed, resultText, showError, toast } from './ui.js';
+import { describeClock, describeSettings, el, fill, icon, mayRate, randomSeed, resultText, showError, toast, who } from './ui.js';
 
 const REFRESH_MS = 5000;
 
@@ -173,12 +173,12 @@ export class LobbyView {
         if (barred) actions.push(el('span', { class: 'muted small', 'data-testid': 'accept-barred' }, ' rated: accounts only'));
         if (forMe) actions.push(el('button', { type: 'button', 'data-testid': 'decline', onclick: () => this.act({ type: 'decline', challenge_id: c.challenge_id }) }, 'Decline'));
       }
-      const who = c.to
-        ? (forMe ? [c.from.name, rankTag(c.from_rank), ' challenges you'] : [c.from.name, rankTag(c.from_rank), ` → ${c.to}`])
-        : [c.from.name, rankTag(c.from_rank)];
+      const from = c.to
+        ? (forMe ? [who(c.from), rankTag(c.from_rank), ' challenges you'] : [who(c.from), rankTag(c.from_rank), ` → ${c.to}`])
+        : [who(c.from), rankTag(c.from_rank)];
       const { clock } = c.settings;
       return el('tr', { 'data-testid': 'seek-row', 'data-from': c.from.id, 'data-challenge-id': c.challenge_id, 'data-speed': speed(clock), class: forMe ? 'highlight' : null },
-        el('td', { 'data-testid': 'seek-who' }, who),
+        el('td', { 'data-testid': 'seek-who' }, from),
         el('td', { 'data-testid': 'seek-settings' }, describeSettings(c.settings, { clock: false })),
         // An untimed game is "untimed", said once (its class, long, goes without saying).
         el('td', { 'data-testid': 'seek-time' }, describeClock(clock), clock.system === 'none' ? null : el('span', { class: 'muted small' }, ` · ${speed(clock)}`)),
@@ -202,8 +202,8 @@ export class LobbyView {
         const playing = me && (g.black.id === me.id || g.white.id === me.id);
         const state = g.phase === 'ended' ? resultText(g.result) || g.result : g.phase === 'scoring' ? 'counting' : g.phase;
         return el('tr', { 'data-testid': 'game-row', 'data-game-id': g.game_id, 'data-phase': g.phase },
-          el('td', { 'data-testid': 'black-player' }, el('span', { class: 'stone-icon stone-icon-black' }), ` ${g.black.name}`, rankTag(g.black_rank)),
-          el('td', { 'data-testid': 'white-player' }, el('span', { class: 'stone-icon stone-icon-white' }), ` ${g.white.name}`, rankTag(g.white_rank)),
+          el('td', { 'data-testid': 'black-player' }, el('span', { class: 'stone-icon stone-icon-black' }), ' ', who(g.black), rankTag(g.black_rank)),
+          el('td', { 'data-testid': 'white-player' }, el('span', { class: 'stone-icon stone-icon-white' }), ' ', who(g.white), rankTag(g.white_rank)),
           el('td', {}, `${g.board_size}×${g.board_size}`),
           el('td', { title: 'moves played' }, `move ${g.move_number}`),
           el('td', {}, state),
@@ -223,7 +223,7 @@ export class LobbyView {
       const list = (xs, what) => (xs && xs.length ? xs.join(', ') : `any ${what}`);
       const text = `${list(o.board_sizes, 'size')} · ${list(o.rulesets, 'rules')} · ${list(o.time_systems, 'time')} · handicap up to ${o.max_handicap}`;
       return el('tr', { 'data-testid': 'bot-row', 'data-bot': b.user.id },
-        el('td', {}, icon('bot', 'bot'), ` ${b.user.name}`), el('td', { class: 'muted' }, text),
+        el('td', {}, who(b.user)), el('td', { class: 'muted' }, text),
         el('td', { class: 'row-actions' }, me ? el('button', { type: 'button', onclick: () => this.prefillBot(b) }, 'Challenge…') : null));
     });
     fill(this.botList, rows.length ? el('table', { class: 'stack-table' }, el('tbody', {}, rows)) : el('p', { class: 'muted' }, 'No bots are online.'));

@@ -6,6 +6,7 @@
 import { ratingPlot } from './plot.js';
 import { POOLS, getJson, points } from './ratings.js';
 import { notificationSettings } from './notices.js';
+import { selfService } from './selfservice.js';
 import { el, fill } from './ui.js';
 
 export class ProfileView {
@@ -24,7 +25,8 @@ export class ProfileView {
         el('a', { href: '#/leaderboard', 'data-testid': 'leaderboard-link' }, 'Leaderboard'),
         el('button', { type: 'button', class: 'quiet', 'data-testid': 'profile-refresh', onclick: () => this.load() }, 'Refresh')),
       this.body);
-    fill(container, this.root);
+    const tokens = selfService(this.conn, this.id);
+    fill(container, this.root, tokens ? el('section', { class: 'card' }, tokens) : null);
     this.load();
   }
 

@@ -221,6 +221,11 @@ export function icon(name, label) {
     svg('title', {}, label), svg('path', { d: paths[name], 'fill-rule': 'evenodd' }));
 }
 
+/** A user's name as every list shows it: with the bot icon for a bot account. */
+export function who(user) {
+  return user.role === 'bot' ? [icon('bot', 'bot'), ` ${user.name}`] : user.name;
+}
+
 /** A random string for `nigiri_seed`. */
 export function randomSeed() {
   const bytes = new Uint8Array(12);

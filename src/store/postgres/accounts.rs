@@ -9,11 +9,11 @@ use super::{PgStore, bad_row, col, pg_error};
 use crate::protocol::Role;
 use crate::store::accounts::{USER_COLUMNS, parse_role, role_text};
 use crate::store::{
-    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StoreError, UserChange,
-    UserRecord,
+    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StandingChange, StoreError,
+    UserChange, UserRecord,
 };
 
-fn user_from_row(row: &Row) -> Result<UserRecord, StoreError> {
+pub(super) fn user_from_row(row: &Row) -> Result<UserRecord, StoreError> {
     let id: String = col(row, 0)?;
     let origin: String = col(row, 1)?;
     let role: String = col(row, 3)?;
@@ -30,7 +30,7 @@ fn user_from_row(row: &Row) -> Result<UserRecord, StoreError> {
     })
 }
 
-async fn read_user(
+pub(super) async fn read_user(
     client: &impl GenericClient,
     id: &str,
 ) -> Result<Option<UserRecord>, StoreError> {
@@ -191,11 +191,11 @@ async fn user_changes(
     client: &mut Client,
     after: u64,
     limit: u32,
-) -> Result<Vec<(u64, String)>, StoreError> {
+) -> Result<Vec<StandingChange>, StoreError> {
     let after = i64::try_from(after).unwrap_or(i64::MAX);
     let rows = client
         .query(
-            "SELECT seq, user_id FROM user_changes WHERE seq > $1 ORDER BY seq LIMIT $2",
+            "SELECT seq, user_id, token FROM user_changes WHERE seq > $1 ORDER BY seq LIMIT $2",
             &[&after, &i64::from(limit)],
         )
         .await
@@ -203,7 +203,11 @@ async fn user_changes(
     rows.iter()
         .map(|row| {
             let seq: i64 = col(row, 0)?;
-            Ok((seq.max(0) as u64, col(row, 1)?))
+            Ok(StandingChange {
+                seq: seq.max(0) as u64,
+                user_id: col(row, 1)?,
+                token: col(row, 2)?,
+            })
         })
         .collect()
 }
@@ -448,7 +452,7 @@ impl AccountStore for PgStore {
             .run(move |c| Box::pin(create_invite(c, invite)))
     }
 
-    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<(u64, String)>, StoreError> {
+    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<StandingChange>, StoreError> {
         self.connections
             .run(move |c| Box::pin(user_changes(c, after, limit)))
     }

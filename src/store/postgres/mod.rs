@@ -10,6 +10,7 @@
 //! is opened afresh on the next one; the URL's password is never in an error or a log.
 
 mod accounts;
+mod bots;
 mod connections;
 mod copy;
 mod deadlines;
@@ -23,6 +24,7 @@ mod plans;
 mod ratings;
 mod reviews;
 mod schema;
+mod tokens;
 mod tournaments;
 
 use std::fmt;

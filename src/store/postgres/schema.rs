@@ -218,6 +218,26 @@ const MIGRATIONS: &[&str] = &[
         last_digest_ms BIGINT
     );
     "#,
+    // 8: SQLite's version 13, personal API tokens and bots' profiles.
+    r#"
+    ALTER TABLE user_changes ADD COLUMN token TEXT;
+    CREATE TABLE api_tokens (
+        id            TEXT COLLATE "C" PRIMARY KEY,
+        user_id       TEXT COLLATE "C" NOT NULL,
+        name          TEXT NOT NULL,
+        scopes        TEXT NOT NULL,
+        hash          TEXT NOT NULL UNIQUE,
+        created_at_ms BIGINT NOT NULL,
+        expires_at_ms BIGINT,
+        last_used_ms  BIGINT
+    );
+    CREATE INDEX api_tokens_by_user ON api_tokens (user_id, created_at_ms);
+    CREATE TABLE bot_profiles (
+        user_id       TEXT COLLATE "C" PRIMARY KEY,
+        profile       TEXT NOT NULL,
+        updated_at_ms BIGINT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes and understands.

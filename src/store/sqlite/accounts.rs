@@ -8,8 +8,8 @@ use super::SqliteStore;
 use crate::protocol::Role;
 use crate::store::accounts::{HAS_PLAYED, USER_COLUMNS, parse_role, role_text};
 use crate::store::{
-    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StoreError, UserChange,
-    UserRecord,
+    AccountStore, NewInvite, NewRefresh, Origin, Rotation, Sighting, StandingChange, StoreError,
+    UserChange, UserRecord,
 };
 
 impl SqliteStore {
@@ -27,7 +27,7 @@ impl SqliteStore {
         Ok(out)
     }
 
-    fn user_from_row(&self, row: &Row<'_>) -> Result<UserRecord, StoreError> {
+    pub(super) fn user_from_row(&self, row: &Row<'_>) -> Result<UserRecord, StoreError> {
         let db = self.db_err();
         let bad = |detail: String| StoreError::BadRow {
             path: self.path.clone(),
@@ -49,7 +49,7 @@ impl SqliteStore {
         })
     }
 
-    fn read_user(
+    pub(super) fn read_user(
         &self,
         tx: &rusqlite::Connection,
         id: &str,
@@ -225,18 +225,23 @@ impl AccountStore for SqliteStore {
         })
     }
 
-    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<(u64, String)>, StoreError> {
+    fn user_changes(&self, after: u64, limit: u32) -> Result<Vec<StandingChange>, StoreError> {
         let conn = self.lock()?;
         let db = self.db_err();
         let after = i64::try_from(after).unwrap_or(i64::MAX);
         let mut stmt = conn
             .prepare_cached(
-                "SELECT seq, user_id FROM user_changes WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+                "SELECT seq, user_id, token FROM user_changes WHERE seq > ?1 ORDER BY seq
+                 LIMIT ?2",
             )
             .map_err(&db)?;
         let rows = stmt
             .query_map(params![after, limit], |row| {
-                Ok((row.get::<_, i64>(0)?.max(0) as u64, row.get(1)?))
+                Ok(StandingChange {
+                    seq: row.get::<_, i64>(0)?.max(0) as u64,
+                    user_id: row.get(1)?,
+                    token: row.get(2)?,
+                })
             })
             .map_err(&db)?;
         rows.collect::<Result<_, _>>().map_err(&db)

@@ -241,6 +241,27 @@ const MIGRATIONS: &[&str] = &[
         last_digest_ms INTEGER
     ) STRICT;
     ",
+    // 13: personal API tokens (store/tokens.rs; only their hashes), a revoked token's id
+    // among the user changes, and the profiles bots declare (store/bots.rs).
+    "
+    ALTER TABLE user_changes ADD COLUMN token TEXT;
+    CREATE TABLE api_tokens (
+        id            TEXT PRIMARY KEY NOT NULL,
+        user_id       TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        scopes        TEXT NOT NULL,
+        hash          TEXT NOT NULL UNIQUE,
+        created_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER,
+        last_used_ms  INTEGER
+    ) STRICT;
+    CREATE INDEX api_tokens_by_user ON api_tokens (user_id, created_at_ms);
+    CREATE TABLE bot_profiles (
+        user_id       TEXT PRIMARY KEY NOT NULL,
+        profile       TEXT NOT NULL,
+        updated_at_ms INTEGER NOT NULL
+    ) STRICT;
+    ",
 ];
 
 /// The schema version this build writes and understands.

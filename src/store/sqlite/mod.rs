@@ -24,6 +24,7 @@ use last_seqs::LastSeqs;
 use move_log::MoveLog;
 
 mod accounts;
+mod bots;
 mod checkpoint;
 mod copy;
 mod deadlines;
@@ -40,6 +41,7 @@ mod ratings;
 mod reviews;
 #[cfg(test)]
 mod tests;
+mod tokens;
 mod tournaments;
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
