@@ -76,7 +76,7 @@ fn unavailable_secret() -> AuthProblem {
     }
 }
 
-fn status_of(code: AuthCode) -> StatusCode {
+pub(super) fn status_of(code: AuthCode) -> StatusCode {
     use AuthCode as C;
     match code {
         C::BadRequest

@@ -3,6 +3,7 @@
 //! wiring is in [`crate::server`].
 
 mod api;
+mod asyncapi;
 mod auth;
 mod chat;
 mod deadline;
@@ -12,6 +13,7 @@ mod fairplay;
 mod http;
 mod limits;
 mod listen;
+pub mod openapi;
 mod peer;
 mod ratings;
 mod record;

@@ -220,18 +220,34 @@ fn problem(status: StatusCode, message: impl Into<String>) -> Response {
     (status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
 }
 
+/// Whether the page should offer the dev login, and why not.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct DevLoginStatus {
+    enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+}
+
+/// A dev-login token and whom it names.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct DevToken {
+    /// A player's JWT, for `/ws?token=`.
+    token: String,
+    user: UserInfo,
+}
+
 /// `GET /api/dev-login`: whether the page should offer the dev login.
 async fn dev_status(State(dev): State<DevLogin>) -> Response {
-    let body = match &dev.secret {
-        Ok(_) => serde_json::json!({"enabled": true}),
-        Err(why) => serde_json::json!({"enabled": false, "reason": why}),
+    let body = DevLoginStatus {
+        enabled: dev.secret.is_ok(),
+        reason: dev.secret.as_ref().err().copied(),
     };
     ([(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DevLoginRequest {
+pub(super) struct DevLoginRequest {
     name: String,
 }
 
@@ -272,7 +288,7 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
             };
             (
                 [(header::CACHE_CONTROL, "no-store")],
-                Json(serde_json::json!({"token": token, "user": user})),
+                Json(DevToken { token, user }),
             )
                 .into_response()
         }

@@ -9,6 +9,7 @@ mod names;
 mod offer;
 mod referee;
 mod request;
+pub mod schema;
 mod server;
 mod settings;
 mod speed;

@@ -14,7 +14,9 @@ use crate::rules::{
 };
 
 /// Where handicap stones go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum HandicapPlacement {
     /// The traditional star points, placed by the server.
@@ -25,7 +27,9 @@ pub enum HandicapPlacement {
 }
 
 /// Who sees a game's moves when (`fair_play`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FairPlay {
     /// Everyone sees every event at once.
@@ -37,7 +41,9 @@ pub enum FairPlay {
 }
 
 /// The colour the challenger takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ColorChoice {
     Black,
@@ -55,7 +61,8 @@ fn default_size() -> u8 {
 ///
 /// Read by hand (see the `Deserialize` impl) rather than derived: serde's messages lose
 /// the field inside a tagged message, and the protocol promises that a refusal names it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(default, deny_unknown_fields)]
 pub struct GameSettings {
     pub board_size: u8,
     pub ruleset: Ruleset,
