@@ -1243,16 +1243,16 @@ fn the_committed_schemas_are_what_the_code_generates() {
 }
 
 /// The AsyncAPI 3.0.0 specification's own JSON Schema, from the npm package
-/// `@asyncapi/specs` that `tests/run` installs into `tests/asyncapi/`.
+/// `@asyncapi/specs` that `tests/run` installs into `tests/specs/`.
 const ASYNCAPI_SPEC: &str =
-    "tests/asyncapi/node_modules/@asyncapi/specs/schemas/3.0.0-without-$id.json";
+    "tests/specs/node_modules/@asyncapi/specs/schemas/3.0.0-without-$id.json";
 
 #[test]
 fn the_asyncapi_document_is_valid_asyncapi_3() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(ASYNCAPI_SPEC);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; install it with `(cd tests/asyncapi && npm ci)` (tests/run does)",
+            "{}: {e}; install it with `(cd tests/specs && npm ci)` (tests/run does)",
             path.display()
         )
     });

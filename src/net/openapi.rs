@@ -185,9 +185,12 @@ fn path_parameters(path: &str) -> Vec<Value> {
 
 /// Every account refusal code by its status, as the account routes answer them.
 fn auth_statuses(g: &mut SchemaGenerator) -> BTreeMap<u16, Vec<String>> {
-    let codes = AuthCode::json_schema(g).to_value();
+    // A documented enum's schema is a `oneOf` of constants, an undocumented one's an `enum`.
+    let schema = AuthCode::json_schema(g).to_value();
+    let consts = schema["oneOf"].as_array().into_iter().flatten().map(|v| &v["const"]);
+    let names = schema["enum"].as_array().into_iter().flatten().chain(consts);
     let mut by_status: BTreeMap<u16, Vec<String>> = BTreeMap::new();
-    for name in codes["enum"].as_array().into_iter().flatten() {
+    for name in names {
         let Ok(code) = serde_json::from_value::<AuthCode>(name.clone()) else {
             continue;
         };
