@@ -187,8 +187,16 @@ fn path_parameters(path: &str) -> Vec<Value> {
 fn auth_statuses(g: &mut SchemaGenerator) -> BTreeMap<u16, Vec<String>> {
     // A documented enum's schema is a `oneOf` of constants, an undocumented one's an `enum`.
     let schema = AuthCode::json_schema(g).to_value();
-    let consts = schema["oneOf"].as_array().into_iter().flatten().map(|v| &v["const"]);
-    let names = schema["enum"].as_array().into_iter().flatten().chain(consts);
+    let consts = schema["oneOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|v| &v["const"]);
+    let names = schema["enum"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(consts);
     let mut by_status: BTreeMap<u16, Vec<String>> = BTreeMap::new();
     for name in names {
         let Ok(code) = serde_json::from_value::<AuthCode>(name.clone()) else {

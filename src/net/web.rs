@@ -44,9 +44,11 @@ macro_rules! asset {
 }
 
 const JS: &str = "text/javascript; charset=utf-8";
+const HTML: &str = "text/html; charset=utf-8";
 
 static ASSETS: &[Asset] = &[
-    asset!("/", "index.html", "text/html; charset=utf-8"),
+    asset!("/", "index.html", HTML),
+    asset!("/api.html", "api.html", HTML),
     asset!("/style.css", "style.css", "text/css; charset=utf-8"),
     asset!("/favicon.svg", "favicon.svg", "image/svg+xml"),
     asset!("/js/app.js", "js/app.js", JS),
@@ -72,6 +74,7 @@ static ASSETS: &[Asset] = &[
     asset!("/js/plot.js", "js/plot.js", JS),
     asset!("/js/referee.js", "js/referee.js", JS),
     asset!("/js/speed.js", "js/speed.js", JS),
+    asset!("/js/apiref.js", "js/apiref.js", JS),
     // The seven characters of the Chinese result, for machines with no Chinese font
     // (a subset of Droid Sans Fallback, Apache 2.0; see web/style.css), and its licence.
     asset!(
@@ -203,7 +206,7 @@ async fn file(index: usize, headers: &HeaderMap, public_url: Option<&str>) -> Re
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    if asset.path == "/"
+    if asset.content_type == HTML
         && let Ok(policy) = HeaderValue::from_str(&csp(public_url, headers))
     {
         h.insert(header::CONTENT_SECURITY_POLICY, policy);

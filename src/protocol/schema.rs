@@ -83,6 +83,18 @@ impl JsonSchema for GameResult {
     }
 }
 
+/// A komi: points as [`HalfPoints`], within the narrower range settings take.
+pub(super) fn komi(_: &mut SchemaGenerator) -> Schema {
+    let most = f64::from(super::settings::MAX_KOMI_POINTS);
+    json_schema!({
+        "description": "Komi in points, in steps of a half.",
+        "type": ["number", "null"],
+        "multipleOf": 0.5,
+        "minimum": -most,
+        "maximum": most,
+    })
+}
+
 /// Which dialect of JSON Schema a document is written in.
 #[derive(Clone, Copy)]
 enum Dialect {

@@ -72,6 +72,7 @@ pub struct GameSettings {
     /// Komi in points. Defaults to the ruleset's (7.5 = 3¾ stones for `chinese`), or 0 in a
     /// handicap game, where Black gives back N/2 stones instead (docs/RULES.md §7.3).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::schema::komi")]
     pub komi: Option<HalfPoints>,
     pub handicap: u8,
     pub handicap_placement: HandicapPlacement,
@@ -154,7 +155,7 @@ const FIELDS: &[&str] = &[
 ];
 
 /// The largest komi either way, in points.
-const MAX_KOMI_POINTS: i32 = 500;
+pub(super) const MAX_KOMI_POINTS: i32 = 500;
 
 /// Why a komi is refused; `shown` is the value as the client sent it.
 fn bad_komi(shown: impl std::fmt::Display) -> String {
