@@ -73,7 +73,12 @@ async fn schemathesis_finds_every_route_as_documented() {
     let schemathesis = venv("schemathesis");
     let server = TestServer::start().await;
     let (mut alice, mut bob) = (server.login("alice").await, server.login("bob").await);
-    let game_id = start_game(&mut alice, &mut bob, json!({"board_size": 9})).await;
+    let game_id = start_game(
+        &mut alice,
+        &mut bob,
+        json!({"board_size": 9, "color": "black"}),
+    )
+    .await;
     play(&mut alice, &game_id, 1, "E5").await;
     let token = server.token("alice");
     let review_id = save_review(&server, &token).await;
@@ -90,13 +95,15 @@ async fn schemathesis_finds_every_route_as_documented() {
         .env("TENGEN_REVIEW_ID", &review_id)
         .env("NO_COLOR", "1");
     let out = succeeds(command, "schemathesis").await;
-    // It tested every operation of the document, not a part of it.
+    // It tested every operation of the document but the document's own route, which
+    // schemathesis leaves out as the schema's source (tests/openapi.rs checks it).
     let operations = tengen::net::openapi::document()["paths"]
         .as_object()
         .expect("paths")
         .values()
         .map(|item| item.as_object().expect("an item").len())
-        .sum::<usize>();
+        .sum::<usize>()
+        - 1;
     assert!(
         out.contains(&format!("Tested: {operations}")),
         "schemathesis did not test all {operations} operations:\n{out}"

@@ -14,6 +14,7 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
@@ -156,7 +157,8 @@ impl Operation {
         match self.auth {
             Auth::None => {}
             Auth::Bearer => op["security"] = json!([{"bearer": []}]),
-            Auth::RefreshCookie => op["security"] = json!([{"refreshCookie": []}]),
+            // Without the cookie the route still answers (401, or 204 for a logout).
+            Auth::RefreshCookie => op["security"] = json!([{"refreshCookie": []}, {}]),
         }
         for (status, description, body) in &self.responses {
             let mut answer = json!({"description": description});
@@ -465,7 +467,9 @@ pub fn document() -> Value {
     let mut settings = SchemaSettings::draft2020_12();
     settings.definitions_path = "#/components/schemas".into();
     settings.meta_schema = None;
-    let mut g = settings.into_generator();
+    let mut g = settings
+        .with_transform(RecursiveTransform(crate::protocol::schema::bound_integers))
+        .into_generator();
     let mut paths = Map::new();
     for op in operations(&mut g) {
         let item = paths.entry(op.path).or_insert_with(|| json!({}));

@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 
 use schemars::generate::SchemaSettings;
+use schemars::transform::{RecursiveTransform, Transform};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
 
@@ -123,7 +124,24 @@ fn generator(dialect: Dialect) -> SchemaGenerator {
             settings
         }
     }
+    .with_transform(RecursiveTransform(bound_integers))
     .into_generator()
+}
+
+/// Gives an integer of a fixed width its upper bound: the `format` schemars writes
+/// (`uint64`) is no JSON Schema keyword, so without `maximum` a generator draws numbers
+/// the server cannot read.
+pub fn bound_integers(schema: &mut Schema) {
+    let most = match schema.get("format").and_then(Value::as_str) {
+        Some("uint8") => u64::from(u8::MAX),
+        Some("uint16") => u64::from(u16::MAX),
+        Some("uint32") => u64::from(u32::MAX),
+        Some("uint64") => u64::MAX,
+        _ => return,
+    };
+    if schema.get("maximum").is_none() {
+        schema.insert("maximum".into(), most.into());
+    }
 }
 
 /// The variants of an internally tagged enum as separate object schemas, each with
@@ -132,7 +150,10 @@ fn variants<T: JsonSchema>(
     generator: &mut SchemaGenerator,
     fields: &[(&str, Value, bool)],
 ) -> Vec<(String, Value)> {
-    let Value::Object(mut whole) = T::json_schema(generator).to_value() else {
+    // Called directly, `json_schema` skips the generator's transforms: run them here.
+    let mut schema = T::json_schema(generator);
+    RecursiveTransform(bound_integers).transform(&mut schema);
+    let Value::Object(mut whole) = schema.to_value() else {
         unreachable!("an enum's schema is an object");
     };
     let Some(Value::Array(variants)) = whole.remove("oneOf") else {

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis_jsonschema import from_schema
 from websockets.sync.client import connect
 
-EXAMPLES = 6
+EXAMPLES = 5
 REPLY_WITHIN_S = 10
 
 url, schema_dir = sys.argv[1], sys.argv[2]
@@ -30,7 +30,7 @@ with open(f"{schema_dir}/server.json") as f:
     server_schema = json.load(f)
 server = jsonschema.Draft202012Validator(server_schema)
 ids = itertools.count(1)
-ws = connect(url, max_size=None, open_timeout=REPLY_WITHIN_S)
+ws = connect(url, max_size=None, open_timeout=REPLY_WITHIN_S).__enter__()
 counts = {"types": 0, "well_formed": 0, "malformed": 0, "frames": 0}
 
 
