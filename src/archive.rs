@@ -12,7 +12,7 @@ use crate::store::{EventRecord, GameRecord};
 
 /// One game as `GET /api/games/{id}` returns it. `Deserialize` too, for clients and for
 /// the test that reads the documented record back.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GameView {
     pub game_id: String,
     pub black: UserInfo,
@@ -34,7 +34,7 @@ pub struct GameView {
 }
 
 /// A spectators' chat line in a finished game's record.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KibitzLine {
     pub from: String,
     pub name: String,
@@ -54,7 +54,7 @@ impl From<crate::store::KibitzRecord> for KibitzLine {
 }
 
 /// A move of the record with the mover's clock after it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MoveView {
     pub move_number: u32,
     pub color: Color,
@@ -65,7 +65,7 @@ pub struct MoveView {
 }
 
 /// A game's summary row as the game list shows it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ListedGame {
     pub game_id: String,
     pub black: String,

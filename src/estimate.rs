@@ -9,7 +9,7 @@ use crate::archive::GameView;
 use crate::rules::{Color, DeadStones, count};
 
 /// The estimate as the client receives it. `Deserialize` too, for the documentation test.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Estimate {
     pub game_id: String,
     /// Moves (passes included) in the counted position.

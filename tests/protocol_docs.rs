@@ -1214,3 +1214,118 @@ fn the_account_examples_are_bodies_the_server_reads_and_writes() {
         );
     }
 }
+
+/// A validator for one of the generated schema documents (`client.json`, `server.json`).
+fn validator(name: &str) -> jsonschema::Validator {
+    let (_, document) = tengen::protocol::schema::FILES
+        .iter()
+        .find(|(file, _)| *file == name)
+        .unwrap_or_else(|| panic!("no schema file {name}"));
+    jsonschema::validator_for(&document())
+        .unwrap_or_else(|e| panic!("{name} is not a valid schema: {e}"))
+}
+
+#[test]
+fn every_example_matches_its_json_schema() {
+    let client = validator("client.json");
+    let server = validator("server.json");
+    let mut checked = 0;
+    for ex in all_examples() {
+        let (schema, name) = match ex.direction {
+            Direction::Client => (&client, "client.json"),
+            Direction::Server => (&server, "server.json"),
+            // Some refusals are of frames the schema allows (a move on an occupied point).
+            Direction::Refused => continue,
+        };
+        let errors: Vec<String> = schema
+            .iter_errors(&ex.value)
+            .map(|e| format!("{} (at {})", e, e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{}: the example does not match client-protocol/schema/{name}: {errors:#?}\n{}",
+            ex.at(),
+            ex.text
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= MIN_CLIENT_EXAMPLES + MIN_SERVER_EXAMPLES,
+        "{checked} examples"
+    );
+}
+
+#[test]
+fn the_schemas_refuse_what_the_decoder_refuses() {
+    let client = validator("client.json");
+    for refused in [
+        json!({"type": "ping", "extra": 1}),
+        json!({"type": "play", "move_number": 1, "vertex": "D4"}),
+        json!({"type": "play", "game_id": "g", "move_number": 1, "vertex": "I4"}),
+        json!({"type": "seek", "settings": {"board_size": 9, "colour": "black"}}),
+        json!({"type": "seek", "settings": {"clock": {"system": "absolute", "main_ms": 1, "periods": 2}}}),
+        json!({"type": "no_such_type"}),
+    ] {
+        assert!(
+            decode(&refused.to_string()).is_err(),
+            "decode accepts {refused}"
+        );
+        assert!(!client.is_valid(&refused), "client.json accepts {refused}");
+    }
+}
+
+#[test]
+fn the_committed_schemas_are_what_the_code_generates() {
+    for (name, document) in tengen::protocol::schema::FILES {
+        let path = docs_dir().join("schema").join(name);
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == tengen::protocol::schema::to_file_text(&document()),
+            "{} differs from what the code generates; regenerate with `cargo run -- schema`",
+            path.display()
+        );
+    }
+}
+
+/// The AsyncAPI 3.0.0 specification's own JSON Schema, from the npm package
+/// `@asyncapi/specs` that `tests/run` installs into `tests/specs/`.
+const ASYNCAPI_SPEC: &str =
+    "tests/specs/node_modules/@asyncapi/specs/schemas/3.0.0-without-$id.json";
+
+#[test]
+fn the_asyncapi_document_is_valid_asyncapi_3() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(ASYNCAPI_SPEC);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; install it with `(cd tests/specs && npm ci)` (tests/run does)",
+            path.display()
+        )
+    });
+    let spec: Value = serde_json::from_str(&text).expect("the specification's schema is JSON");
+    let spec = jsonschema::validator_for(&spec).expect("the specification's schema compiles");
+    let document = tengen::protocol::schema::asyncapi();
+    let errors: Vec<String> = spec
+        .iter_errors(&document)
+        .map(|e| format!("{} (at {})", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "asyncapi.json is not valid AsyncAPI 3.0.0: {errors:#?}"
+    );
+    // Every message type of both directions is in it.
+    let messages = document["components"]["messages"]
+        .as_object()
+        .expect("messages");
+    for t in client_types() {
+        assert!(
+            messages.contains_key(&format!("client.{t}")),
+            "client.{t} missing"
+        );
+    }
+    for t in server_types().into_iter().chain(event_types()) {
+        assert!(
+            messages.contains_key(&format!("server.{t}")),
+            "server.{t} missing"
+        );
+    }
+}

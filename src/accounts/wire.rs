@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::protocol::UserInfo;
 
 /// `POST /api/auth/register`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RegisterRequest {
     pub username: String,
@@ -18,7 +18,7 @@ pub struct RegisterRequest {
 }
 
 /// `POST /api/auth/login`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginRequest {
     pub username: String,
@@ -26,7 +26,7 @@ pub struct LoginRequest {
 }
 
 /// `POST /api/auth/password`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordRequest {
     pub old: String,
@@ -35,7 +35,7 @@ pub struct PasswordRequest {
 
 /// What a successful register, login, refresh, password change or guest answers; the
 /// refresh token travels beside it in a cookie, never in the body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionBody {
     /// An HS256 JWT for the WebSocket (`/ws?token=` or `Authorization: Bearer`).
@@ -49,7 +49,7 @@ pub struct SessionBody {
 
 /// Why an account request was refused. The wire form is the snake_case name; it never
 /// changes once published.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AuthCode {
     /// Not JSON, not UTF-8, a missing, unknown or mistyped field.
@@ -124,7 +124,7 @@ pub enum AuthCode {
 
 /// A refusal's body: `{"error": sentence, "code": code}` and, for `rate_limited`,
 /// `retry_after` in seconds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuthProblem {
     pub error: String,

@@ -6,6 +6,7 @@ mod config_args;
 pub mod load;
 pub mod ratings;
 pub mod rules;
+pub mod schema;
 pub mod serve;
 pub mod store;
 pub mod token;
@@ -42,6 +43,8 @@ pub enum Command {
     Ratings(ratings::Args),
     /// Move the store: `migrate --to URL` copies the SQLite store into PostgreSQL.
     Store(store::Args),
+    /// Write the AsyncAPI document and JSON Schemas of the WebSocket protocol.
+    Schema(schema::Args),
     /// Manage accounts on the data directory: add, disable, enable, set-role,
     /// reset-password, list, escapes, invite.
     #[command(subcommand)]
@@ -59,6 +62,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Load(args) => load::run(*args),
         Command::Ratings(args) => ratings::run(args),
         Command::Store(args) => store::run(args),
+        Command::Schema(args) => schema::run(args),
         Command::User(args) => user::run(args),
     }
 }

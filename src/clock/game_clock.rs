@@ -31,7 +31,7 @@ pub struct MoveCharge {
 
 /// Both sides' clocks as they stand at one instant, the running side's thinking time so
 /// far already deducted. The server adds `server_time` when it sends it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockView {
     /// Black's clock at that instant.
     pub black: PlayerClock,

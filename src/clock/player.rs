@@ -19,7 +19,9 @@ pub struct OutOfTime;
 ///
 /// Invariant while the side has not flagged: `remaining_ms` is positive. After a flag
 /// every time field is zero.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct PlayerClock {
     /// Main time left.
     pub main_ms: Millis,

@@ -12,8 +12,9 @@ use super::Millis;
 /// On the wire: `{"system":"byoyomi","main_ms":600000,"periods":5,"period_ms":30000}`.
 /// Every system spends main time first; what follows main time differs per system.
 /// Read by hand (see [`TimeControl::from_fields`]) so that a refusal names its field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "system", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields)]
 pub enum TimeControl {
     /// Untimed: nobody ever loses on time (casual and correspondence-like games).
     None,

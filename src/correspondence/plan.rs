@@ -14,7 +14,7 @@ pub const MAX_BYTES: usize = 16 * 1024;
 
 /// One answer: if the opponent plays `when`, the planner plays `play`, and `then` is
 /// the plan for the opponent's next move.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Branch {
     #[serde(rename = "if")]

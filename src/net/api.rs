@@ -36,6 +36,14 @@ struct ListQuery {
     limit: Option<u32>,
 }
 
+/// A page of `GET /api/games`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct GamePage {
+    games: Vec<ListedGame>,
+    /// The `before` of the next page; null on the last page.
+    next: Option<String>,
+}
+
 const PARAMETERS: &str = "`player`, `status`, `limit` and `before`";
 
 impl ListQuery {
@@ -151,7 +159,7 @@ async fn list(State(hub): State<Arc<Hub>>, Query(pairs): Query<Vec<(String, Stri
                 .map_or(0, |r| r.move_number);
         }
     }
-    Json(serde_json::json!({"games": games, "next": next})).into_response()
+    Json(GamePage { games, next }).into_response()
 }
 
 async fn one(State(hub): State<Arc<Hub>>, path: GameIdPath) -> Response {

@@ -19,7 +19,10 @@ use super::extract::bearer;
 use super::limits::{AddressKey, PerAddress, PerUser};
 use super::peer::Peers;
 use super::reply::problem;
-use super::{api, auth, estimate, notices, ratings, reviews, session, tokens, tournaments, web};
+use super::{
+    api, asyncapi, auth, estimate, notices, openapi, ratings, reviews, session, tokens,
+    tournaments, web,
+};
 use crate::fanout::encode;
 use crate::hub::Hub;
 use crate::protocol::{Refusal, ServerMsg};
@@ -45,6 +48,8 @@ pub fn router(hub: Arc<Hub>, peers: Arc<Peers>) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .merge(api::routes())
+        .merge(asyncapi::routes())
+        .merge(openapi::routes())
         .merge(estimate::routes())
         .merge(reviews::routes())
         .merge(notices::routes())

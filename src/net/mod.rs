@@ -4,6 +4,7 @@
 
 mod account_reply;
 mod api;
+mod asyncapi;
 mod auth;
 mod chat;
 mod deadline;
@@ -14,6 +15,7 @@ mod http;
 mod limits;
 mod listen;
 mod notices;
+pub mod openapi;
 mod peer;
 mod ratings;
 mod record;

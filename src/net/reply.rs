@@ -6,9 +6,17 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
+/// A refusal of every route but the account routes: a sentence for people.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct Problem {
+    pub error: String,
+}
+
 /// A refusal in the API's shape: the status and `{"error": message}`.
 pub(super) fn problem(status: StatusCode, message: impl Into<String>) -> Response {
-    let body = serde_json::json!({"error": message.into()});
+    let body = Problem {
+        error: message.into(),
+    };
     (status, Json(body)).into_response()
 }
 

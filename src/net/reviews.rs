@@ -28,17 +28,17 @@ pub const MAX_SGF_BYTES: usize = 64 * 1024;
 pub const MAX_BODY_BYTES: usize = 2 * MAX_SGF_BYTES + 1024;
 
 /// What `POST /api/reviews` takes.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct NewReview {
+pub(super) struct NewReview {
     sgf: String,
     game_id: Option<String>,
     move_number: Option<u32>,
 }
 
 /// A review as `GET /api/reviews/{id}` answers it.
-#[derive(Debug, Serialize)]
-struct ReviewView {
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(super) struct ReviewView {
     review_id: String,
     owner: String,
     created_at: i64,
@@ -47,6 +47,14 @@ struct ReviewView {
     #[serde(skip_serializing_if = "Option::is_none")]
     move_number: Option<u32>,
     sgf: String,
+}
+
+/// What `POST /api/reviews` answers.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(super) struct SavedReview {
+    review_id: String,
+    /// The web client's page that opens the review.
+    url: String,
 }
 
 pub fn routes() -> Router<Arc<Hub>> {
@@ -175,7 +183,7 @@ async fn create(
     let url = format!("/#/analysis?review={id}");
     (
         StatusCode::CREATED,
-        Json(serde_json::json!({"review_id": id, "url": url})),
+        Json(SavedReview { review_id: id, url }),
     )
         .into_response()
 }

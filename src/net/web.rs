@@ -44,9 +44,11 @@ macro_rules! asset {
 }
 
 const JS: &str = "text/javascript; charset=utf-8";
+const HTML: &str = "text/html; charset=utf-8";
 
 static ASSETS: &[Asset] = &[
-    asset!("/", "index.html", "text/html; charset=utf-8"),
+    asset!("/", "index.html", HTML),
+    asset!("/api.html", "api.html", HTML),
     asset!("/style.css", "style.css", "text/css; charset=utf-8"),
     asset!("/favicon.svg", "favicon.svg", "image/svg+xml"),
     asset!("/js/app.js", "js/app.js", JS),
@@ -75,6 +77,7 @@ static ASSETS: &[Asset] = &[
     asset!("/js/speed.js", "js/speed.js", JS),
     asset!("/js/bots.js", "js/bots.js", JS),
     asset!("/js/selfservice.js", "js/selfservice.js", JS),
+    asset!("/js/apiref.js", "js/apiref.js", JS),
     // The seven characters of the Chinese result, for machines with no Chinese font
     // (a subset of Droid Sans Fallback, Apache 2.0; see web/style.css), and its licence.
     asset!(
@@ -206,7 +209,7 @@ async fn file(index: usize, headers: &HeaderMap, public_url: Option<&str>) -> Re
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    if asset.path == "/"
+    if asset.content_type == HTML
         && let Ok(policy) = HeaderValue::from_str(&csp(public_url, headers))
     {
         h.insert(header::CONTENT_SECURITY_POLICY, policy);
@@ -223,18 +226,34 @@ fn problem(status: StatusCode, message: impl Into<String>) -> Response {
     (status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
 }
 
+/// Whether the page should offer the dev login, and why not.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct DevLoginStatus {
+    enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+}
+
+/// A dev-login token and whom it names.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct DevToken {
+    /// A player's JWT, for `/ws?token=`.
+    token: String,
+    user: UserInfo,
+}
+
 /// `GET /api/dev-login`: whether the page should offer the dev login.
 async fn dev_status(State(dev): State<DevLogin>) -> Response {
-    let body = match &dev.secret {
-        Ok(_) => serde_json::json!({"enabled": true}),
-        Err(why) => serde_json::json!({"enabled": false, "reason": why}),
+    let body = DevLoginStatus {
+        enabled: dev.secret.is_ok(),
+        reason: dev.secret.as_ref().err().copied(),
     };
     ([(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DevLoginRequest {
+pub(super) struct DevLoginRequest {
     name: String,
 }
 
@@ -275,7 +294,7 @@ async fn dev_login(State(dev): State<DevLogin>, body: axum::body::Bytes) -> Resp
             };
             (
                 [(header::CACHE_CONTROL, "no-store")],
-                Json(serde_json::json!({"token": token, "user": user})),
+                Json(DevToken { token, user }),
             )
                 .into_response()
         }

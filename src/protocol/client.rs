@@ -39,7 +39,7 @@ pub enum ClientMsg {
 /// Requests that are not about one game. Fieldless ones are empty struct variants, so
 /// that `deny_unknown_fields` refuses fields they do not have (serde ignores it for unit
 /// variants of an internally tagged enum).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LobbyMsg {
     /// Log in on an open connection (instead of `?token=` on the URL).
@@ -168,7 +168,7 @@ pub enum LobbyMsg {
 }
 
 /// What a client asks of one game (the `game_id` travels beside it).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum GameAction {
     /// Watch or play a game. With `since_seq`, receive exactly the events after it;

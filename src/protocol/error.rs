@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Why a request was refused. The wire form is the snake_case name; it never changes
 /// once published (client-protocol/errors.md lists them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// Malformed JSON, a missing or mistyped field, or impossible settings.

@@ -11,7 +11,7 @@ use crate::clock::ClockView;
 use crate::rules::{Color, GameResult, HalfPoints, Move, Vertex};
 
 /// Proof that the colours were drawn fairly (see client-protocol/nigiri.md).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NigiriProof {
     /// sha256 of the secret, hex; shown with the seek before anyone accepted.
     pub commitment: String,
@@ -24,7 +24,7 @@ pub struct NigiriProof {
 }
 
 /// The count of a finished game, in points and in stones (docs/RULES.md §6).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreView {
     pub black: HalfPoints,
     pub white: HalfPoints,
@@ -42,14 +42,14 @@ pub struct ScoreView {
 }
 
 /// The group tax of a count: each side's living groups, one point each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GroupTax {
     pub black: u32,
     pub white: u32,
 }
 
 /// Something that happened in a game.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum GameEvent {
     /// The first event of every game.
@@ -309,7 +309,7 @@ fn is_zero(ms: &u64) -> bool {
 }
 
 /// An event as it goes on the wire: the game, its number, then the event's own fields.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EventFrame {
     pub game_id: String,
     pub seq: u64,

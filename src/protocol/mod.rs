@@ -10,6 +10,7 @@ mod notice;
 mod offer;
 mod referee;
 mod request;
+pub mod schema;
 mod server;
 mod settings;
 mod speed;

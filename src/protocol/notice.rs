@@ -9,7 +9,19 @@ use super::user::UserInfo;
 use crate::rules::GameResult;
 
 /// What a notice says happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum NoticeKind {
     /// The opponent moved in a game you had no connection to.
@@ -48,7 +60,7 @@ impl NoticeKind {
 }
 
 /// What a notice is about; each kind fills what it has.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoticePayload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,7 +81,7 @@ pub struct NoticePayload {
 }
 
 /// A kept notice.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Notice {
     /// Grows with every notice: the paging cursor and what `mark_notices_read` names.
     pub notice_id: u64,
@@ -81,7 +93,7 @@ pub struct Notice {
 }
 
 /// How a kind of notice is mailed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MailMode {
     /// A mail of its own at once.
@@ -93,7 +105,7 @@ pub enum MailMode {
 }
 
 /// An account's notification settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NotificationSettings {
     /// Where mail goes; absent: nowhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -9,7 +9,7 @@ use crate::clock::TimeControl;
 use crate::rules::{MAX_HANDICAP, MAX_SIZE, MIN_SIZE, Ruleset};
 
 /// What a bot plays. Empty lists mean "any".
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct BotOffer {
     pub board_sizes: Vec<u8>,
@@ -29,7 +29,7 @@ pub struct BotOffer {
 }
 
 /// A bot online with its offer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BotListing {
     pub user: UserInfo,
     pub offer: BotOffer,

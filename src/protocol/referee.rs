@@ -12,7 +12,7 @@ pub const MAX_REASON_CHARS: usize = 500;
 
 /// How a referee ends a game in play (`rule`) or settles a finished one
 /// (`change_result`), Art. 23.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Ruling {
     BlackWins,
@@ -50,7 +50,7 @@ impl Ruling {
 }
 
 /// A player's open call for the referee (Art. 16.2), as referees see it listed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RefereeCall {
     /// The `referee_called` event's seq.
     pub seq: u64,
@@ -62,14 +62,14 @@ pub struct RefereeCall {
 }
 
 /// A game with open calls, and its state now.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CalledGame {
     pub game: GameSummary,
     pub calls: Vec<RefereeCall>,
 }
 
 /// A report to the referees, as they see it listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Report {
     pub report_id: u64,
     /// The reporting user's id.

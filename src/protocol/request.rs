@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The client's request id, echoed in the reply: any string or number it likes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(u64),

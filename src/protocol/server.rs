@@ -19,7 +19,7 @@ use crate::clock::ClockView;
 use crate::rules::{Color, GameResult, Move, Vertex};
 
 /// An open seek (no `to`) or a direct challenge.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Challenge {
     pub challenge_id: String,
     pub from: UserInfo,
@@ -36,7 +36,7 @@ pub struct Challenge {
 }
 
 /// A player's seat: who, and whether connected now.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Seat {
     pub user: UserInfo,
     pub online: bool,
@@ -50,14 +50,14 @@ fn is_zero_u8(n: &u8) -> bool {
 }
 
 /// One move of the record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MoveRecord {
     pub color: Color,
     pub vertex: Move,
 }
 
 /// A line of the players' chat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChatLine {
     pub seq: u64,
     pub from: UserInfo,
@@ -66,14 +66,14 @@ pub struct ChatLine {
 }
 
 /// Prisoners each side has taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Prisoners {
     pub black: u32,
     pub white: u32,
 }
 
 /// Everything a client needs to draw a game from nothing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Snapshot {
     pub game_id: String,
     /// The last event's number; events that follow continue from it.
@@ -135,7 +135,7 @@ pub struct Snapshot {
 }
 
 /// A message from the server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
     /// The first message on every connection.

@@ -14,7 +14,9 @@ use crate::rules::{
 };
 
 /// Where handicap stones go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum HandicapPlacement {
     /// The traditional star points, placed by the server.
@@ -25,7 +27,9 @@ pub enum HandicapPlacement {
 }
 
 /// Who sees a game's moves when (`fair_play`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FairPlay {
     /// Everyone sees every event at once.
@@ -37,7 +41,9 @@ pub enum FairPlay {
 }
 
 /// The colour the challenger takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ColorChoice {
     Black,
@@ -55,7 +61,8 @@ fn default_size() -> u8 {
 ///
 /// Read by hand (see the `Deserialize` impl) rather than derived: serde's messages lose
 /// the field inside a tagged message, and the protocol promises that a refusal names it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(default, deny_unknown_fields)]
 pub struct GameSettings {
     pub board_size: u8,
     pub ruleset: Ruleset,
@@ -65,6 +72,7 @@ pub struct GameSettings {
     /// Komi in points. Defaults to the ruleset's (7.5 = 3¾ stones for `chinese`), or 0 in a
     /// handicap game, where Black gives back N/2 stones instead (docs/RULES.md §7.3).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::schema::komi")]
     pub komi: Option<HalfPoints>,
     pub handicap: u8,
     pub handicap_placement: HandicapPlacement,
@@ -153,7 +161,7 @@ const FIELDS: &[&str] = &[
 ];
 
 /// The largest komi either way, in points.
-const MAX_KOMI_POINTS: i32 = 500;
+pub(super) const MAX_KOMI_POINTS: i32 = 500;
 
 /// Why a komi is refused; `shown` is the value as the client sent it.
 fn bad_komi(shown: impl std::fmt::Display) -> String {

@@ -7,7 +7,7 @@ use super::user::UserInfo;
 use crate::rules::GameResult;
 
 /// The stage a game is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// A scheduled game before its start time.
@@ -21,7 +21,7 @@ pub enum Phase {
 }
 
 /// A game as the lobby lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GameSummary {
     pub game_id: String,
     pub black: UserInfo,

@@ -13,7 +13,7 @@ use crate::tournament::pairing::Costs;
 use crate::tournament::regulations::{HalfPoints, Regulations};
 
 /// What a director fixes before round one (`create_tournament`, `configure`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentSetup {
     pub name: String,
@@ -102,7 +102,7 @@ pub enum TournamentAction {
 }
 
 /// Where a tournament stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// No round paired yet.
@@ -117,7 +117,7 @@ pub enum Stage {
 }
 
 /// A registered player.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlayerView {
     pub user: UserInfo,
     pub rank: Rank,
@@ -129,7 +129,7 @@ pub struct PlayerView {
 }
 
 /// One board of a round.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BoardView {
     /// 1 for the top board.
     pub board: u16,
@@ -149,7 +149,7 @@ pub struct BoardView {
 }
 
 /// A round as paired.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RoundView {
     /// 1 for the first round.
     pub round: u8,
@@ -162,7 +162,7 @@ pub struct RoundView {
 }
 
 /// One line of the standings, with its row of the crosstable.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StandingView {
     pub place: usize,
     pub player: String,
@@ -180,7 +180,7 @@ pub struct StandingView {
 }
 
 /// An appeal to the chief referee and its ruling.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AppealView {
     /// 1 for the first appeal.
     pub appeal: u32,
@@ -193,7 +193,7 @@ pub struct AppealView {
 
 /// A round's verifiable draw: the commitment (hex sha256 of the round's secret) shown
 /// from the start, the secret once the round is published.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DrawView {
     pub round: u8,
     pub commitment: String,
@@ -202,7 +202,7 @@ pub struct DrawView {
 }
 
 /// A tournament as anyone may see it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TournamentView {
     pub tournament_id: String,
     pub setup: TournamentSetup,

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 /// What an account may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     #[default]
@@ -24,7 +26,7 @@ impl Role {
 }
 
 /// A user as other clients see them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UserInfo {
     pub id: String,
     pub name: String,

@@ -11,7 +11,9 @@ use super::points::HalfPoints;
 use super::vertex::{Color, Vertex};
 
 /// A named set of rules a game is played under. `chinese` is the default everywhere.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Ruleset {
     #[default]
@@ -26,7 +28,7 @@ pub enum Ruleset {
 }
 
 /// Which repetitions of the whole board are forbidden (docs/RULES.md §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum KoRule {
     /// No move may recreate an earlier board with the same player to move.

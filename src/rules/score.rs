@@ -14,7 +14,7 @@ use super::vertex::{Color, Vertex};
 
 /// The stones both players are marking dead. Marks go by chain: marking one stone
 /// marks every stone connected to it, and so does unmarking.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct DeadStones(BTreeSet<Vertex>);
 

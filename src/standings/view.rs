@@ -18,7 +18,7 @@ pub const ESCAPE_SCAN: u32 = 200;
 pub const ESCAPES_LISTED: usize = 20;
 
 /// `GET /api/users/{id}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     pub id: String,
@@ -35,7 +35,7 @@ pub struct Profile {
 
 /// An escaper record: among the player's latest [`ESCAPE_SCAN`] games lost by forfeit,
 /// those lost after leaving ([`crate::archive::escaper`]), rated or not.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Escapes {
     pub count: u32,
@@ -43,7 +43,7 @@ pub struct Escapes {
     pub recent: Vec<Escape>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Escape {
     pub game_id: String,
@@ -79,7 +79,7 @@ impl Escapes {
 }
 
 /// A player's standing in one pool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PoolStanding {
     /// `overall`, `9x9`, `13x13` or `19x19`.
@@ -100,7 +100,7 @@ pub struct PoolStanding {
 }
 
 /// One game's change to one pool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryEntry {
     pub game_id: String,
@@ -117,14 +117,14 @@ pub struct HistoryEntry {
 }
 
 /// `GET /api/ratings`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Leaderboard {
     pub pool: String,
     pub players: Vec<LeaderboardEntry>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LeaderboardEntry {
     pub id: String,

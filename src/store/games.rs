@@ -23,7 +23,7 @@ pub(super) use game_columns_before_count;
 pub(super) const GAME_COLUMNS: &str = concat!(game_columns_before_count!(), ", move_count");
 
 /// Where a game stands, so restart recovery can pick out the games still being played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GameStatus {
     /// Being played (or waiting for a move); replayed into a room after a restart.

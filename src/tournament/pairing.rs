@@ -29,7 +29,9 @@ const CLUB: i64 = 2;
 const COUNTRY: i64 = 1;
 
 /// Why two players were paired: each criterion's share of the pair's cost.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Costs {
     pub repeat: bool,
     pub forbidden: bool,

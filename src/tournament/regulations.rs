@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::rating::Rank;
 
 /// How rounds are paired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum System {
     /// Everyone starts with a McMahon score from their rank, between the floor and the
@@ -21,7 +21,7 @@ pub enum System {
 }
 
 /// A tie-break, in the sense of the EGF tournament system rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TieBreak {
     /// Sum of the opponents' scores.
@@ -39,7 +39,7 @@ pub enum TieBreak {
 }
 
 /// Who takes Black in an even game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ColourRule {
     /// By the organisers' draw and pairing (大会抽签编排): the pairing balances colours
@@ -50,7 +50,7 @@ pub enum ColourRule {
 }
 
 /// How a score group is cut into pairs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Seeding {
     /// Top half against bottom half, first against last: 1–n, 2–(n−1).
@@ -62,7 +62,7 @@ pub enum Seeding {
 }
 
 /// Handicap from the difference of McMahon scores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HandicapRule {
     /// Stones taken off the difference (1 makes a one-point difference an even game).
     pub correction: u8,
@@ -76,7 +76,7 @@ pub struct HandicapRule {
 pub type HalfPoints = i32;
 
 /// Everything the pairing and the standings need to know about the event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Regulations {
     pub system: System,
     pub rounds: u8,
