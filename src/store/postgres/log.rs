@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Statement, Transaction};
+use tokio_postgres::{Client, Transaction};
 
+use super::prepared::Prepared;
 use super::{PgStore, bad_row, bigint, col, pg_error};
 use crate::store::{Append, EventLog, EventRecord, GameRecord, StoreError};
 
@@ -15,40 +15,11 @@ async fn append(client: &mut Client, batch: Vec<Append>) -> Result<(), StoreErro
     // The next seq of each existing game of the batch, its row locked; a game the batch
     // creates joins when it is created.
     let mut next = lock_games(&tx, &batch).await?;
-    let mut prepared = Prepared {
-        tx,
-        statements: HashMap::new(),
-    };
+    let mut prepared = Prepared::new(tx);
     for item in &batch {
         apply(&mut prepared, item, &mut next).await?;
     }
-    prepared.tx.commit().await.map_err(pg_error)
-}
-
-/// A batch's transaction with the statements it has prepared: a statement repeated for
-/// many items (an event per move, a move count per game) is parsed once per batch, and
-/// each item then costs one round trip instead of two.
-pub(super) struct Prepared<'c> {
-    tx: Transaction<'c>,
-    statements: HashMap<&'static str, Statement>,
-}
-
-impl Prepared<'_> {
-    pub(super) async fn execute(
-        &mut self,
-        sql: &'static str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<u64, StoreError> {
-        let statement = match self.statements.get(sql) {
-            Some(statement) => statement.clone(),
-            None => {
-                let statement = self.tx.prepare(sql).await.map_err(pg_error)?;
-                self.statements.insert(sql, statement.clone());
-                statement
-            }
-        };
-        self.tx.execute(&statement, params).await.map_err(pg_error)
-    }
+    prepared.commit().await
 }
 
 async fn apply<'b>(

@@ -21,6 +21,7 @@ mod log;
 mod mutes;
 mod notices;
 mod plans;
+mod prepared;
 mod ratings;
 mod reviews;
 mod schema;

@@ -2,7 +2,7 @@
 
 use tokio_postgres::Client;
 
-use super::log::Prepared;
+use super::prepared::Prepared;
 use super::{PgStore, col, pg_error};
 use crate::store::{PlanStore, StoreError};
 

@@ -2,8 +2,8 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::DbErr;
 use super::SqliteStore;
-use super::log::DbErr;
 use crate::store::{DeadlineStore, StoreError};
 
 /// Sets `game_id`'s deadline in the index, in a log batch's transaction.

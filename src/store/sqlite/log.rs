@@ -16,7 +16,7 @@ use super::checkpoint::{CheckpointError, copy_in, fold};
 use super::games::{LAST_MOVE_COUNT, game_exists};
 use super::last_seqs::{LastSeqs, stored_last_seq};
 use super::move_log::{self, Logged, sync_directory_of};
-use super::{SqliteStore, SyncMode, move_log_err, ratings};
+use super::{DbErr, SqliteStore, SyncMode, move_log_err, ratings};
 use crate::store::{
     Append, Durability, EventLog, EventRecord, GameRecord, KibitzRecord, StoreError,
 };
@@ -234,9 +234,6 @@ impl SqliteStore {
         Ok(())
     }
 }
-
-/// How a write turns SQLite's error into the store's (it names the database file).
-pub(super) type DbErr<'a> = &'a dyn Fn(rusqlite::Error) -> StoreError;
 
 fn unknown_game(game_id: &str) -> StoreError {
     StoreError::UnknownGame {

@@ -44,6 +44,9 @@ mod tests;
 mod tokens;
 mod tournaments;
 
+/// How a write turns SQLite's error into the store's ([`SqliteStore::db_err`]).
+pub(super) type DbErr<'a> = &'a dyn Fn(rusqlite::Error) -> StoreError;
+
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -293,6 +296,8 @@ impl SqliteStore {
             .map_err(self.db_err())
     }
 
+    /// How a write turns SQLite's error into the store's (it names the database file);
+    /// a [`DbErr`] borrows it.
     pub(super) fn db_err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
         |source| StoreError::Sqlite {
             path: self.path.clone(),

@@ -2,8 +2,8 @@
 
 use rusqlite::{Transaction, params};
 
+use super::DbErr;
 use super::SqliteStore;
-use super::log::DbErr;
 use crate::store::{PlanStore, StoreError};
 
 /// Keeps (or with `None` drops) a player's plan, in a log batch's transaction.
