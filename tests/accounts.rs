@@ -1346,6 +1346,36 @@ async fn a_role_change_ends_open_connections_and_old_tokens_carry_the_new_role()
     assert_eq!(again.welcome["user"]["role"], "player", "{}", again.welcome);
 }
 
+/// An account registered before usernames were case-folded keeps its id (`straße`):
+/// every spelling that folds to it logs in to it, and none registers beside it.
+#[tokio::test]
+async fn an_account_from_before_folding_is_found_by_every_spelling() {
+    let server = TestServer::start().await;
+    assert_eq!(register(&server, "oldtimer", PASSWORD).await.status, 201);
+    let dir = server.stop().await;
+    // What a server before folding stored for "Straße": its lower case.
+    let db = rusqlite::Connection::open(dir.path().join(tengen::server::DB_FILE)).expect("db");
+    // (Its refresh token, which names the old id, is left behind.)
+    db.execute_batch(
+        "PRAGMA foreign_keys = OFF; UPDATE users SET id = 'straße' WHERE id = 'oldtimer';",
+    )
+    .expect("renamed");
+    drop(db);
+    let server = TestServer::start_in(dir, |_| {}).await;
+    for same in ["strasse", "STRASSE", "Straße"] {
+        let reply = register(&server, same, PASSWORD).await;
+        assert_eq!(
+            (reply.status, reply.code()),
+            (409, "username_taken"),
+            "{same}"
+        );
+        let reply = login(&server, same, PASSWORD).await;
+        assert_eq!(reply.status, 200, "{same}: {}", reply.body);
+        assert_eq!(reply.body["user"]["id"], "straße", "{same}");
+    }
+    assert_eq!(user_ids(&server), ["straße"]);
+}
+
 #[tokio::test]
 async fn names_fold_fully_hold_one_script_and_show_something() {
     let server = TestServer::start().await;

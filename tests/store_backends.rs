@@ -622,6 +622,12 @@ fn users_invites_and_external_sightings(b: &Backend) {
         s.create_user(&user("alice", Origin::Guest), None, 1),
         Err(StoreError::DuplicateUser { .. })
     ));
+    // Only local accounts with ids beyond ASCII may be from before usernames were folded.
+    s.create_user(&user("straße", Origin::Local), None, 1)
+        .expect("create");
+    s.create_user(&user("größe", Origin::External), None, 1)
+        .expect("create");
+    assert_eq!(s.non_ascii_local_ids().expect("read"), ["straße"]);
     s.create_invite(&NewInvite {
         hash: "inv".into(),
         created_at_ms: 1,

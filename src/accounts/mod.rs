@@ -16,8 +16,11 @@ pub mod tokens;
 pub mod username;
 pub mod wire;
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
+
+use tokio::sync::OnceCell;
 
 use sha2::{Digest, Sha256};
 
@@ -109,6 +112,10 @@ pub struct Accounts {
     secret: Vec<u8>,
     hasher: Hasher,
     limiter: Limiter,
+    /// Accounts registered before usernames were case-folded whose id is not their
+    /// folding (`straße`), by that folding (`strasse`): read once, since no new account
+    /// can be one.
+    unfolded: OnceCell<HashMap<String, String>>,
 }
 
 impl Accounts {
@@ -119,7 +126,24 @@ impl Accounts {
             secret,
             hasher: Hasher::for_this_machine(),
             limiter: Limiter::new(auth.registrations_per_hour),
+            unfolded: OnceCell::new(),
         }
+    }
+
+    /// The account registered before usernames were folded that `name` stands for, if
+    /// any: `Straße`, `STRASSE` and `strasse` all find the old `straße`.
+    async fn unfolded(&self, name: &Username) -> Result<Option<String>, AuthProblem> {
+        let ids = self
+            .unfolded
+            .get_or_try_init(|| async {
+                let ids = self
+                    .on_store(|s| s.non_ascii_local_ids())
+                    .await?
+                    .map_err(unavailable)?;
+                Ok::<_, AuthProblem>(username::unfolded(ids))
+            })
+            .await?;
+        Ok(ids.get(name.as_str()).cloned())
     }
 
     /// Seconds a refresh token lives.
@@ -240,15 +264,9 @@ impl Accounts {
             .may_register(from)
             .map_err(|w| rate_limited(w, "Too many new accounts from this address"))?;
         let id = username.as_str().to_string();
-        let legacy = Username::legacy(&req.username);
+        let old = self.unfolded(&username).await?.is_some();
         let taken = self
-            .on_store(move |s| {
-                let old = match legacy {
-                    Some(old) => s.user(&old)?.is_some(),
-                    None => false,
-                };
-                Ok(old || s.user(&id)?.is_some() || s.has_played(&id)?)
-            })
+            .on_store(move |s| Ok(old || s.user(&id)?.is_some() || s.has_played(&id)?))
             .await?
             .map_err(unavailable)?;
         if taken {
@@ -302,15 +320,16 @@ impl Accounts {
         self.limiter
             .may_log_in(&key, from)
             .map_err(|w| rate_limited(w, "Too many failed logins"))?;
-        let legacy = Username::legacy(&req.username);
         let user = match canonical {
-            Some(name) => self
-                .on_store(move |s| match s.user(name.as_str())? {
-                    None => legacy.map_or(Ok(None), |old| s.user(&old)),
+            Some(name) => {
+                let old = self.unfolded(&name).await?;
+                self.on_store(move |s| match s.user(name.as_str())? {
+                    None => old.map_or(Ok(None), |old| s.user(&old)),
                     found => Ok(found),
                 })
                 .await?
-                .map_err(unavailable)?,
+                .map_err(unavailable)?
+            }
             None => None,
         };
         let stored = user

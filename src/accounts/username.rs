@@ -5,6 +5,8 @@
 //! script (UTS #39), so a Cyrillic `а` cannot hide in a Latin name. Display names are
 //! shown; usernames identify.
 
+use std::collections::HashMap;
+
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use unicode_security::{GeneralSecurityProfile, MixedScript};
@@ -110,19 +112,6 @@ impl Username {
         Ok(Username(folded))
     }
 
-    /// How an account registered before usernames were case-folded spells `text`: NFKC,
-    /// lower case, NFKC. It differs from [`Username::canonical`] only for the few letters
-    /// whose folding is not their lower case (`ß`, `ς`, …): such an account keeps its id,
-    /// and logs in by it (`Straße` finds the old `straße`).
-    pub fn legacy(text: &str) -> Option<String> {
-        if text.len() > MAX_INPUT_BYTES {
-            return None;
-        }
-        let lowered = fold(text.trim(), str::to_lowercase);
-        let canonical = Username::canonical(text).ok()?;
-        (lowered != canonical.0).then_some(lowered)
-    }
-
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -130,6 +119,18 @@ impl Username {
     pub fn into_string(self) -> String {
         self.0
     }
+}
+
+/// Accounts registered before usernames were case-folded whose id is not its own
+/// folding (`straße`), by that folding (`strasse`), from the ids that may be such
+/// ([`crate::store::AccountStore::non_ascii_local_ids`]). No new account can be one.
+pub fn unfolded(ids: Vec<String>) -> HashMap<String, String> {
+    ids.into_iter()
+        .filter_map(|id| {
+            let folded = Username::canonical(&id).ok()?.into_string();
+            (folded != id).then_some((folded, id))
+        })
+        .collect()
 }
 
 /// `text` in NFKC, mapped by `case`, and in NFKC again.
@@ -183,9 +184,14 @@ mod tests {
     }
 
     #[test]
-    fn accounts_from_before_case_folding_keep_their_spelling() {
-        assert_eq!(Username::legacy("Straße").as_deref(), Some("straße"));
-        assert_eq!(Username::legacy("Alice"), None, "lower case is the folding");
+    fn accounts_from_before_case_folding_are_found_by_their_folding() {
+        let ids = ["straße", "strasse", "alice", "ǆemal"]
+            .map(String::from)
+            .to_vec();
+        let old = unfolded(ids);
+        assert_eq!(old.get("strasse").map(String::as_str), Some("straße"));
+        assert_eq!(old.len(), 2, "{old:?}");
+        assert_eq!(old.get("džemal").map(String::as_str), Some("ǆemal"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use tengen::accounts::digest;
 use tengen::accounts::password::{check_new, hash_now};
-use tengen::accounts::username::{GUEST_PREFIX, Username};
+use tengen::accounts::username::{GUEST_PREFIX, Username, unfolded};
 use tengen::auth::display_name;
 use tengen::config::StoreBackend;
 use tengen::protocol::Role;
@@ -130,14 +130,16 @@ fn username(text: &str) -> anyhow::Result<String> {
     Ok(name.into_string())
 }
 
-/// The id of the existing account `text` names: its canonical form, or the spelling of
-/// an account from before usernames were case-folded ([`Username::legacy`]).
+/// The id of the existing account `text` names: its canonical form, or the id of an
+/// account from before usernames were case-folded ([`unfolded`]).
 fn account_id(store: &dyn Store, text: &str) -> anyhow::Result<String> {
     let id = username(text)?;
-    match Username::legacy(text) {
-        Some(old) if store.user(&id)?.is_none() && store.user(&old)?.is_some() => Ok(old),
-        _ => Ok(id),
+    if store.user(&id)?.is_some() {
+        return Ok(id);
     }
+    Ok(unfolded(store.non_ascii_local_ids()?)
+        .remove(&id)
+        .unwrap_or(id))
 }
 
 /// The password from standard input's first line, checked against the policy, or a

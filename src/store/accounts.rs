@@ -160,6 +160,11 @@ pub trait AccountStore {
     /// One user, if the id is known.
     fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError>;
 
+    /// The ids of local accounts that are not plain ASCII: the only ones whose case
+    /// folding can differ from the lower case an account registered before usernames
+    /// were folded was stored under (`straße`, which `strasse` must not take).
+    fn non_ascii_local_ids(&self) -> Result<Vec<String>, StoreError>;
+
     /// Whether `id` plays in a stored game or has a rating: a user of the server's own
     /// tokens has no row, and a new account must not take their games and standing.
     fn has_played(&self, id: &str) -> Result<bool, StoreError>;

@@ -389,6 +389,17 @@ impl AccountStore for PgStore {
             .run(move |c| Box::pin(async move { read_user(&*c, &id).await }))
     }
 
+    fn non_ascii_local_ids(&self) -> Result<Vec<String>, StoreError> {
+        self.connections.run(move |c| {
+            Box::pin(async move {
+                let sql = "SELECT id FROM users WHERE origin = 'local'
+                           AND octet_length(id) <> char_length(id) ORDER BY id";
+                let rows = c.query(sql, &[]).await.map_err(pg_error)?;
+                Ok(rows.iter().map(|row| row.get(0)).collect())
+            })
+        })
+    }
+
     fn has_played(&self, id: &str) -> Result<bool, StoreError> {
         let id = id.to_owned();
         self.connections.run(move |c| {

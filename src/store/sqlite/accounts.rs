@@ -162,6 +162,20 @@ impl AccountStore for SqliteStore {
         self.read_user(&conn, id)
     }
 
+    fn non_ascii_local_ids(&self) -> Result<Vec<String>, StoreError> {
+        let conn = self.lock()?;
+        let db = self.db_err();
+        // SQLite's length counts a text's characters and a blob's bytes.
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT id FROM users WHERE origin = 'local'
+                 AND length(id) <> length(CAST(id AS BLOB)) ORDER BY id",
+            )
+            .map_err(&db)?;
+        let ids = stmt.query_map([], |row| row.get(0)).map_err(&db)?;
+        ids.collect::<Result<_, _>>().map_err(&db)
+    }
+
     fn has_played(&self, id: &str) -> Result<bool, StoreError> {
         let conn = self.lock()?;
         conn.prepare_cached(HAS_PLAYED)
