@@ -1,0 +1,309 @@
+//! Correspondence games that sleep (issue 39's targets): a store of 100,000 unfinished
+//! correspondence games, and a server process started on it.
+//!
+//! 1. Seeds: a `tengen serve` process records one correspondence game (30 days, nobody
+//!    moves yet) and `FLAGS` games of 90 s whose flags fall later; it stops, and the
+//!    first game's rows (game, events, deadline index) are copied in SQL to `GAMES` games.
+//! 2. Starts `tengen serve` again on that store: the time until `/readyz` answers, the
+//!    rooms it holds (`tengen_live_games`), and its RSS with `PLAYERS` players logged in.
+//! 3. Wakes `WAKES` distinct sleeping games by joining each: join to snapshot, p50/p99.
+//! 4. The `FLAGS` games fell asleep; each flag must fall (the game end reach a watcher
+//!    of the lobby) within a second of its deadline.
+//!
+//! `cargo bench --bench sleeping` (release build; prints a summary). The server is a
+//! process of its own, so its RSS is its own.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tengen::auth::{claims_for, load_or_create_secret, sign};
+use tengen::config::Config;
+use tengen::protocol::Role;
+use tengen::time::wall_ms;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+const GAMES: usize = 100_000;
+const PLAYERS: usize = 1_000;
+const WAKES: usize = 1_000;
+const FLAGS: usize = 20;
+const DAY_MS: u64 = 86_400_000;
+/// A flag game's main time: longer than the seeding, the restart and the wakes take.
+const FLAG_MAIN_MS: i64 = 150_000;
+
+type Ws = WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>;
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(dir: &Path, port: u16) -> (Server, Duration) {
+        let began = Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .arg("--data")
+            .arg(dir)
+            .args(["--set", "limits.max_games_per_user=100000"])
+            .args(["--set", "limits.max_seeks_per_user=100"])
+            .args(["--set", "limits.max_connections_per_address=100000"])
+            .args(["--set", "limits.messages_per_second=100000"])
+            .args(["--set", "limits.burst=100000"])
+            .env("TENGEN_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("tengen serve starts");
+        let server = Server { child, port };
+        while server.get("/readyz").0 != 200 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        (server, began.elapsed())
+    }
+
+    /// A plain HTTP/1.0 GET: the status and the body (0 when nothing answers).
+    fn get(&self, path: &str) -> (u16, String) {
+        let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return (0, String::new());
+        };
+        let _ = write!(s, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n");
+        let mut text = String::new();
+        let _ = s.read_to_string(&mut text);
+        let status = text.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string());
+        (status, body.unwrap_or_default())
+    }
+
+    fn metric(&self, name: &str) -> f64 {
+        let (_, text) = self.get("/metrics");
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or(f64::NAN)
+    }
+
+    fn rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server's status");
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS");
+        kib / 1024.0
+    }
+
+    /// SIGTERM, and the wait for the graceful stop.
+    fn stop(mut self) {
+        let _ = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    l.local_addr().expect("addr").port()
+}
+
+async fn connect(port: u16, token: Option<&str>) -> Ws {
+    let url = match token {
+        Some(t) => format!("ws://127.0.0.1:{port}/ws?token={t}"),
+        None => format!("ws://127.0.0.1:{port}/ws"),
+    };
+    connect_async(url).await.expect("connect").0
+}
+
+async fn send(ws: &mut Ws, v: Value) {
+    ws.send(Message::text(v.to_string())).await.expect("send");
+}
+
+async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let msg = ws.next().await.expect("open").expect("message");
+        if let Message::Text(t) = msg {
+            let v: Value = serde_json::from_str(t.as_str()).expect("json");
+            if v["type"] == kind {
+                return v;
+            }
+            assert_ne!(v["type"], "error", "{v}");
+        }
+    }
+}
+
+/// Black seeks, White accepts: the game's id.
+async fn game(black: &mut Ws, white: &mut Ws, clock: Value) -> String {
+    let settings = json!({"board_size": 19, "color": "black", "correspondence": true,
+        "clock": clock});
+    send(black, json!({"type": "seek", "settings": settings})).await;
+    let created = next_of(black, "challenge_created").await;
+    let id = &created["challenge"]["challenge_id"];
+    send(white, json!({"type": "accept", "challenge_id": id})).await;
+    let ack = next_of(white, "ack").await;
+    ack["game_id"].as_str().expect("game id").to_string()
+}
+
+/// Copies game `template`'s rows to `count` games `<template>-<n>`.
+fn clone_games(db: &Path, template: &str, count: usize) {
+    let conn = rusqlite::Connection::open(db).expect("the store");
+    let columns = |table: &str| -> Vec<String> {
+        let mut stmt = conn
+            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .expect("columns");
+        let names = stmt.query_map([], |r| r.get(0)).expect("columns");
+        names.collect::<Result<_, _>>().expect("columns")
+    };
+    conn.execute_batch("BEGIN").expect("begin");
+    for (table, key) in [
+        ("games", "id"),
+        ("events", "game_id"),
+        ("correspondence_deadlines", "game_id"),
+    ] {
+        let cols = columns(table);
+        let picked: Vec<String> = cols
+            .iter()
+            .map(|c| match c == key {
+                true => format!("{c} || '-' || n"),
+                false => c.clone(),
+            })
+            .collect();
+        let sql = format!(
+            "WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?2)
+             INSERT INTO {table} ({}) SELECT {} FROM {table}, seq WHERE {key} = ?1",
+            cols.join(", "),
+            picked.join(", ")
+        );
+        conn.execute(&sql, rusqlite::params![template, count as i64])
+            .expect("copied");
+    }
+    conn.execute_batch("COMMIT").expect("commit");
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().expect("dir");
+    let config = Config {
+        data_dir: dir.path().to_path_buf(),
+        ..Config::default()
+    };
+    let secret = load_or_create_secret(&config.auth, &config.data_dir).expect("secret");
+    let token = |who: &str| sign(&secret, &claims_for(who, None, Role::Player, 7200)).expect("t");
+    let port = free_port();
+
+    // 1. Seed.
+    let (seeding, _) = Server::start(dir.path(), port);
+    let mut black = connect(port, Some(&token("black"))).await;
+    let mut white = connect(port, Some(&token("white"))).await;
+    let template = game(
+        &mut black,
+        &mut white,
+        json!({"system": "absolute", "main_ms": 30 * DAY_MS}),
+    )
+    .await;
+    let mut flags = Vec::new();
+    for _ in 0..FLAGS {
+        let clock = json!({"system": "absolute", "main_ms": FLAG_MAIN_MS});
+        let id = game(&mut black, &mut white, clock).await;
+        flags.push((id, wall_ms() + FLAG_MAIN_MS));
+    }
+    drop((black, white));
+    seeding.stop();
+    let copy = Instant::now();
+    clone_games(
+        &dir.path().join(tengen::server::DB_FILE),
+        &template,
+        GAMES - 1,
+    );
+    println!(
+        "seeded {GAMES} correspondence games (+{FLAGS} of {} s) in {:.1} s",
+        FLAG_MAIN_MS / 1000,
+        copy.elapsed().as_secs_f64()
+    );
+
+    // 2. Start on them.
+    let (server, start) = Server::start(dir.path(), port);
+    let rooms = server.metric("tengen_live_games");
+    let rss_idle = server.rss_mib();
+    let mut players = Vec::with_capacity(PLAYERS);
+    for i in 0..PLAYERS {
+        let mut ws = connect(port, Some(&token(&format!("p{i}")))).await;
+        next_of(&mut ws, "welcome").await;
+        players.push(ws);
+    }
+    let rss_players = server.rss_mib();
+    println!(
+        "start to ready: {:.0} ms; rooms held: {rooms}; RSS {rss_idle:.1} MiB idle, \
+         {rss_players:.1} MiB with {PLAYERS} players logged in",
+        start.as_secs_f64() * 1e3
+    );
+
+    // 4's watcher first: it hears every game's end in the lobby.
+    let mut watcher = connect(port, None).await;
+    send(&mut watcher, json!({"type": "watch_lobby"})).await;
+
+    // 3. Wake sleeping games by joining them, one at a time.
+    let mut waker = players.pop().expect("a player");
+    let mut wakes = Vec::with_capacity(WAKES);
+    for n in 1..=WAKES {
+        let id = format!("{template}-{}", n * (GAMES / WAKES - 1));
+        let t = Instant::now();
+        send(&mut waker, json!({"type": "join", "game_id": id})).await;
+        next_of(&mut waker, "snapshot").await;
+        wakes.push(t.elapsed().as_secs_f64() * 1e3);
+        send(&mut waker, json!({"type": "leave", "game_id": id})).await;
+    }
+    wakes.sort_by(f64::total_cmp);
+    println!(
+        "wake by join ({WAKES} sleeping games): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; \
+         rooms held after: {}",
+        percentile(&wakes, 0.5),
+        percentile(&wakes, 0.99),
+        wakes[wakes.len() - 1],
+        server.metric("tengen_live_games")
+    );
+
+    // 4. The flags of the sleeping 90-second games.
+    let mut late = Vec::new();
+    let until = Instant::now() + Duration::from_millis(FLAG_MAIN_MS as u64 + 30_000);
+    while late.len() < FLAGS && Instant::now() < until {
+        let Ok(Some(Ok(Message::Text(t)))) =
+            tokio::time::timeout(Duration::from_secs(5), watcher.next()).await
+        else {
+            continue;
+        };
+        let at = wall_ms();
+        let v: Value = serde_json::from_str(t.as_str()).expect("json");
+        let ended = v["type"] == "game_listed" && !v["game"]["result"].is_null();
+        let id = v["game"]["game_id"].as_str();
+        if let (true, Some(id)) = (ended, id)
+            && let Some((_, deadline)) = flags.iter().find(|(g, _)| g == id)
+        {
+            late.push((at - deadline) as f64);
+        }
+    }
+    late.sort_by(f64::total_cmp);
+    match late.is_empty() {
+        true => println!("flag fall: no end of a flag game was heard (see the lobby's frames)"),
+        false => println!(
+            "flag fall after sleep ({} of {FLAGS} games heard): lateness min {:.0} ms, \
+             p50 {:.0} ms, max {:.0} ms (the creation's own wall time is the deadline's \
+             origin, so a few ms of the start count against it)",
+            late.len(),
+            late[0],
+            percentile(&late, 0.5),
+            late[late.len() - 1]
+        ),
+    }
+    drop(players);
+    server.stop();
+}
