@@ -12,12 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{Client, TestServer, WAIT, start_game};
+use common::{Client, TestServer, WAIT, http_text, start_game};
 use serde_json::{Value, json};
 use tengen::config::{Config, MailTls};
 use tengen::protocol::{NoticeKind, NoticePayload};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// The next `notice` pushed to `c`, of `kind`.
 async fn notice(c: &mut Client, kind: &str) -> Value {
@@ -270,34 +268,6 @@ fn unquote(text: &str) -> String {
     String::from_utf8(out).expect("UTF-8")
 }
 
-/// A plain HTTP/1.1 request: the status and the body.
-async fn http(
-    server: &TestServer,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &str,
-) -> (u16, String) {
-    let addr = server.server.as_ref().expect("running").addr();
-    let mut s = TcpStream::connect(addr).await.expect("connects");
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).await.expect("sends");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).await.expect("reads");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    (status, body.to_string())
-}
-
 /// The path and query of a link to the server.
 fn path_of(url: &str) -> &str {
     let rest = url.split_once("://").expect("a URL").1;
@@ -326,7 +296,7 @@ async fn the_digest_is_mailed_with_a_working_unsubscribe_link() {
     // An address that does not parse is refused, and nothing changes.
     let bad = json!({"type": "set_notification_settings", "address": "bob at example"});
     bob.refused(bad, "invalid_address").await;
-    let (status, body) = http(
+    let (status, body) = http_text(
         &server,
         "PUT",
         "/api/notifications",
@@ -355,9 +325,9 @@ async fn the_digest_is_mailed_with_a_working_unsubscribe_link() {
         Some("bob@example.org")
     );
     let link = verify.link("http://");
-    let (status, text) = http(&server, "GET", path_of(&link), None, "").await;
+    let (status, text) = http_text(&server, "GET", path_of(&link), None, "").await;
     assert_eq!(status, 200, "{text}");
-    let (status, body) = http(
+    let (status, body) = http_text(
         &server,
         "GET",
         "/api/notifications",
@@ -427,7 +397,7 @@ async fn the_digest_is_mailed_with_a_working_unsubscribe_link() {
     // The body's link for the kind, and the header's one-click POST, both work.
     let in_body = digest.link("http://");
     assert!(in_body.contains("/notify/unsubscribe?token="), "{in_body}");
-    let (status, text) = http(
+    let (status, text) = http_text(
         &server,
         "POST",
         path_of(url),
@@ -443,6 +413,6 @@ async fn the_digest_is_mailed_with_a_working_unsubscribe_link() {
 
     // A link that was tampered with does nothing.
     let forged = path_of(&in_body).replace("token=", "token=x");
-    let (status, _) = http(&server, "GET", &forged, None, "").await;
+    let (status, _) = http_text(&server, "GET", &forged, None, "").await;
     assert_eq!(status, 400);
 }

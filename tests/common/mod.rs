@@ -582,13 +582,26 @@ pub async fn http_json(
     bearer: Option<&str>,
     body: Option<Value>,
 ) -> (u16, Value) {
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let (status, body) = http_text(server, method, path, bearer, &body).await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// A plain HTTP/1.1 request with an optional bearer token and a body (sent as JSON when
+/// there is one): the status and the body, de-chunked.
+pub async fn http_text(
+    server: &TestServer,
+    method: &str,
+    path: &str,
+    bearer: Option<&str>,
+    body: &str,
+) -> (u16, String) {
     let addr = server.server.as_ref().expect("running").addr();
     let mut s = TcpStream::connect(addr).await.expect("connects");
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if let Some(token) = bearer {
         req.push_str(&format!("Authorization: Bearer {token}\r\n"));
     }
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
     if !body.is_empty() {
         req.push_str("Content-Type: application/json\r\n");
     }
@@ -611,5 +624,5 @@ pub async fn http_json(
     } else {
         body.to_string()
     };
-    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+    (status, body)
 }
