@@ -3,7 +3,8 @@
 //   TENGEN_REFEREE_TOKEN=<a referee's token for "td"> node tests/browser/tournament.mjs http://127.0.0.1:7480/
 //
 // Td, a referee logged in with a pasted token, creates a Swiss of two rounds on 9x9 with a
-// fast clock through the "Create tournament" form (chief referee: td). Ann, Ben, Cat and
+// fast clock through the "Create tournament" form (chief referee: td), and renames it
+// from the console (a name too long is refused first). Ann, Ben, Cat and
 // Dan (dev login; Dan on a phone) find it under "Tournaments" and register with a rank,
 // club and country; Td's page lists them as they come. Td pairs round one: the console
 // shows each proposed board's costs; a swap of two players of one board is refused with
@@ -72,6 +73,16 @@ await run('tournament', async () => {
   const id = await td.locator(q('tournament')).getAttribute('data-tournament-id');
   assert((await td.locator(q('t-regulations')).textContent()).includes('Swiss, 2 rounds'), 'the regulations are shown');
   await td.waitForSelector(q('t-console'));
+  // Before round one the console changes the setup: a name too long is refused in the
+  // server's words, a new name is kept.
+  const configure = td.locator(q('td-configure'));
+  await configure.locator('summary').click();
+  await configure.locator(q('t-name')).evaluate((input) => { input.removeAttribute('maxlength'); input.value = 'x'.repeat(101); });
+  await configure.locator(q('t-submit')).click();
+  await td.waitForSelector(`${q('td-refusal')}[data-code="bad_request"]`);
+  await configure.locator(q('t-name')).fill('Browser Cup 2026');
+  await configure.locator(q('t-submit')).click();
+  await td.waitForSelector(`${q('t-title')}:text-is("Browser Cup 2026")`);
   log(`td created tournament ${id}`);
 
   // Four players find it in the list and register.
@@ -185,6 +196,8 @@ await run('tournament', async () => {
   assert(fit.scroll <= PHONE.width && fit.link, `the phone's page fits its screen and shows the link: ${JSON.stringify(fit)}`);
   assert(fit.header < 100, `the phone's header stays compact: ${JSON.stringify(fit)}`);
   await shot(dan, 'tournament-phone.png', { fullPage: true });
+  assert(await td.locator(q('td-pair')).isHidden(), 'a finished tournament offers no pairing');
+  await td.evaluate(() => window.scrollTo(0, 0));
   await shot(td, 'tournament-wide.png', { fullPage: true });
   await td.click(q('nav-tournaments'));
   await td.waitForSelector(`${q('tournament-row')}[data-tournament-id="${id}"][data-stage="finished"]`);

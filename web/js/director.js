@@ -59,15 +59,16 @@ export class DirectorConsole {
     this.removePlayer = select('td-remove-player', 'Player to remove');
     this.reason = el('input', { type: 'text', maxlength: 500, placeholder: 'the reason', 'aria-label': 'Reason', 'data-testid': 'td-reason' });
     const button = (testid, label, onclick, cls = '') => el('button', { type: 'button', class: cls, 'data-testid': testid, onclick }, label);
+    this.publish = button('td-publish', 'Publish the round', () => this.send({ type: 'publish' }, 'Published: the games are created'), 'primary');
+    this.swapping = el('div', { class: 'row wrap' }, el('span', { class: 'small' }, 'Swap'), this.swapA, this.swapB,
+      button('td-swap', 'Swap', () => this.send({ type: 'swap', a: this.swapA.value, b: this.swapB.value }, 'Swapped')));
+    this.giving = el('div', { class: 'row wrap' }, el('span', { class: 'small' }, 'Next bye to'), this.byePlayer,
+      button('td-bye', 'Give the bye', () => this.send({ type: 'bye', player: this.byePlayer.value }, 'The bye is given for the next pairing')));
     this.directing = el('div', { class: 'stack' },
       el('div', { class: 'row wrap' },
         button('td-pair', 'Pair the next round', () => this.send({ type: 'pair' }, 'Paired: look at the proposal, then publish')),
-        button('td-publish', 'Publish the round', () => this.send({ type: 'publish' }, 'Published: the games are created'), 'primary')),
-      this.proposal,
-      el('div', { class: 'row wrap' }, el('span', { class: 'small' }, 'Swap'), this.swapA, this.swapB,
-        button('td-swap', 'Swap', () => this.send({ type: 'swap', a: this.swapA.value, b: this.swapB.value }, 'Swapped'))),
-      el('div', { class: 'row wrap' }, el('span', { class: 'small' }, 'Next bye to'), this.byePlayer,
-        button('td-bye', 'Give the bye', () => this.send({ type: 'bye', player: this.byePlayer.value }, 'The bye is given for the next pairing'))));
+        this.publish),
+      this.proposal, this.swapping, this.giving);
     this.withdraw = button('td-withdraw', 'Withdraw', () => this.send({ type: 'withdraw', player: this.removePlayer.value }, 'Withdrawn'));
     this.removing = el('div', { class: 'row wrap' }, el('span', { class: 'small' }, 'Remove'), this.removePlayer, this.reason,
       this.withdraw,
@@ -95,8 +96,15 @@ export class DirectorConsole {
     const director = page.isDirector();
     this.element.hidden = !director && !page.isChief();
     if (this.element.hidden) return;
-    this.directing.hidden = !director;
+    const over = t.stage === 'finished';
+    const proposed = t.rounds.find((r) => !r.published);
+    this.directing.hidden = !director || over;
+    this.removing.hidden = over;
     this.withdraw.hidden = !director;
+    // A proposal is swapped and published; a bye is given before the pairing.
+    this.publish.hidden = !proposed;
+    this.swapping.hidden = !proposed;
+    this.giving.hidden = !!proposed;
     this.stageLine.textContent = {
       registration: 'Registration: change the setup, or pair round one.',
       paired: 'A round is proposed: swap players or pair it again, then publish it.',
@@ -105,7 +113,6 @@ export class DirectorConsole {
       finished: 'The tournament is over.',
     }[t.stage] || t.stage;
     const name = (id) => page.name(id);
-    const proposed = t.rounds.find((r) => !r.published);
     const inRound = proposed ? [...proposed.boards.flatMap((b) => [b.black, b.white]), ...proposed.byes] : [];
     setOptions(this.swapA, inRound.map((p) => [p, name(p)]));
     setOptions(this.swapB, inRound.map((p) => [p, name(p)]));
@@ -144,6 +151,7 @@ export class DirectorConsole {
     if (!open || key === this.setupKey) return;
     this.setupKey = key;
     fill(this.configure, el('summary', {}, 'Change the setup (until round one is paired)'),
-      setupForm(t.setup, 'Save the setup', (setup) => this.send({ type: 'configure', setup }, 'The setup is saved')));
+      // A new setup is not told on the channel: read the tournament again.
+      setupForm(t.setup, 'Save the setup', (setup) => this.send({ type: 'configure', setup }, 'The setup is saved').then(() => this.page.later())));
   }
 }

@@ -161,7 +161,7 @@ export class TournamentView {
     const t = this.t;
     document.title = `${t.setup.name} · tengen`;
     this.root.dataset.stage = t.stage;
-    fill(this.head, el('h2', { 'data-testid': 't-name' }, t.setup.name),
+    fill(this.head, el('h2', { 'data-testid': 't-title' }, t.setup.name),
       el('span', { class: 'badge', 'data-testid': 't-stage' }, t.stage),
       el('a', { href: '#/tournaments' }, 'All tournaments'));
     this.drawRegulations();
@@ -365,8 +365,8 @@ export class TournamentView {
   drawDraws() {
     fill(this.draws, el('table', { class: 'stack-table draws' }, el('tbody', {}, this.t.draws.map((d) => el('tr', { 'data-testid': 't-draw', 'data-round': d.round, 'data-revealed': String(!!d.secret) },
       el('td', {}, `Round ${d.round}`),
-      el('td', { class: 'hash' }, el('span', { class: 'muted small' }, 'commitment '), el('code', {}, d.commitment)),
-      el('td', { class: 'hash' }, d.secret ? [el('span', { class: 'muted small' }, 'secret '), el('code', { 'data-testid': 't-secret' }, d.secret)]
+      el('td', { class: 'hash' }, el('span', { class: 'muted small' }, 'commitment '), el('code', { title: d.commitment }, d.commitment)),
+      el('td', { class: 'hash' }, d.secret ? [el('span', { class: 'muted small' }, 'secret '), el('code', { 'data-testid': 't-secret', title: d.secret }, d.secret)]
         : el('span', { class: 'muted small' }, 'secret shown once the round is published')))))));
   }
 
