@@ -6,7 +6,8 @@
 // fast clock through the "Create tournament" form (chief referee: td), and renames it
 // from the console (a name too long is refused first). Ann, Ben, Cat and
 // Dan (dev login; Dan on a phone) find it under "Tournaments" and register with a rank,
-// club and country; Td's page lists them as they come. Td pairs round one: the console
+// club and country; Td's page lists them as they come. Eve registers and Td disqualifies
+// her with a reason from the console: she is told, and not paired. Td pairs round one: the console
 // shows each proposed board's costs; a swap of two players of one board is refused with
 // the server's sentence and `bad_request`; a swap across boards moves them; Td publishes
 // and each player's page opens its game. On every board White resigns from the game page;
@@ -99,7 +100,23 @@ await run('tournament', async () => {
     await page.waitForSelector(q('t-withdraw'));
     players[name] = page;
   }
-  await td.waitForFunction((n) => document.querySelectorAll('[data-testid="t-player"]').length === n, 4);
+  // Eve registers too, and the director disqualifies her with a reason: she is not paired.
+  const eve = await openPage('eve');
+  await devLogin(eve, 'eve');
+  await eve.evaluate((t) => { location.hash = `#/tournament/${t}`; }, id);
+  await eve.fill(q('t-reg-rank'), '10k');
+  await eve.click(q('t-register'));
+  await eve.waitForSelector(q('t-withdraw'));
+  await td.waitForSelector(`${q('t-player')}[data-user="eve"][data-status="playing"]`);
+  await td.selectOption(q('td-remove-player'), 'eve');
+  await td.fill(q('td-reason'), 'did not come to the draw');
+  await td.click(q('td-disqualify'));
+  await td.waitForSelector(`${q('t-player')}[data-user="eve"][data-status="disqualified"]`);
+  await eve.waitForSelector(q('t-your-status'));
+  assert(await eve.locator(q('t-withdraw')).count() === 0, 'a disqualified player cannot withdraw');
+  assert(await td.locator(`${q('td-remove-player')} option[value="eve"]`).count() === 0, 'she is no longer offered for removal');
+  await eve.context().close();
+  await td.waitForFunction((n) => document.querySelectorAll('[data-testid="t-player"][data-status="playing"]').length === n, 4);
   assert(await td.locator(`${q('t-player')}[data-user="cat"] ${q('t-player-rank')}`).textContent() === '3k', 'the player\'s rank is listed');
   // A second registration is refused in the server's words.
   const again = await players.ann.evaluate((t) => window.tengen.conn.request({ type: 'register', tournament_id: t, rank: '2d' }).catch((e) => e.code), id);
@@ -174,7 +191,7 @@ await run('tournament', async () => {
   await td.waitForSelector(`${q('tournament')}[data-stage="playing"]`);
   await playRound(players, second);
   await td.waitForSelector(`${q('tournament')}[data-stage="finished"]`);
-  standings = await standingsOf(td);
+  standings = (await standingsOf(td)).filter((s) => s.user !== 'eve');
   const twice = second.find((o) => winners.includes(o.black))?.black;
   const never = second.find((o) => !winners.includes(o.white))?.white;
   assert(standings[0].user === twice && standings[0].score === 4, `the player who won both is first: ${JSON.stringify(standings)}`);
@@ -186,7 +203,7 @@ await run('tournament', async () => {
   const dan = players.dan;
   await dan.evaluate((t) => { location.hash = `#/tournament/${t}`; }, id);
   await dan.waitForSelector(`${q('tournament')}[data-stage="finished"]`);
-  await dan.waitForFunction(() => document.querySelectorAll('[data-testid="t-cross"] .t-cell').length === 8);
+  await dan.waitForFunction(() => document.querySelectorAll('[data-testid="t-cross"] .t-cell').length === 10);
   const fit = await dan.evaluate(() => {
     const link = document.querySelector('[data-testid="nav-tournaments"]').getBoundingClientRect();
     const wide = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1)

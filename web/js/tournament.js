@@ -17,6 +17,7 @@ import { describeSettings, el, fill, showError, toast } from './ui.js';
 const SETTLE_MS = 250;
 const OUTCOMES = { black: 'Black won', white: 'White won', jigo: 'Jigo', both_lose: 'Both lost' };
 const STATUS = { playing: 'playing', withdrawn: 'withdrew', disqualified: 'disqualified' };
+const YOUR_STATUS = { withdrawn: 'You have withdrawn.', disqualified: 'You were disqualified.' };
 
 /** Replaces the item of `items` whose `key` matches `item`'s, or adds it at the end. */
 function upsert(items, item, key) {
@@ -141,6 +142,12 @@ export class TournamentView {
     return p ? p.user.name : id;
   }
 
+  /** "withdrew" or "disqualified" beside a player no longer in the event. */
+  gone(id) {
+    const p = this.t.players.find((x) => x.user.id === id);
+    return p && p.status !== 'playing' ? el('span', { class: 'muted small' }, ` (${STATUS[p.status]})`) : null;
+  }
+
   /** The logged-in user's registration, if any. */
   mine() {
     const me = this.conn.user;
@@ -202,7 +209,7 @@ export class TournamentView {
       fill(this.you);
       return;
     }
-    const status = mine.status === 'playing' ? null : ` You ${STATUS[mine.status]}.`;
+    const status = mine.status === 'playing' ? null : el('span', { 'data-testid': 't-your-status' }, ` ${YOUR_STATUS[mine.status]}`);
     const round = this.t.rounds[this.t.rounds.length - 1];
     let next;
     const board = round?.boards.find((b) => b.black === me.id || b.white === me.id);
@@ -303,7 +310,7 @@ export class TournamentView {
     const scoreName = setup.regulations.system.kind === 'mc_mahon' ? 'MMS' : 'Points';
     const rows = standings.map((s) => el('tr', { 'data-testid': 't-standing', 'data-user': s.player, 'data-place': s.place, 'data-score': s.score },
       el('td', {}, String(s.place)),
-      el('td', {}, this.name(s.player)),
+      el('td', {}, this.name(s.player), this.gone(s.player)),
       el('td', { 'data-testid': 't-score' }, half(s.score)),
       breaks.map((k) => el('td', { 'data-tie-break': k }, half(s[k])))));
     fill(this.standings, rows.length
