@@ -212,6 +212,11 @@ await run('tournament', async () => {
   });
   assert(fit.scroll <= PHONE.width && fit.link, `the phone's page fits its screen and shows the link: ${JSON.stringify(fit)}`);
   assert(fit.header < 100, `the phone's header stays compact: ${JSON.stringify(fit)}`);
+  // The bell's list, wherever the bell sits on the phone's header, is on the screen.
+  await dan.click(q('notice-bell'));
+  const panel = await dan.locator(q('notice-panel')).boundingBox();
+  assert(panel && panel.x >= 0 && panel.x + panel.width <= PHONE.width, `the notices are on the screen: ${JSON.stringify(panel)}`);
+  await dan.click(q('notice-bell'));
   await shot(dan, 'tournament-phone.png', { fullPage: true });
   assert(await td.locator(q('td-pair')).isHidden(), 'a finished tournament offers no pairing');
   await td.evaluate(() => window.scrollTo(0, 0));
