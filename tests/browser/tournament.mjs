@@ -69,6 +69,11 @@ await run('tournament', async () => {
   await form.locator(q('t-tb2')).selectOption('sodos');
   await form.locator(q('t-tb3')).selectOption('');
   await form.locator(q('t-chief')).fill('td');
+  // A rank the server cannot read is refused in its words, and nothing is created.
+  await form.locator(q('t-min_rank')).fill('40k');
+  await form.locator(q('t-submit')).click();
+  await td.waitForSelector(`${q('t-create-refusal')}[data-code="bad_request"]`);
+  await form.locator(q('t-min_rank')).fill('');
   await form.locator(q('t-submit')).click();
   await td.waitForSelector(`${q('tournament')}[data-stage="registration"]`);
   const id = await td.locator(q('tournament')).getAttribute('data-tournament-id');

@@ -6,25 +6,7 @@
 // in `data-code`. The chief referee who is not a director may only disqualify.
 
 import { setupForm } from './tournaments.js';
-import { el, fill, toast } from './ui.js';
-
-/** A server refusal's message, kept beside the form it answers (its code in `data-code`). */
-export function refusalLine(testid) {
-  const line = el('p', { class: 'form-error', 'data-testid': testid, role: 'alert', hidden: true });
-  return {
-    line,
-    show(err) {
-      line.textContent = err.message;
-      line.dataset.code = err.code || '';
-      line.hidden = false;
-    },
-    clear() {
-      line.hidden = true;
-      line.textContent = '';
-      delete line.dataset.code;
-    },
-  };
-}
+import { el, fill, refusalLine, toast } from './ui.js';
 
 /** The cost columns of a proposed board (pairing.rs `Costs`), most important first. */
 const yes = (v) => (v ? 'yes' : 'no');

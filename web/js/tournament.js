@@ -9,9 +9,9 @@
 // chief referee); the draw's commitments and secrets; the downloads; and for the
 // directors and the chief referee the console (director.js).
 
-import { DirectorConsole, refusalLine } from './director.js';
+import { DirectorConsole } from './director.js';
 import { TIE_BREAKS, half, systemName } from './tournaments.js';
-import { describeSettings, el, fill, showError, toast } from './ui.js';
+import { describeSettings, el, fill, refusalLine, showError, toast } from './ui.js';
 
 /** How long after an event the whole tournament is read again. */
 const SETTLE_MS = 250;

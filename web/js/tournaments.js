@@ -7,7 +7,7 @@
 import { clockFields, clockFromForm, setClock, showClock } from './clockform.js';
 import { getJson } from './ratings.js';
 import { isReferee } from './referee.js';
-import { el, fill, showError, toast } from './ui.js';
+import { el, fill, refusalLine, showError, toast } from './ui.js';
 
 /** How many tournaments of the list get their details read. */
 const DETAILED = 30;
@@ -152,6 +152,7 @@ function readSetup(form, initial) {
 export class TournamentsView {
   constructor(conn) {
     this.conn = conn;
+    this.refusal = refusalLine('t-create-refusal');
   }
 
   mount(container) {
@@ -165,7 +166,7 @@ export class TournamentsView {
         this.list),
       isReferee(me)
         ? el('section', { class: 'card', 'data-testid': 'tournament-create' },
-          el('h2', {}, 'Create tournament'), setupForm(null, 'Create tournament', (setup) => this.create(setup)))
+          el('h2', {}, 'Create tournament'), setupForm(null, 'Create tournament', (setup) => this.create(setup)), this.refusal.line)
         : null));
     this.load();
   }
@@ -173,11 +174,13 @@ export class TournamentsView {
   unmount() {}
 
   async create(setup) {
+    this.refusal.clear();
     try {
       const reply = await this.conn.request({ type: 'create_tournament', setup });
       toast(`${setup.name} is created: players may register`, 'ok');
       location.hash = `#/tournament/${reply.tournament.tournament_id}`;
     } catch (err) {
+      if (err.code) this.refusal.show(err);
       showError(err);
     }
   }
