@@ -221,7 +221,10 @@ export class TournamentView {
       const colour = board.black === me.id ? 'Black' : 'White';
       const opponent = this.name(board.black === me.id ? board.white : board.black);
       if (!round.published) next = `Round ${round.round} is proposed, not final: you would play ${opponent}.`;
-      else if (board.outcome) next = `Round ${round.round} against ${opponent}: ${OUTCOMES[board.outcome]}.`;
+      else if (board.outcome) {
+        const more = round.round < this.t.setup.regulations.rounds ? ` Round ${round.round + 1} is not paired yet.` : '';
+        next = `Round ${round.round} against ${opponent}: ${OUTCOMES[board.outcome]}.${more}`;
+      }
       else {
         next = [`Round ${round.round}, board ${board.board}: you play ${opponent} with ${board.by_nigiri ? `${colour} (by nigiri)` : colour}. `,
           el('a', { class: 'button primary', href: `#/game/${board.game_id}`, 'data-testid': 't-your-game' }, 'Go to your game')];
