@@ -12,9 +12,10 @@
 // the server's sentence and `bad_request`; a swap across boards moves them; Td publishes
 // and each player's page opens its game. On every board White resigns from the game page;
 // the standings put the two Black players first, the crosstable shows `+` and `-`, round
-// one's secret is revealed. A player appeals and the chief referee rules. Round two is
-// paired and published the same way; its games end, and the final standings, stage
-// `finished`, follow: the player who won both first, the one who lost both last.
+// one's secret is revealed. A player appeals and the chief referee rules. Td gives one
+// loser the bye for round two; the pairing gives the other the bye too and the winners
+// meet; the game ends, and the final standings, stage `finished`, follow: the player who
+// won both first, everyone else with one point, a bye shown `0+` in the crosstable.
 
 import { PHONE, WIDE, assert, devLogin, log, openPage, run, shot } from './lib.mjs';
 
@@ -183,25 +184,31 @@ await run('tournament', async () => {
   await ann.waitForSelector(`${q('t-appeal')}[data-appeal="1"][data-ruled="true"]`);
   log('an appeal filed and ruled');
 
-  // Round two.
+  // Round two: Td gives one loser the bye; three are left, so the pairing gives the other
+  // loser a bye too, and the two winners meet.
+  const losers = boards.map((x) => x.white);
+  await td.selectOption(q('td-bye-player'), losers[0]);
+  await td.click(q('td-bye'));
+  await td.waitForSelector(`${q('toast-ok')}:has-text("bye")`);
   await td.click(q('td-pair'));
   await td.waitForSelector(`${q('tournament')}[data-stage="paired"]`);
-  await td.waitForFunction(() => document.querySelectorAll('[data-testid="td-costs"]').length === 2
+  await td.waitForFunction(() => document.querySelectorAll('[data-testid="td-costs"]').length === 1
     && [...document.querySelectorAll('[data-testid="td-costs"] [data-cost]')].every((c) => c.textContent !== '…'));
   const second = await boardsOf(td, 2);
-  const met = (x, y) => boards.some((o) => (o.black === x && o.white === y) || (o.black === y && o.white === x));
-  assert(second.every((o) => !met(o.black, o.white)), `nobody meets again: ${JSON.stringify(second)}`);
-  assert((await ann.locator(q('t-next')).textContent()).includes('Round 2 is proposed'), 'ann sees her proposed game');
+  assert(second.length === 1 && JSON.stringify([second[0].black, second[0].white].sort()) === JSON.stringify(winners),
+    `the winners meet: ${JSON.stringify(second)}`);
+  const byes = await td.locator(`${q('t-round')}[data-round="2"] ${q('t-byes')}`).textContent();
+  assert(losers.every((l) => byes.includes(l)), `both losers have the bye: ${byes}`);
+  const annNext = await ann.locator(q('t-next')).textContent();
+  assert(annNext.includes(winners.includes('ann') ? 'Round 2 is proposed' : 'You have the bye in round 2'), `ann is told her round two: ${annNext}`);
   await td.click(q('td-publish'));
   await td.waitForSelector(`${q('tournament')}[data-stage="playing"]`);
   await playRound(players, second);
   await td.waitForSelector(`${q('tournament')}[data-stage="finished"]`);
   standings = (await standingsOf(td)).filter((s) => s.user !== 'eve');
-  const twice = second.find((o) => winners.includes(o.black))?.black;
-  const never = second.find((o) => !winners.includes(o.white))?.white;
-  assert(standings[0].user === twice && standings[0].score === 4, `the player who won both is first: ${JSON.stringify(standings)}`);
-  assert(standings[3].user === never && standings[3].score === 0, `the player who lost both is last: ${JSON.stringify(standings)}`);
-  assert(standings[1].score === 2 && standings[2].score === 2, `two players won one: ${JSON.stringify(standings)}`);
+  assert(standings[0].user === second[0].black && standings[0].score === 4, `the player who won both is first: ${JSON.stringify(standings)}`);
+  assert(standings.slice(1).every((s) => s.score === 2), `the others have a point each, two of them from a bye: ${JSON.stringify(standings)}`);
+  for (const l of losers) assert(await cell(l, 2) === '0+', `a bye is 0+ in the crosstable: ${await cell(l, 2)}`);
   log(`final standings: ${JSON.stringify(standings)}`);
 
   // Dan's phone: the finished tournament, no wider than the screen, the header compact.
