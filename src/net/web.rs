@@ -78,6 +78,10 @@ static ASSETS: &[Asset] = &[
     asset!("/js/bots.js", "js/bots.js", JS),
     asset!("/js/selfservice.js", "js/selfservice.js", JS),
     asset!("/js/apiref.js", "js/apiref.js", JS),
+    asset!("/js/clockform.js", "js/clockform.js", JS),
+    asset!("/js/tournaments.js", "js/tournaments.js", JS),
+    asset!("/js/tournament.js", "js/tournament.js", JS),
+    asset!("/js/director.js", "js/director.js", JS),
     // The seven characters of the Chinese result, for machines with no Chinese font
     // (a subset of Droid Sans Fallback, Apache 2.0; see web/style.css), and its licence.
     asset!(

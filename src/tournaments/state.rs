@@ -446,8 +446,8 @@ impl Tournament {
                 Place::Bye(i) => byes[i] = seat,
             }
         }
-        let seats: Vec<Seat> = p
-            .boards
+        // The players on the boards after the swap: one taken from a bye is costed too.
+        let seats: Vec<Seat> = boards
             .iter()
             .flat_map(|x| [x.board.black, x.board.white])
             .collect();
@@ -1137,6 +1137,25 @@ mod tests {
             let first_black = nigiri::draw(&secret, &nigiri_seed("t", 1, i + 1)) == Color::Black;
             assert_eq!(after.board.black == before.board.black, first_black);
         }
+    }
+
+    #[test]
+    fn a_player_swapped_in_from_the_bye_gets_the_costs_of_their_board() {
+        // Five players: one bye. Ranks 1k to 5k, so every pair has a score gap.
+        let mut t = tournament(5, 2, ColourRule::Draw);
+        let e = t.pair();
+        step(&mut t, e);
+        let p = t.proposal.clone().unwrap();
+        let bye = p.byes[0];
+        let on_board = p.boards[0].board.black;
+        let e = t.swap(bye, on_board);
+        step(&mut t, e);
+        let board = t.proposal.as_ref().unwrap().boards[0];
+        assert!(board.board.has(bye));
+        let other = board.board.opponent_of(bye);
+        let gap = t.record.score(bye) - t.record.score(other);
+        assert_eq!(board.costs.score_gap, gap.abs(), "{:?}", board.costs);
+        assert_eq!(t.proposal.as_ref().unwrap().byes, vec![on_board]);
     }
 
     fn next_round_publish_only(t: &mut Tournament) {

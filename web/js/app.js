@@ -3,7 +3,8 @@
 // login when the server allows it), and the views, chosen by the address: `#/` the lobby,
 // `#/game/<id>` a game, `#/archive?…` the finished games, `#/analysis?…` an analysis board,
 // `#/user/<id>` a profile, `#/leaderboard` the ratings, `#/referee` the open calls and
-// reports (referees and admins); the bell of notices in the header. Without the dev
+// reports (referees and admins), `#/tournaments` the tournaments and `#/tournament/<id>`
+// one of them; the bell of notices in the header. Without the dev
 // login the dialog offers accounts instead.
 
 import { AccountForms, Session } from './account.js';
@@ -18,6 +19,8 @@ import { LobbyView } from './lobby.js';
 import { NoticeBell } from './notices.js';
 import { ProfileView } from './profile.js';
 import { RefereeView, isReferee } from './referee.js';
+import { TournamentView } from './tournament.js';
+import { TournamentsView } from './tournaments.js';
 import { el, fill, showError, toast } from './ui.js';
 
 const TOKEN_KEY = 'tengen.token';
@@ -69,7 +72,10 @@ class App {
     this.routed = location.hash;
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(location.hash);
     const user = /^#\/user\/([^/]+)$/.exec(location.hash);
+    const tournament = /^#\/tournament\/([A-Za-z0-9_-]+)$/.exec(location.hash);
     if (m) this.view = new GameView(this.conn, m[1]);
+    else if (tournament) this.view = new TournamentView(this.conn, tournament[1]);
+    else if (location.hash === '#/tournaments') this.view = new TournamentsView(this.conn);
     else if (user) this.view = new ProfileView(this.conn, decodeURIComponent(user[1]));
     else if (location.hash === '#/leaderboard') this.view = new LeaderboardView(this.conn);
     else if (location.hash === '#/bots') this.view = new BotsView(this.conn);
@@ -153,6 +159,7 @@ class App {
       fill(this.account,
         el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
         el('a', { href: '#/bots', class: 'nav', 'data-testid': 'nav-bots' }, 'Bots'),
+        el('a', { href: '#/tournaments', class: 'nav', 'data-testid': 'nav-tournaments' }, 'Tournaments'),
         el('a', { href: `#/user/${encodeURIComponent(user.id)}`, class: 'nav', 'data-testid': 'nav-profile' }, 'Profile'),
         isReferee(user) ? el('a', { href: '#/referee', class: 'nav', 'data-testid': 'nav-referee' }, 'Referee') : null,
         this.bell.element,
@@ -162,6 +169,7 @@ class App {
       fill(this.account,
         el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
         el('a', { href: '#/bots', class: 'nav', 'data-testid': 'nav-bots' }, 'Bots'),
+        el('a', { href: '#/tournaments', class: 'nav', 'data-testid': 'nav-tournaments' }, 'Tournaments'),
         el('span', { class: 'muted', 'data-testid': 'guest' }, 'guest'),
         el('button', { type: 'button', 'data-testid': 'login-open', onclick: () => this.showLogin() }, 'Log in'));
     }

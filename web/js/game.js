@@ -231,6 +231,9 @@ export class GameView {
    */
   async loadRecord(upTo) {
     if (this.notesFor === this.id) return;
+    // A tournament game's record is published when it ends (its spectators see moves
+    // late): asked for before, the server refuses with 403.
+    if (this.s.settings.fair_play === 'tournament' && this.s.phase !== 'ended') return;
     this.notesFor = this.id;
     try {
       const res = await fetch(`/api/games/${encodeURIComponent(this.id)}`, { cache: 'no-store' });

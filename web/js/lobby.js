@@ -4,6 +4,7 @@
 // size and speed, and the bots. Kept current by
 // `watch_lobby` and a periodic `list_games`.
 
+import { clockFields, clockFromForm, showClock } from './clockform.js';
 import { SPEEDS, speed } from './speed.js';
 import { describeClock, describeSettings, el, fill, icon, mayRate, randomSeed, resultText, showError, toast, who } from './ui.js';
 
@@ -288,17 +289,7 @@ export class LobbyView {
           option(0, 'none', true), [2, 3, 4, 5, 6, 7, 8, 9].map((n) => option(n, `${n} stones`)))),
         field('Placement', el('select', { name: 'handicap_placement', 'data-testid': 'seek-placement' },
           option('fixed', 'star points', true), option('free', 'free (Black chooses)')), 'needs-handicap'),
-        field('Time', el('select', { name: 'system', 'data-testid': 'seek-time', onchange: () => this.showClockFields() },
-          option('none', 'untimed', true), option('byoyomi', 'byo-yomi'), option('fischer', 'Fischer'),
-          option('canadian', 'Canadian'), option('absolute', 'sudden death'), option('simple', 'per move'))),
-        field('Main time (min)', num('main', 10, { step: 'any', min: 0 }), 'needs-main'),
-        field('Periods', num('periods', 5, { min: 1, max: 100 }), 'clock-byoyomi'),
-        field('Period (s)', num('period', 30, { step: 'any', min: 1 }), 'clock-byoyomi'),
-        field('Increment (s)', num('increment', 10, { step: 'any', min: 0 }), 'clock-fischer'),
-        field('Cap (min, optional)', num('max', '', { step: 'any', min: 0 }), 'clock-fischer'),
-        field('Moves per block', num('moves', 25, { min: 1 }), 'clock-canadian'),
-        field('Block (min)', num('block', 10, { step: 'any', min: 0 }), 'clock-canadian'),
-        field('Per move (s)', num('per_move', 30, { step: 'any', min: 1 }), 'clock-simple'),
+        clockFields(field, 'seek', () => this.showClockFields()),
         field('Opponent', el('input', { type: 'text', name: 'opponent', placeholder: 'anyone (open seek) or a user id', 'data-testid': 'seek-opponent', oninput: () => this.updateSubmit(), autocomplete: 'off' }), 'wide'),
         el('label', { class: 'field check wide', title: mayRate(this.conn.user) ? 'The result changes both players’ ratings' : GUESTS_UNRATED },
           el('input', { type: 'checkbox', name: 'rated', 'data-testid': 'seek-rated', disabled: !mayRate(this.conn.user) }), el('span', {}, 'Rated'),
@@ -311,13 +302,8 @@ export class LobbyView {
   showClockFields() {
     const f = this.form;
     if (!f) return;
-    const system = f.elements.system.value;
+    showClock(f);
     const shown = {
-      'needs-main': ['absolute', 'fischer', 'byoyomi', 'canadian'].includes(system),
-      'clock-byoyomi': system === 'byoyomi',
-      'clock-fischer': system === 'fischer',
-      'clock-canadian': system === 'canadian',
-      'clock-simple': system === 'simple',
       'needs-handicap': Number(f.elements.handicap.value) >= 2,
       'needs-ancient': f.elements.ruleset.value === 'ancient-chinese',
     };
@@ -332,8 +318,6 @@ export class LobbyView {
   settingsFromForm() {
     const f = this.form.elements;
     const n = (name) => Number(f[name].value);
-    const min = (name) => Math.round(n(name) * 60000);
-    const sec = (name) => Math.round(n(name) * 1000);
     const settings = { board_size: n('board_size'), ruleset: f.ruleset.value, color: f.color.value };
     if (f.ko_rule.value) settings.ko_rule = f.ko_rule.value;
     if (f.rated.checked && !f.rated.disabled) settings.rated = true;
@@ -342,18 +326,7 @@ export class LobbyView {
       settings.handicap = n('handicap');
       settings.handicap_placement = f.handicap_placement.value;
     }
-    const system = f.system.value;
-    switch (system) {
-      case 'absolute': settings.clock = { system, main_ms: min('main') }; break;
-      case 'fischer':
-        settings.clock = { system, main_ms: min('main'), increment_ms: sec('increment') };
-        if (f.max.value !== '') settings.clock.max_ms = min('max');
-        break;
-      case 'byoyomi': settings.clock = { system, main_ms: min('main'), periods: n('periods'), period_ms: sec('period') }; break;
-      case 'canadian': settings.clock = { system, main_ms: min('main'), moves: n('moves'), block_ms: min('block') }; break;
-      case 'simple': settings.clock = { system, per_move_ms: sec('per_move') }; break;
-      default: settings.clock = { system: 'none' };
-    }
+    settings.clock = clockFromForm(this.form);
     return settings;
   }
 

@@ -90,6 +90,24 @@ export function showError(err) {
   }
 }
 
+/** A server refusal's message, kept beside the form it answers (its code in `data-code`). */
+export function refusalLine(testid) {
+  const line = el('p', { class: 'form-error', 'data-testid': testid, role: 'alert', hidden: true });
+  return {
+    line,
+    show(err) {
+      line.textContent = err.message;
+      line.dataset.code = err.code || '';
+      line.hidden = false;
+    },
+    clear() {
+      line.hidden = true;
+      line.textContent = '';
+      delete line.dataset.code;
+    },
+  };
+}
+
 /** 754000 → "12:34", 3723000 → "1:02:03", under 10 s → "9.3". */
 export function formatMs(ms) {
   ms = Math.max(0, ms);
