@@ -232,7 +232,7 @@ async fn main() {
 
     // 2. Start on them.
     let (server, start) = Server::start(dir.path(), port);
-    let rooms = server.metric("tengen_live_games");
+    let rooms = server.metric("tengen_rooms");
     let rss_idle = server.rss_mib();
     let mut players = Vec::with_capacity(PLAYERS);
     for i in 0..PLAYERS {
@@ -269,7 +269,7 @@ async fn main() {
         percentile(&wakes, 0.5),
         percentile(&wakes, 0.99),
         wakes[wakes.len() - 1],
-        server.metric("tengen_live_games")
+        server.metric("tengen_rooms")
     );
 
     // 4. The flags of the sleeping 90-second games.

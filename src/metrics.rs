@@ -191,7 +191,7 @@ pub fn cluster_lease_lost() {
 }
 
 /// Everything, in the Prometheus text exposition format (version 0.0.4).
-pub fn render() -> String {
+pub fn render(rooms: usize) -> String {
     let mut out = String::with_capacity(4096);
 
     header(
@@ -220,7 +220,7 @@ pub fn render() -> String {
         );
     }
 
-    scalars(&mut out, node_scalars());
+    scalars(&mut out, node_scalars(rooms));
 
     header(
         &mut out,
@@ -261,8 +261,14 @@ fn scalars(out: &mut String, list: impl IntoIterator<Item = Scalar>) {
 }
 
 /// This node's games, messages and moves.
-fn node_scalars() -> [Scalar; 8] {
+fn node_scalars(rooms: usize) -> [Scalar; 9] {
     [
+        (
+            "tengen_rooms",
+            "gauge",
+            "Game rooms running on this node (a sleeping correspondence game holds none).",
+            rooms.to_string(),
+        ),
         (
             "tengen_live_games",
             "gauge",
@@ -404,7 +410,8 @@ mod tests {
 
     #[test]
     fn every_sample_line_belongs_to_a_declared_family() {
-        let text = render();
+        let text = render(3);
+        assert!(text.lines().any(|l| l == "tengen_rooms 3"), "{text}");
         let mut declared = Vec::new();
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix("# TYPE ") {

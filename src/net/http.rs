@@ -259,10 +259,10 @@ async fn readyz(State(hub): State<Arc<Hub>>) -> Response {
     }
 }
 
-async fn metrics() -> Response {
+async fn metrics(State(hub): State<Arc<Hub>>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        crate::metrics::render(),
+        crate::metrics::render(hub.games.rooms_running()),
     )
         .into_response()
 }

@@ -322,6 +322,12 @@ impl Registry {
 
     /// The rooms that run on this node (in a cluster, not the mirrors of games that run
     /// elsewhere: their owners list them).
+    /// How many rooms run on this node (mirrors left out).
+    pub fn rooms_running(&self) -> usize {
+        let rooms = self.rooms.iter();
+        rooms.filter(|r| self.place.runs_here(r.key())).count()
+    }
+
     fn running_here(&self) -> Vec<RoomHandle> {
         self.registered_where(true)
     }

@@ -965,7 +965,7 @@ mod tests {
 
     /// Flushes measured so far, by this process (other tests add to it too).
     fn fsync_count() -> u64 {
-        crate::metrics::render()
+        crate::metrics::render(0)
             .lines()
             .find_map(|line| line.strip_prefix("tengen_store_fsync_seconds_count "))
             .and_then(|n| n.parse().ok())
