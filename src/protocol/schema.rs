@@ -21,6 +21,7 @@ use super::client::{GameAction, LobbyMsg};
 use super::event::GameEvent;
 use super::request::RequestId;
 use super::server::ServerMsg;
+use super::tournament::TournamentAction;
 use crate::rating::Rank;
 use crate::rules::{GameResult, HalfPoints, Move, Vertex};
 
@@ -196,10 +197,16 @@ fn client_messages(dialect: Dialect) -> Messages {
     let mut g = generator(dialect);
     let id = g.subschema_for::<Option<RequestId>>().to_value();
     let game_id = json!({"type": "string", "description": "The game the action is for."});
+    let tournament_id =
+        json!({"type": "string", "description": "The tournament the request is for."});
     let mut each = variants::<LobbyMsg>(&mut g, &[("id", id.clone(), false)]);
     each.extend(variants::<GameAction>(
         &mut g,
-        &[("id", id, false), ("game_id", game_id, true)],
+        &[("id", id.clone(), false), ("game_id", game_id, true)],
+    ));
+    each.extend(variants::<TournamentAction>(
+        &mut g,
+        &[("id", id, false), ("tournament_id", tournament_id, true)],
     ));
     Messages {
         each,
