@@ -147,6 +147,7 @@ pub(super) struct Change {
     address: Option<String>,
     /// The kinds to change; those left out stay as they are.
     #[serde(default)]
+    #[schemars(schema_with = "crate::protocol::mail_modes_schema")]
     modes: BTreeMap<NoticeKind, MailMode>,
 }
 

@@ -163,6 +163,7 @@ pub enum LobbyMsg {
         #[serde(default)]
         address: Option<String>,
         #[serde(default)]
+        #[schemars(schema_with = "super::notice::mail_modes_schema")]
         modes: BTreeMap<NoticeKind, MailMode>,
     },
 }
