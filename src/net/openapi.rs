@@ -93,6 +93,8 @@ struct Operation {
     request: Option<Schema>,
     /// `(status, description, body)`, errors included.
     responses: Vec<(u16, String, Body)>,
+    /// `(status, name, link)`: an operation an answer's values may be given to.
+    links: Vec<(u16, &'static str, Value)>,
 }
 
 impl Operation {
@@ -113,6 +115,7 @@ impl Operation {
             parameters: Vec::new(),
             request: None,
             responses: Vec::new(),
+            links: Vec::new(),
         }
     }
 
@@ -166,6 +169,14 @@ impl Operation {
 
     fn answer(mut self, status: u16, description: impl Into<String>, body: Body) -> Self {
         self.responses.push((status, description.into(), body));
+        self
+    }
+
+    /// Answer `status` gives `operation` (`method path`) its `parameters`, each a runtime
+    /// expression such as `$response.body#/id`.
+    fn link(mut self, status: u16, name: &'static str, operation: &str, parameters: Value) -> Self {
+        let link = json!({"operationId": operation, "parameters": parameters});
+        self.links.push((status, name, link));
         self
     }
 
@@ -269,6 +280,9 @@ impl Operation {
                 }
             }
             op["responses"][status.to_string()] = answer;
+        }
+        for (status, name, link) in &self.links {
+            op["responses"][status.to_string()]["links"][*name] = link.clone();
         }
         op
     }
@@ -589,6 +603,7 @@ fn self_service(g: &mut SchemaGenerator) -> Vec<Operation> {
             .describe(format!("{login_only} Guests hold none (`forbidden`)."))
             .request(g.subschema_for::<CreateTokenRequest>())
             .answer(201, "Created; the answer is the only time the whole token is shown.", json_of::<CreatedToken>(g))
+            .link(201, "revoke", "delete /api/tokens/{id}", json!({"id": "$response.body#/id"}))
             .codes(g, &[&SESSION[..], &BODY, &[
                 C::InvalidTokenName,
                 C::InvalidScope,
