@@ -589,66 +589,110 @@ fn self_service(g: &mut SchemaGenerator) -> Vec<Operation> {
         C::SessionRequired,
     ];
     const BODY: [AuthCode; 3] = [C::UnsupportedMediaType, C::TooLarge, C::BadRequest];
-    let login_only = "With a login's access token; a personal token is refused (`session_required`), so that a leaked token cannot mint others or change its account.";
-    let tokens = "tokens";
-    let bots = "bots";
-    vec![
-        Operation::new("get", "/api/tokens", tokens, "The caller's personal API tokens")
-            .auth(Auth::Bearer)
-            .describe(login_only)
-            .answer(200, "The tokens, oldest first, without their secrets.", json_of::<TokenList>(g))
-            .codes(g, &SESSION),
-        Operation::new("post", "/api/tokens", tokens, "Create a personal API token")
-            .auth(Auth::Bearer)
-            .describe(format!("{login_only} Guests hold none (`forbidden`)."))
-            .request(g.subschema_for::<CreateTokenRequest>())
-            .answer(201, "Created; the answer is the only time the whole token is shown.", json_of::<CreatedToken>(g))
-            .link(201, "revoke", "delete /api/tokens/{id}", json!({"id": "$response.body#/id"}))
-            .codes(g, &[&SESSION[..], &BODY, &[
-                C::InvalidTokenName,
-                C::InvalidScope,
-                C::ScopeNotAllowed,
-                C::InvalidExpiry,
-                C::Forbidden,
-                C::TooManyTokens,
-            ]].concat()),
-        Operation::new("delete", "/api/tokens/{id}", tokens, "Revoke a personal API token")
-            .auth(Auth::Bearer)
-            .describe(format!("{login_only} The token's WebSocket connections end on every node."))
-            .path("id", "The token's id: `tgn_` and 12 hex digits.", json!({"type": "string"}))
-            .answer(204, "Revoked.", Body::Empty)
-            .codes(g, &[&SESSION[..], &[C::UnknownToken]].concat()),
-        Operation::new("post", "/api/account/bot", bots, "Turn the caller's account into a bot account, for good")
-            .auth(Auth::Bearer)
-            .describe(format!("{login_only} Only a player's account with no rated game may become a bot; its connections end and come back as the bot."))
-            .request(g.subschema_for::<MakeBotRequest>())
-            .answer(200, "The account as it is now.", json_of::<MadeBot>(g))
-            .codes(g, &[&SESSION[..], &BODY, &[
-                C::ConfirmationRequired,
-                C::Forbidden,
-                C::NotAPlayer,
-                C::RatedGamesPlayed,
-            ]].concat()),
-        Operation::new("put", "/api/account/bot-profile", bots, "Set a bot account's profile for the bots page")
-            .auth(Auth::Bearer)
-            .scope(Scope::Bot)
-            .describe("With a login's access token or the bot's own personal token.")
-            .request(g.subschema_for::<BotProfile>())
-            .answer(200, "The profile as stored.", json_of::<BotProfile>(g))
-            .codes(g, &[&CALLER[..], &[C::InsufficientScope], &BODY, &[
-                C::NotABot,
-                C::InvalidBotProfile,
-            ]].concat()),
-        Operation::new("get", "/api/bots", bots, "Bot accounts, a page at a time")
-            .describe("Public. Enabled bot accounts by id, each with whether it is connected now and its profile if it set one. Other query parameters are ignored.")
-            .query(
-                "after",
-                &format!("The `next` of the page before (the last id it shows); {BOTS_PAGE} bots a page."),
-                json!({"type": "string"}),
-            )
-            .answer(200, "A page of bots.", json_of::<BotPage>(g))
-            .codes(g, &[C::Unavailable]),
-    ]
+    const LOGIN_ONLY: &str = "With a login's access token; a personal token is refused \
+        (`session_required`), so that a leaked token cannot mint others or change its account.";
+    let (tokens, bots) = ("tokens", "bots");
+    let list = Operation::new(
+        "get",
+        "/api/tokens",
+        tokens,
+        "The caller's personal API tokens",
+    )
+    .auth(Auth::Bearer)
+    .describe(LOGIN_ONLY)
+    .answer(
+        200,
+        "The tokens, oldest first, without their secrets.",
+        json_of::<TokenList>(g),
+    )
+    .codes(g, &SESSION);
+    let create_codes = [
+        C::InvalidTokenName,
+        C::InvalidScope,
+        C::ScopeNotAllowed,
+        C::InvalidExpiry,
+        C::Forbidden,
+        C::TooManyTokens,
+    ];
+    let create = Operation::new("post", "/api/tokens", tokens, "Create a personal API token")
+        .auth(Auth::Bearer)
+        .describe(format!("{LOGIN_ONLY} Guests hold none (`forbidden`)."))
+        .request(g.subschema_for::<CreateTokenRequest>())
+        .answer(
+            201,
+            "Created; the answer is the only time the whole token is shown.",
+            json_of::<CreatedToken>(g),
+        )
+        .link(
+            201,
+            "revoke",
+            "delete /api/tokens/{id}",
+            json!({"id": "$response.body#/id"}),
+        )
+        .codes(g, &[&SESSION[..], &BODY, &create_codes].concat());
+    let revoke = Operation::new(
+        "delete",
+        "/api/tokens/{id}",
+        tokens,
+        "Revoke a personal API token",
+    )
+    .auth(Auth::Bearer)
+    .describe(format!(
+        "{LOGIN_ONLY} The token's WebSocket connections end on every node."
+    ))
+    .path(
+        "id",
+        "The token's id: `tgn_` and 12 hex digits.",
+        json!({"type": "string"}),
+    )
+    .answer(204, "Revoked.", Body::Empty)
+    .codes(g, &[&SESSION[..], &[C::UnknownToken]].concat());
+    let make_bot_codes = [
+        C::ConfirmationRequired,
+        C::Forbidden,
+        C::NotAPlayer,
+        C::RatedGamesPlayed,
+    ];
+    let make_bot = Operation::new(
+        "post",
+        "/api/account/bot",
+        bots,
+        "Turn the caller's account into a bot account, for good",
+    )
+    .auth(Auth::Bearer)
+    .describe(format!(
+        "{LOGIN_ONLY} Only a player's account with no rated game may become a bot; its \
+        connections end and come back as the bot."
+    ))
+    .request(g.subschema_for::<MakeBotRequest>())
+    .answer(200, "The account as it is now.", json_of::<MadeBot>(g))
+    .codes(g, &[&SESSION[..], &BODY, &make_bot_codes].concat());
+    let profile_codes = [C::InsufficientScope, C::NotABot, C::InvalidBotProfile];
+    let profile = Operation::new(
+        "put",
+        "/api/account/bot-profile",
+        bots,
+        "Set a bot account's profile for the bots page",
+    )
+    .auth(Auth::Bearer)
+    .scope(Scope::Bot)
+    .describe("With a login's access token or the bot's own personal token.")
+    .request(g.subschema_for::<BotProfile>())
+    .answer(200, "The profile as stored.", json_of::<BotProfile>(g))
+    .codes(g, &[&CALLER[..], &BODY, &profile_codes].concat());
+    let page = Operation::new("get", "/api/bots", bots, "Bot accounts, a page at a time")
+        .describe(
+            "Public. Enabled bot accounts by id, each with whether it is connected now and \
+            its profile if it set one. Other query parameters are ignored.",
+        )
+        .query(
+            "after",
+            &format!("The `next` of the page before (its last id); {BOTS_PAGE} bots a page."),
+            json!({"type": "string"}),
+        )
+        .answer(200, "A page of bots.", json_of::<BotPage>(g))
+        .codes(g, &[C::Unavailable]);
+    vec![list, create, revoke, make_bot, profile, page]
 }
 
 /// The notification settings over HTTP and the links mailed with notices
@@ -658,26 +702,53 @@ fn notices(g: &mut SchemaGenerator) -> Vec<Operation> {
     const TEXT: &str = "text/plain";
     let tag = "notifications";
     let settings = |g: &mut SchemaGenerator| json_of::<NotificationSettings>(g);
-    let token = "The token the mail's link carries, signed by the server.";
-    let mut ops = vec![
-        Operation::new("get", "/api/notifications", tag, "The caller's notification settings")
-            .auth(Auth::Bearer)
-            .describe("Any token may read them.")
-            .answer(200, "The settings.", settings(g))
-            .coded(g, 401, &[E::Unauthorized], "No token, or a refused one.")
-            .coded(g, 503, &[E::Unavailable], "The store failed."),
-        Operation::new("put", "/api/notifications", tag, "Change the caller's notification settings")
-            .auth(Auth::Bearer)
-            .scope(Scope::Play)
-            .describe("What the WebSocket's `set_notification_settings` does: a new address is unverified, and a link is mailed to it. A bot account's personal token needs `bot` instead.")
-            .request(g.subschema_for::<Change>())
-            .answer(200, "The settings as they now are.", settings(g))
-            .coded(g, 400, &[E::BadRequest, E::InvalidAddress], "Not that JSON object, or an address that is not a bare mail address.")
-            .coded(g, 401, &[E::Unauthorized], "No token, or a refused one.")
-            .coded(g, 403, &[E::InsufficientScope], "A personal token without the scope.")
-            .coded(g, 413, &[E::TooLarge], &format!("A body over {} bytes.", super::notices::MAX_BODY_BYTES))
-            .coded(g, 503, &[E::Unavailable], "The store failed."),
-    ];
+    let unauthorized = "No token, or a refused one.";
+    let read = Operation::new(
+        "get",
+        "/api/notifications",
+        tag,
+        "The caller's notification settings",
+    )
+    .auth(Auth::Bearer)
+    .describe("Any token may read them.")
+    .answer(200, "The settings.", settings(g))
+    .coded(g, 401, &[E::Unauthorized], unauthorized)
+    .coded(g, 503, &[E::Unavailable], "The store failed.");
+    let change = Operation::new(
+        "put",
+        "/api/notifications",
+        tag,
+        "Change the caller's notification settings",
+    )
+    .auth(Auth::Bearer)
+    .scope(Scope::Play)
+    .describe(
+        "What the WebSocket's `set_notification_settings` does: a new address is unverified, \
+        and a link is mailed to it. A bot account's personal token needs `bot` instead.",
+    )
+    .request(g.subschema_for::<Change>())
+    .answer(200, "The settings as they now are.", settings(g))
+    .coded(
+        g,
+        400,
+        &[E::BadRequest, E::InvalidAddress],
+        "Not that JSON object, or an address that is not a bare mail address.",
+    )
+    .coded(g, 401, &[E::Unauthorized], unauthorized)
+    .coded(
+        g,
+        403,
+        &[E::InsufficientScope],
+        "A personal token without the scope.",
+    )
+    .coded(
+        g,
+        413,
+        &[E::TooLarge],
+        &format!("A body over {} bytes.", super::notices::MAX_BODY_BYTES),
+    )
+    .coded(g, 503, &[E::Unavailable], "The store failed.");
+    let mut ops = vec![read, change];
     for (method, path, summary, done) in [
         (
             "get",
@@ -700,11 +771,27 @@ fn notices(g: &mut SchemaGenerator) -> Vec<Operation> {
     ] {
         ops.push(
             Operation::new(method, path, tag, summary)
-                .describe("No login: the token is signed. Following a link twice does what the first click did.")
-                .needed_query("token", token, json!({"type": "string"}))
+                .describe(
+                    "No login: the token is signed. Following a link twice does what the \
+                    first click did.",
+                )
+                .needed_query(
+                    "token",
+                    "The token the mail's link carries, signed by the server.",
+                    json!({"type": "string"}),
+                )
                 .answer(200, done, Body::Text(TEXT))
-                .answer(400, "No token, or one changed or not made by this server.", Body::Text(TEXT))
-                .answer(409, "A verification link for an address the account no longer has: nothing changed.", Body::Text(TEXT))
+                .answer(
+                    400,
+                    "No token, or one changed or not made by this server.",
+                    Body::Text(TEXT),
+                )
+                .answer(
+                    409,
+                    "A verification link for an address the account no longer has: nothing \
+                    changed.",
+                    Body::Text(TEXT),
+                )
                 .answer(503, "The store failed.", Body::Text(TEXT)),
         );
     }
@@ -715,7 +802,8 @@ fn notices(g: &mut SchemaGenerator) -> Vec<Operation> {
 /// board's pairing costs.
 fn tournaments(g: &mut SchemaGenerator) -> Vec<Operation> {
     let tag = "tournaments";
-    let costs = "Anyone may read; a bearer token of one of the tournament's directors adds each board's `costs`.";
+    let costs = "Anyone may read; a bearer token of one of the tournament's directors adds \
+        each board's `costs`.";
     let one = |op: Operation, g: &mut SchemaGenerator, unread: &str, missing: &str| {
         op.auth(Auth::OptionalBearer)
             .scope(Scope::TournamentDirect)
