@@ -11,8 +11,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{TestServer, frozen, play, start_game};
+use common::{Client, TestServer, frozen, play, start_game};
 use serde_json::json;
+use tengen::protocol::Role;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -68,6 +69,42 @@ async fn save_review(server: &TestServer, token: &str) -> String {
     saved["review_id"].as_str().expect("an id").to_string()
 }
 
+/// A tournament that `td` (an admin) directs, with `players` registered and round one
+/// paired: its id.
+async fn paired_tournament(server: &TestServer, players: &mut [&mut Client]) -> String {
+    let mut td = Client::connect(&format!(
+        "{}?token={}",
+        server.url,
+        server.token_as("td", Role::Admin)
+    ))
+    .await;
+    let setup = json!({
+        "name": "Contract Cup",
+        "regulations": {
+            "system": {"kind": "swiss"}, "rounds": 2, "handicap": null, "colours": "draw",
+            "seeding": "split_and_fold", "tie_breaks": ["sos"], "bye": 2, "missed_round": 1,
+            "separate_clubs": false, "separate_countries": false
+        },
+        "settings": {"board_size": 9, "clock": {"system": "absolute", "main_ms": 600_000}},
+        "registration_opens": 0,
+        "registration_closes": 4_102_444_800_000_i64
+    });
+    let created = td
+        .ok(json!({"type": "create_tournament", "setup": setup}))
+        .await;
+    let id = created["tournament"]["tournament_id"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    for player in players {
+        player
+            .ok(json!({"type": "register", "tournament_id": id, "rank": "5k"}))
+            .await;
+    }
+    td.ok(json!({"type": "pair", "tournament_id": id})).await;
+    id
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn schemathesis_finds_every_route_as_documented() {
     let schemathesis = venv("schemathesis");
@@ -80,6 +117,7 @@ async fn schemathesis_finds_every_route_as_documented() {
     )
     .await;
     play(&mut alice, &game_id, 1, "E5").await;
+    let tournament_id = paired_tournament(&server, &mut [&mut alice, &mut bob]).await;
     let token = server.token("alice");
     let review_id = save_review(&server, &token).await;
 
@@ -93,8 +131,10 @@ async fn schemathesis_finds_every_route_as_documented() {
         .env("TENGEN_TOKEN", &token)
         .env("TENGEN_GAME_ID", &game_id)
         .env("TENGEN_REVIEW_ID", &review_id)
+        .env("TENGEN_TOURNAMENT_ID", &tournament_id)
         .env("NO_COLOR", "1");
     let out = succeeds(command, "schemathesis").await;
+    println!("{out}");
     // It tested every operation of the document but the document's own route, which
     // schemathesis leaves out as the schema's source (tests/openapi.rs checks it).
     let operations = tengen::net::openapi::document()["paths"]
@@ -126,6 +166,7 @@ async fn the_websocket_answers_every_generated_message_and_refuses_every_broken_
         .arg(format!("{}?token={}", server.url, server.token("fuzzer")))
         .arg(root().join("client-protocol/schema"));
     let out = succeeds(command, "ws_fuzz.py").await;
+    println!("{}", out.lines().last().unwrap_or_default());
     let summary: serde_json::Value =
         serde_json::from_str(out.lines().last().unwrap_or_default()).expect("a JSON summary");
     let types = tengen::protocol::schema::client_schema()["oneOf"]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::rejection::QueryRejection;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -16,7 +16,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 
 use super::extract::{bearer, from_object};
-use super::reply::problem;
+use super::reply::CodedProblem;
 use crate::accounts::tokens::scope::Scope;
 use crate::hub::Hub;
 use crate::notify::Followed;
@@ -25,7 +25,7 @@ use crate::protocol::{
 };
 
 /// The largest settings body `PUT /api/notifications` reads.
-const MAX_BODY_BYTES: usize = 4096;
+pub(super) const MAX_BODY_BYTES: usize = 4096;
 
 /// The reply to one of the notice requests of a logged-in `user`.
 pub(super) async fn answer(
@@ -87,10 +87,14 @@ fn refused(r: Refusal) -> Response {
     let status = match r.code {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
         ErrorCode::Forbidden | ErrorCode::InsufficientScope => StatusCode::FORBIDDEN,
+        ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::BAD_REQUEST,
     };
-    let body = serde_json::json!({"error": r.message, "code": r.code});
+    let body = CodedProblem {
+        error: r.message,
+        code: r.code,
+    };
     (status, Json(body)).into_response()
 }
 
@@ -102,10 +106,10 @@ async fn user_of(
     need: fn(Role) -> Scope,
 ) -> Result<UserInfo, Response> {
     let Some(token) = bearer(headers) else {
-        return Err(problem(
-            StatusCode::UNAUTHORIZED,
+        return Err(refused(Refusal::new(
+            ErrorCode::Unauthorized,
             "notification settings need a token in an `Authorization: Bearer` header",
-        ));
+        )));
     };
     let (user, grant) = crate::accounts::admit(hub.store(), &hub.verifier, token)
         .await
@@ -135,27 +139,49 @@ async fn settings(State(hub): State<Arc<Hub>>, headers: HeaderMap) -> Response {
 }
 
 /// What `PUT /api/notifications` takes: what `set_notification_settings` does.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Change {
+pub(super) struct Change {
+    /// A bare mail address; an empty string removes it; absent: unchanged.
     #[serde(default)]
     address: Option<String>,
+    /// The kinds to change; those left out stay as they are.
     #[serde(default)]
+    #[schemars(schema_with = "crate::protocol::mail_modes_schema")]
     modes: BTreeMap<NoticeKind, MailMode>,
 }
 
-async fn change(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn change(
+    State(hub): State<Arc<Hub>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let user = match user_of(&hub, &headers, Scope::to_act_as).await {
         Ok(user) => user,
         Err(refusal) => return refusal,
     };
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return refused(Refusal::new(
+                ErrorCode::TooLarge,
+                format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+            ));
+        }
+        Err(e) => {
+            return refused(Refusal::new(
+                ErrorCode::BadRequest,
+                format!("the body cannot be read: {}", e.body_text()),
+            ));
+        }
+    };
     let change: Change = match from_object(&body) {
         Ok(change) => change,
         Err(e) => {
-            return problem(
-                StatusCode::BAD_REQUEST,
+            return refused(Refusal::new(
+                ErrorCode::BadRequest,
                 format!("the body must be {{\"address\"?: ..., \"modes\"?: {{...}}}}: {e}"),
-            );
+            ));
         }
     };
     match (hub.notices)

@@ -21,16 +21,25 @@ use serde_json::{Map, Value, json};
 use super::account_reply::status_of;
 use super::api::GamePage;
 use super::auth::REFRESH_COOKIE;
-use super::reply::Problem;
+use super::notices::Change;
+use super::reply::{CodedProblem, Problem};
 use super::reviews::{MAX_SGF_BYTES, NewReview, ReviewView, SavedReview};
+use super::tokens::MadeBot;
+use super::tournaments::{Standings, TournamentList};
 use super::web::{DevLoginRequest, DevLoginStatus, DevToken};
+use crate::accounts::bots::PAGE as BOTS_PAGE;
+use crate::accounts::bots::wire::{BotPage, BotProfile, MakeBotRequest};
+use crate::accounts::tokens::scope::Scope;
+use crate::accounts::tokens::wire::{CreateTokenRequest, CreatedToken, TokenList};
 use crate::accounts::wire::{
     AuthCode, AuthProblem, LoginRequest, PasswordRequest, RegisterRequest, SessionBody,
 };
 use crate::archive::GameView;
 use crate::estimate::Estimate;
 use crate::hub::Hub;
-use crate::protocol::PROTOCOL_VERSION;
+use crate::protocol::{
+    ErrorCode, NotificationSettings, PROTOCOL_VERSION, RoundView, TournamentView,
+};
 use crate::standings::view::{Leaderboard, MAX_LEADERBOARD, Profile};
 use crate::store::{GameQuery, GameStatus};
 
@@ -54,6 +63,8 @@ enum Auth {
     None,
     /// `Authorization: Bearer <access token>`.
     Bearer,
+    /// `Authorization: Bearer`, which the route also answers without.
+    OptionalBearer,
     /// The refresh cookie the session routes set.
     RefreshCookie,
 }
@@ -72,11 +83,18 @@ struct Operation {
     path: &'static str,
     tag: &'static str,
     summary: &'static str,
+    /// What the summary leaves out: who may call it, what a personal token needs.
+    description: Option<String>,
     auth: Auth,
-    query: Vec<Value>,
+    /// The personal token's scope the route needs (a login's access token has them all).
+    scope: Option<Scope>,
+    /// Query parameters, and path parameters that are not plain strings.
+    parameters: Vec<Value>,
     request: Option<Schema>,
     /// `(status, description, body)`, errors included.
     responses: Vec<(u16, String, Body)>,
+    /// `(status, name, link)`: an operation an answer's values may be given to.
+    links: Vec<(u16, &'static str, Value)>,
 }
 
 impl Operation {
@@ -91,10 +109,13 @@ impl Operation {
             path,
             tag,
             summary,
+            description: None,
             auth: Auth::None,
-            query: Vec::new(),
+            scope: None,
+            parameters: Vec::new(),
             request: None,
             responses: Vec::new(),
+            links: Vec::new(),
         }
     }
 
@@ -103,12 +124,42 @@ impl Operation {
         self
     }
 
-    fn query(mut self, name: &str, description: &str, schema: Value) -> Self {
-        self.query.push(json!({
-            "name": name, "in": "query", "required": false,
+    fn describe(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// A personal token must hold `scope`: said in the security requirement (OpenAPI 3.1
+    /// lets a requirement name roles for any scheme) and in the description.
+    fn scope(mut self, scope: Scope) -> Self {
+        self.scope = Some(scope);
+        self
+    }
+
+    fn parameter(mut self, place: &str, name: &str, description: &str, schema: Value) -> Self {
+        self.parameters.push(json!({
+            "name": name, "in": place, "required": place == "path",
             "description": description, "schema": schema,
         }));
         self
+    }
+
+    fn query(self, name: &str, description: &str, schema: Value) -> Self {
+        self.parameter("query", name, description, schema)
+    }
+
+    /// A query parameter the route cannot answer without.
+    fn needed_query(mut self, name: &str, description: &str, schema: Value) -> Self {
+        self = self.query(name, description, schema);
+        if let Some(last) = self.parameters.last_mut() {
+            last["required"] = Value::Bool(true);
+        }
+        self
+    }
+
+    /// A path parameter that is not any string.
+    fn path(self, name: &str, description: &str, schema: Value) -> Self {
+        self.parameter("path", name, description, schema)
     }
 
     fn request(mut self, schema: Schema) -> Self {
@@ -121,20 +172,59 @@ impl Operation {
         self
     }
 
+    /// Answer `status` gives `operation` (`method path`) its `parameters`, each a runtime
+    /// expression such as `$response.body#/id`.
+    fn link(mut self, status: u16, name: &'static str, operation: &str, parameters: Value) -> Self {
+        let link = json!({"operationId": operation, "parameters": parameters});
+        self.links.push((status, name, link));
+        self
+    }
+
     /// A refusal in the `{"error": ...}` shape.
     fn refusal(self, g: &mut SchemaGenerator, status: u16, description: &str) -> Self {
         let problem = Body::Json(g.subschema_for::<Problem>());
         self.answer(status, description, problem)
     }
 
-    /// The account routes' refusals: each status with every code that has it.
-    fn auth_refusals(mut self, g: &mut SchemaGenerator) -> Self {
-        for (status, codes) in auth_statuses(g) {
-            let description = format!("Refused; `code` is one of {}.", codes.join(", "));
+    /// Account refusals (`AuthProblem`): each status with the codes of `codes` that have
+    /// it.
+    fn codes(mut self, g: &mut SchemaGenerator, codes: &[AuthCode]) -> Self {
+        let mut by_status: BTreeMap<u16, Vec<String>> = BTreeMap::new();
+        for code in codes {
+            by_status
+                .entry(status_of(*code).as_u16())
+                .or_default()
+                .push(code_name(code));
+        }
+        for (status, names) in by_status {
+            let description = match names.as_slice() {
+                [one] => format!("Refused; `code` is {one}."),
+                _ => format!("Refused; `code` is one of {}.", names.join(", ")),
+            };
             let body = Body::Json(g.subschema_for::<AuthProblem>());
             self.responses.push((status, description, body));
         }
         self
+    }
+
+    /// The account routes' refusals: every code, each under its status.
+    fn auth_refusals(self, g: &mut SchemaGenerator) -> Self {
+        let codes = auth_codes(g);
+        self.codes(g, &codes)
+    }
+
+    /// A refusal with the WebSocket's codes (`CodedProblem`).
+    fn coded(
+        self,
+        g: &mut SchemaGenerator,
+        status: u16,
+        codes: &[ErrorCode],
+        description: &str,
+    ) -> Self {
+        let names: Vec<String> = codes.iter().map(code_name).collect();
+        let description = format!("{description} `code`: {}.", names.join(", "));
+        let body = Body::Json(g.subschema_for::<CodedProblem>());
+        self.answer(status, description, body)
     }
 
     fn to_value(&self) -> Value {
@@ -144,10 +234,25 @@ impl Operation {
             "summary": self.summary,
             "responses": {},
         });
-        let mut parameters: Vec<Value> = path_parameters(self.path);
-        parameters.extend(self.query.iter().cloned());
+        let given = |name: &str| self.parameters.iter().any(|p| p["name"] == name);
+        let mut parameters: Vec<Value> = path_parameters(self.path)
+            .into_iter()
+            .filter(|p| !given(p["name"].as_str().unwrap_or_default()))
+            .collect();
+        parameters.extend(self.parameters.iter().cloned());
         if !parameters.is_empty() {
             op["parameters"] = Value::Array(parameters);
+        }
+        let mut description = self.description.clone().unwrap_or_default();
+        if let Some(scope) = self.scope {
+            let need = format!(
+                "A personal token needs the `{}` scope (client-protocol/accounts.md#scopes).",
+                scope.as_str()
+            );
+            description = [description, need].join(" ").trim().to_string();
+        }
+        if !description.is_empty() {
+            op["description"] = Value::String(description);
         }
         if let Some(schema) = &self.request {
             op["requestBody"] = json!({
@@ -155,9 +260,11 @@ impl Operation {
                 "content": {"application/json": {"schema": schema}},
             });
         }
+        let roles: Vec<&str> = self.scope.iter().map(|s| s.as_str()).collect();
         match self.auth {
             Auth::None => {}
-            Auth::Bearer => op["security"] = json!([{"bearer": []}]),
+            Auth::Bearer => op["security"] = json!([{ "bearer": roles }]),
+            Auth::OptionalBearer => op["security"] = json!([{ "bearer": roles }, {}]),
             // Without the cookie the route still answers (401, or 204 for a logout).
             Auth::RefreshCookie => op["security"] = json!([{"refreshCookie": []}, {}]),
         }
@@ -174,6 +281,9 @@ impl Operation {
             }
             op["responses"][status.to_string()] = answer;
         }
+        for (status, name, link) in &self.links {
+            op["responses"][status.to_string()]["links"][*name] = link.clone();
+        }
         op
     }
 }
@@ -186,8 +296,14 @@ fn path_parameters(path: &str) -> Vec<Value> {
         .collect()
 }
 
-/// Every account refusal code by its status, as the account routes answer them.
-fn auth_statuses(g: &mut SchemaGenerator) -> BTreeMap<u16, Vec<String>> {
+/// A code's wire name, in backquotes.
+fn code_name(code: &impl serde::Serialize) -> String {
+    let name = serde_json::to_value(code).unwrap_or_default();
+    format!("`{}`", name.as_str().unwrap_or_default())
+}
+
+/// Every account refusal code, in the order of their declaration.
+fn auth_codes(g: &mut SchemaGenerator) -> Vec<AuthCode> {
     // A documented enum's schema is a `oneOf` of constants, an undocumented one's an `enum`.
     let schema = AuthCode::json_schema(g).to_value();
     let consts = schema["oneOf"]
@@ -200,18 +316,9 @@ fn auth_statuses(g: &mut SchemaGenerator) -> BTreeMap<u16, Vec<String>> {
         .into_iter()
         .flatten()
         .chain(consts);
-    let mut by_status: BTreeMap<u16, Vec<String>> = BTreeMap::new();
-    for name in names {
-        let Ok(code) = serde_json::from_value::<AuthCode>(name.clone()) else {
-            continue;
-        };
-        let name = name.as_str().unwrap_or_default();
-        by_status
-            .entry(status_of(code).as_u16())
-            .or_default()
-            .push(format!("`{name}`"));
-    }
-    by_status
+    names
+        .filter_map(|name| serde_json::from_value::<AuthCode>(name.clone()).ok())
+        .collect()
 }
 
 fn json_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Body {
@@ -362,6 +469,8 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
             "Save an analysis board as a shareable review",
         )
         .auth(Auth::Bearer)
+        .scope(Scope::Play)
+        .describe("A bot account's personal token needs `bot` instead.")
         .request(g.subschema_for::<NewReview>())
         .answer(201, "Saved.", json_of::<SavedReview>(g))
         .refusal(
@@ -370,6 +479,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
             "Not that JSON object, or an SGF that is not one readable game.",
         )
         .refusal(g, 401, "No token, or a refused one.")
+        .refusal(g, 403, "A personal token without the scope.")
         .refusal(g, 404, "The `game_id` names no game.")
         .refusal(g, 409, "The user keeps the most reviews allowed.")
         .refusal(g, 413, &format!("An SGF over {MAX_SGF_BYTES} bytes."))
@@ -460,7 +570,307 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
         .answer(201, "A guest session.", session(g)),
     ];
     ops.extend(accounts.into_iter().map(|op| op.auth_refusals(g)));
+    ops.extend(self_service(g));
+    ops.extend(notices(g));
+    ops.extend(tournaments(g));
     ops
+}
+
+/// Personal API tokens and bot accounts (`net/tokens.rs`): their refusals are the account
+/// routes', each route's own codes listed.
+fn self_service(g: &mut SchemaGenerator) -> Vec<Operation> {
+    use AuthCode as C;
+    // Who the bearer is; then that it is a login's access token; then a JSON body.
+    const CALLER: [AuthCode; 3] = [C::CrossOrigin, C::Unauthorized, C::Unavailable];
+    const SESSION: [AuthCode; 4] = [
+        C::CrossOrigin,
+        C::Unauthorized,
+        C::Unavailable,
+        C::SessionRequired,
+    ];
+    const BODY: [AuthCode; 3] = [C::UnsupportedMediaType, C::TooLarge, C::BadRequest];
+    const LOGIN_ONLY: &str = "With a login's access token; a personal token is refused \
+        (`session_required`), so that a leaked token cannot mint others or change its account.";
+    let (tokens, bots) = ("tokens", "bots");
+    let list = Operation::new(
+        "get",
+        "/api/tokens",
+        tokens,
+        "The caller's personal API tokens",
+    )
+    .auth(Auth::Bearer)
+    .describe(LOGIN_ONLY)
+    .answer(
+        200,
+        "The tokens, oldest first, without their secrets.",
+        json_of::<TokenList>(g),
+    )
+    .codes(g, &SESSION);
+    let create_codes = [
+        C::InvalidTokenName,
+        C::InvalidScope,
+        C::ScopeNotAllowed,
+        C::InvalidExpiry,
+        C::Forbidden,
+        C::TooManyTokens,
+    ];
+    let create = Operation::new("post", "/api/tokens", tokens, "Create a personal API token")
+        .auth(Auth::Bearer)
+        .describe(format!("{LOGIN_ONLY} Guests hold none (`forbidden`)."))
+        .request(g.subschema_for::<CreateTokenRequest>())
+        .answer(
+            201,
+            "Created; the answer is the only time the whole token is shown.",
+            json_of::<CreatedToken>(g),
+        )
+        .link(
+            201,
+            "revoke",
+            "delete /api/tokens/{id}",
+            json!({"id": "$response.body#/id"}),
+        )
+        .codes(g, &[&SESSION[..], &BODY, &create_codes].concat());
+    let revoke = Operation::new(
+        "delete",
+        "/api/tokens/{id}",
+        tokens,
+        "Revoke a personal API token",
+    )
+    .auth(Auth::Bearer)
+    .describe(format!(
+        "{LOGIN_ONLY} The token's WebSocket connections end on every node."
+    ))
+    .path(
+        "id",
+        "The token's id: `tgn_` and 12 hex digits.",
+        json!({"type": "string"}),
+    )
+    .answer(204, "Revoked.", Body::Empty)
+    .codes(g, &[&SESSION[..], &[C::UnknownToken]].concat());
+    let make_bot_codes = [
+        C::ConfirmationRequired,
+        C::Forbidden,
+        C::NotAPlayer,
+        C::RatedGamesPlayed,
+    ];
+    let make_bot = Operation::new(
+        "post",
+        "/api/account/bot",
+        bots,
+        "Turn the caller's account into a bot account, for good",
+    )
+    .auth(Auth::Bearer)
+    .describe(format!(
+        "{LOGIN_ONLY} Only a player's account with no rated game may become a bot; its \
+        connections end and come back as the bot."
+    ))
+    .request(g.subschema_for::<MakeBotRequest>())
+    .answer(200, "The account as it is now.", json_of::<MadeBot>(g))
+    .codes(g, &[&SESSION[..], &BODY, &make_bot_codes].concat());
+    let profile_codes = [C::InsufficientScope, C::NotABot, C::InvalidBotProfile];
+    let profile = Operation::new(
+        "put",
+        "/api/account/bot-profile",
+        bots,
+        "Set a bot account's profile for the bots page",
+    )
+    .auth(Auth::Bearer)
+    .scope(Scope::Bot)
+    .describe("With a login's access token or the bot's own personal token.")
+    .request(g.subschema_for::<BotProfile>())
+    .answer(200, "The profile as stored.", json_of::<BotProfile>(g))
+    .codes(g, &[&CALLER[..], &BODY, &profile_codes].concat());
+    let page = Operation::new("get", "/api/bots", bots, "Bot accounts, a page at a time")
+        .describe(
+            "Public. Enabled bot accounts by id, each with whether it is connected now and \
+            its profile if it set one. Other query parameters are ignored.",
+        )
+        .query(
+            "after",
+            &format!("The `next` of the page before (its last id); {BOTS_PAGE} bots a page."),
+            json!({"type": "string"}),
+        )
+        .answer(200, "A page of bots.", json_of::<BotPage>(g))
+        .codes(g, &[C::Unavailable]);
+    vec![list, create, revoke, make_bot, profile, page]
+}
+
+/// The notification settings over HTTP and the links mailed with notices
+/// (`net/notices.rs`).
+fn notices(g: &mut SchemaGenerator) -> Vec<Operation> {
+    use ErrorCode as E;
+    const TEXT: &str = "text/plain";
+    let tag = "notifications";
+    let settings = |g: &mut SchemaGenerator| json_of::<NotificationSettings>(g);
+    let unauthorized = "No token, or a refused one.";
+    let read = Operation::new(
+        "get",
+        "/api/notifications",
+        tag,
+        "The caller's notification settings",
+    )
+    .auth(Auth::Bearer)
+    .describe("Any token may read them.")
+    .answer(200, "The settings.", settings(g))
+    .coded(g, 401, &[E::Unauthorized], unauthorized)
+    .coded(g, 503, &[E::Unavailable], "The store failed.");
+    let change = Operation::new(
+        "put",
+        "/api/notifications",
+        tag,
+        "Change the caller's notification settings",
+    )
+    .auth(Auth::Bearer)
+    .scope(Scope::Play)
+    .describe(
+        "What the WebSocket's `set_notification_settings` does: a new address is unverified, \
+        and a link is mailed to it. A bot account's personal token needs `bot` instead.",
+    )
+    .request(g.subschema_for::<Change>())
+    .answer(200, "The settings as they now are.", settings(g))
+    .coded(
+        g,
+        400,
+        &[E::BadRequest, E::InvalidAddress],
+        "Not that JSON object, or an address that is not a bare mail address.",
+    )
+    .coded(g, 401, &[E::Unauthorized], unauthorized)
+    .coded(
+        g,
+        403,
+        &[E::InsufficientScope],
+        "A personal token without the scope.",
+    )
+    .coded(
+        g,
+        413,
+        &[E::TooLarge],
+        &format!("A body over {} bytes.", super::notices::MAX_BODY_BYTES),
+    )
+    .coded(g, 503, &[E::Unavailable], "The store failed.");
+    let mut ops = vec![read, change];
+    for (method, path, summary, done) in [
+        (
+            "get",
+            "/notify/unsubscribe",
+            "Follow a mail's link that turns a kind of notice's mail off",
+            "Done: the kinds are no longer mailed.",
+        ),
+        (
+            "post",
+            "/notify/unsubscribe",
+            "One-click unsubscribe (RFC 8058), as mail programs send it",
+            "Done: the kinds are no longer mailed.",
+        ),
+        (
+            "get",
+            "/notify/verify",
+            "Follow the link mailed to a new address to confirm it",
+            "Confirmed: notices are mailed to the address.",
+        ),
+    ] {
+        ops.push(
+            Operation::new(method, path, tag, summary)
+                .describe(
+                    "No login: the token is signed. Following a link twice does what the \
+                    first click did.",
+                )
+                .needed_query(
+                    "token",
+                    "The token the mail's link carries, signed by the server.",
+                    json!({"type": "string"}),
+                )
+                .answer(200, done, Body::Text(TEXT))
+                .answer(
+                    400,
+                    "No token, or one changed or not made by this server.",
+                    Body::Text(TEXT),
+                )
+                .answer(
+                    409,
+                    "A verification link for an address the account no longer has: nothing \
+                    changed.",
+                    Body::Text(TEXT),
+                )
+                .answer(503, "The store failed.", Body::Text(TEXT)),
+        );
+    }
+    ops
+}
+
+/// Tournaments, read-only (`net/tournaments.rs`): anyone may read, a director sees each
+/// board's pairing costs.
+fn tournaments(g: &mut SchemaGenerator) -> Vec<Operation> {
+    let tag = "tournaments";
+    let costs = "Anyone may read; a bearer token of one of the tournament's directors adds \
+        each board's `costs`.";
+    let one = |op: Operation, g: &mut SchemaGenerator, unread: &str, missing: &str| {
+        op.auth(Auth::OptionalBearer)
+            .scope(Scope::TournamentDirect)
+            .describe(costs)
+            .refusal(g, 400, unread)
+            .refusal(g, 401, "A token was sent and refused.")
+            .refusal(g, 404, missing)
+            .refusal(g, 503, "The store failed.")
+    };
+    let (id, tournament) = ("The id cannot be read.", "No such tournament.");
+    let round = Operation::new(
+        "get",
+        "/api/tournaments/{id}/rounds/{round}",
+        tag,
+        "A round's pairings",
+    )
+    .path(
+        "round",
+        "The round's number, from 1.",
+        json!({"type": "integer", "minimum": 1, "maximum": u8::MAX}),
+    )
+    .answer(
+        200,
+        "The round, as in `round_started`.",
+        json_of::<RoundView>(g),
+    );
+    vec![
+        Operation::new("get", "/api/tournaments", tag, "The newest tournaments")
+            .answer(
+                200,
+                format!("The newest {}, newest first.", crate::tournaments::LISTED),
+                json_of::<TournamentList>(g),
+            )
+            .refusal(g, 503, "The store failed."),
+        one(
+            Operation::new("get", "/api/tournaments/{id}", tag, "A tournament").answer(
+                200,
+                "The whole tournament, as in the `tournament` message.",
+                json_of::<TournamentView>(g),
+            ),
+            g,
+            id,
+            tournament,
+        ),
+        one(
+            Operation::new(
+                "get",
+                "/api/tournaments/{id}/standings",
+                tag,
+                "A tournament's standings and crosstable",
+            )
+            .answer(
+                200,
+                "The standings, as in `standings_changed`.",
+                json_of::<Standings>(g),
+            ),
+            g,
+            id,
+            tournament,
+        ),
+        one(
+            round,
+            g,
+            "The id or the round cannot be read.",
+            "No such tournament, or the round is not paired.",
+        ),
+    ]
 }
 
 /// The OpenAPI 3.1 document of every HTTP route.
@@ -481,7 +891,7 @@ pub fn document() -> Value {
         "info": {
             "title": "tengen HTTP API",
             "version": PROTOCOL_VERSION.to_string(),
-            "description": "The HTTP routes of a tengen server: accounts, the game archive and its SGF, ratings, reviews, operations. Play, the lobby, referees and admins use the WebSocket (`/ws`), described by the AsyncAPI document at /api/asyncapi.json. The prose is client-protocol/.",
+            "description": "The HTTP routes of a tengen server: accounts, personal API tokens, bot accounts, the game archive and its SGF, ratings, reviews, tournaments, notification settings and the links mailed with notices, operations. Play, the lobby, referees and admins use the WebSocket (`/ws`), described by the AsyncAPI document at /api/asyncapi.json. The prose is client-protocol/.",
         },
         "paths": paths,
         "components": {

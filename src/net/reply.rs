@@ -12,6 +12,14 @@ pub(super) struct Problem {
     pub error: String,
 }
 
+/// A refusal of the routes that do over HTTP what a WebSocket request does (the
+/// notification settings): the sentence and the WebSocket's stable code.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct CodedProblem {
+    pub error: String,
+    pub code: crate::protocol::ErrorCode,
+}
+
 /// A refusal in the API's shape: the status and `{"error": message}`.
 pub(super) fn problem(status: StatusCode, message: impl Into<String>) -> Response {
     let body = Problem {

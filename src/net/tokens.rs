@@ -148,8 +148,8 @@ async fn revoke(
 }
 
 /// `POST /api/account/bot`'s answer: the account as it is now.
-#[derive(Serialize)]
-struct MadeBot {
+#[derive(Serialize, schemars::JsonSchema)]
+pub(super) struct MadeBot {
     user: UserInfo,
 }
 

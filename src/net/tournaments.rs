@@ -6,17 +6,32 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use serde_json::json;
+use serde::Serialize;
 
 use super::extract::{GameIdPath, bearer};
 use super::reply::problem;
 use crate::accounts::tokens::scope::Scope;
 use crate::hub::Hub;
-use crate::protocol::{ErrorCode, Refusal, TournamentView};
+use crate::protocol::{ErrorCode, Refusal, StandingView, TournamentView};
+use crate::store::TournamentRecord;
+
+/// `GET /api/tournaments`: the newest tournaments, newest first.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(super) struct TournamentList {
+    tournaments: Vec<TournamentRecord>,
+}
+
+/// `GET /api/tournaments/{id}/standings`: the standings with the crosstable's rows.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(super) struct Standings {
+    tournament_id: String,
+    standings: Vec<StandingView>,
+}
 
 pub fn routes() -> Router<Arc<Hub>> {
     Router::new()
@@ -59,7 +74,7 @@ async fn view(hub: &Hub, headers: &HeaderMap, id: GameIdPath) -> Result<Tourname
 
 async fn list(State(hub): State<Arc<Hub>>) -> Response {
     match hub.tournaments.list().await {
-        Ok(tournaments) => Json(json!({ "tournaments": tournaments })).into_response(),
+        Ok(tournaments) => Json(TournamentList { tournaments }).into_response(),
         Err(refusal) => refused(refusal),
     }
 }
@@ -73,10 +88,10 @@ async fn one(State(hub): State<Arc<Hub>>, headers: HeaderMap, id: GameIdPath) ->
 
 async fn standings(State(hub): State<Arc<Hub>>, headers: HeaderMap, id: GameIdPath) -> Response {
     match view(&hub, &headers, id).await {
-        Ok(view) => Json(json!({
-            "tournament_id": view.tournament_id,
-            "standings": view.standings,
-        }))
+        Ok(view) => Json(Standings {
+            tournament_id: view.tournament_id,
+            standings: view.standings,
+        })
         .into_response(),
         Err(response) => response,
     }
@@ -85,8 +100,14 @@ async fn standings(State(hub): State<Arc<Hub>>, headers: HeaderMap, id: GameIdPa
 async fn round(
     State(hub): State<Arc<Hub>>,
     headers: HeaderMap,
-    Path((id, round)): Path<(String, String)>,
+    path: Result<Path<(String, String)>, PathRejection>,
 ) -> Response {
+    let Ok(Path((id, round))) = path else {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "the tournament id or the round in the path cannot be read",
+        );
+    };
     let Ok(number) = round.parse::<u8>() else {
         return problem(StatusCode::BAD_REQUEST, "a round is a number from 1");
     };

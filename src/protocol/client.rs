@@ -163,6 +163,7 @@ pub enum LobbyMsg {
         #[serde(default)]
         address: Option<String>,
         #[serde(default)]
+        #[schemars(schema_with = "super::notice::mail_modes_schema")]
         modes: BTreeMap<NoticeKind, MailMode>,
     },
 }
@@ -589,7 +590,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_types_come_from_both_enums() {
+    fn the_types_come_from_the_three_enums() {
         let types: Vec<&str> = ClientMsg::types().collect();
         for t in [
             "auth",
@@ -599,12 +600,18 @@ mod tests {
             "join",
             "play",
             "chat",
+            "watch_tournament",
+            "pair",
         ] {
             assert!(types.contains(&t), "{t} missing from {types:?}");
         }
-        assert_eq!(types.len(), lobby_types().len() + game_types().len());
-        // No name in both: decode would never reach the second.
-        assert!(lobby_types().iter().all(|t| !game_types().contains(t)));
+        assert_eq!(
+            types.len(),
+            lobby_types().len() + game_types().len() + tournament_types().len()
+        );
+        // No name in two: decode would never reach the second.
+        let unique: std::collections::BTreeSet<&str> = types.iter().copied().collect();
+        assert_eq!(unique.len(), types.len(), "{types:?}");
     }
 
     #[test]

@@ -104,6 +104,22 @@ pub enum MailMode {
     Off,
 }
 
+/// The schema of a map from each kind of notice to its mail mode: one property per
+/// kind and no other. schemars leaves the keys of a map free when the key is an enum with
+/// documented variants, and a client could then be told any key is fine.
+pub fn mail_modes_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mode = g.subschema_for::<MailMode>().to_value();
+    let kinds: serde_json::Map<String, serde_json::Value> = NoticeKind::ALL
+        .iter()
+        .map(|kind| (kind.as_str().to_string(), mode.clone()))
+        .collect();
+    schemars::json_schema!({
+        "type": "object",
+        "properties": kinds,
+        "additionalProperties": false,
+    })
+}
+
 /// An account's notification settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NotificationSettings {
@@ -114,6 +130,7 @@ pub struct NotificationSettings {
     /// verified address.
     pub verified: bool,
     /// How each kind is mailed (every kind is listed).
+    #[schemars(schema_with = "mail_modes_schema")]
     pub modes: BTreeMap<NoticeKind, MailMode>,
     /// Whether this server sends mail at all.
     pub mail: bool,

@@ -21,6 +21,7 @@ use super::client::{GameAction, LobbyMsg};
 use super::event::GameEvent;
 use super::request::RequestId;
 use super::server::ServerMsg;
+use super::tournament::TournamentAction;
 use crate::rating::Rank;
 use crate::rules::{GameResult, HalfPoints, Move, Vertex};
 
@@ -143,17 +144,24 @@ fn generator(dialect: Dialect) -> SchemaGenerator {
     .into_generator()
 }
 
-/// Gives an integer of a fixed width its upper bound: the `format` schemars writes
-/// (`uint64`) is no JSON Schema keyword, so without `maximum` a generator draws numbers
-/// the server cannot read.
+/// Gives an integer of a fixed width its bounds: the `format` schemars writes (`uint64`,
+/// `int32`) is no JSON Schema keyword, so without `minimum` and `maximum` a generator
+/// draws numbers the server cannot read.
 pub fn bound_integers(schema: &mut Schema) {
-    let most = match schema.get("format").and_then(Value::as_str) {
-        Some("uint8") => u64::from(u8::MAX),
-        Some("uint16") => u64::from(u16::MAX),
-        Some("uint32") => u64::from(u32::MAX),
-        Some("uint64") => u64::MAX,
+    let (least, most): (i64, u64) = match schema.get("format").and_then(Value::as_str) {
+        Some("uint8") => (0, u64::from(u8::MAX)),
+        Some("uint16") => (0, u64::from(u16::MAX)),
+        Some("uint32") => (0, u64::from(u32::MAX)),
+        Some("uint64") => (0, u64::MAX),
+        Some("int8") => (i64::from(i8::MIN), i8::MAX.unsigned_abs().into()),
+        Some("int16") => (i64::from(i16::MIN), i16::MAX.unsigned_abs().into()),
+        Some("int32") => (i64::from(i32::MIN), i32::MAX.unsigned_abs().into()),
+        Some("int64") => (i64::MIN, i64::MAX.unsigned_abs()),
         _ => return,
     };
+    if schema.get("minimum").is_none() {
+        schema.insert("minimum".into(), least.into());
+    }
     if schema.get("maximum").is_none() {
         schema.insert("maximum".into(), most.into());
     }
@@ -196,10 +204,16 @@ fn client_messages(dialect: Dialect) -> Messages {
     let mut g = generator(dialect);
     let id = g.subschema_for::<Option<RequestId>>().to_value();
     let game_id = json!({"type": "string", "description": "The game the action is for."});
+    let tournament_id =
+        json!({"type": "string", "description": "The tournament the request is for."});
     let mut each = variants::<LobbyMsg>(&mut g, &[("id", id.clone(), false)]);
     each.extend(variants::<GameAction>(
         &mut g,
-        &[("id", id, false), ("game_id", game_id, true)],
+        &[("id", id.clone(), false), ("game_id", game_id, true)],
+    ));
+    each.extend(variants::<TournamentAction>(
+        &mut g,
+        &[("id", id, false), ("tournament_id", tournament_id, true)],
     ));
     Messages {
         each,

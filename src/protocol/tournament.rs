@@ -48,7 +48,7 @@ pub struct TournamentSetup {
 }
 
 /// A request about one tournament.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TournamentAction {
     /// Receive the tournament's channel (a `tournament` view, then its events).

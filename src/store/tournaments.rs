@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 
-/// A tournament as lists show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A tournament as lists show it (`GET /api/tournaments`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TournamentRecord {
     pub id: String,
     pub name: String,

@@ -63,9 +63,14 @@ function operationView(method, path, op) {
   const section = el('section', { class: 'apiref-op', id: anchor(method, path), 'data-testid': 'apiref-op' },
     el('h3', {}, el('span', { class: `apiref-method ${method}` }, method.toUpperCase()), ' ', el('code', {}, path)),
     el('p', {}, op.summary ?? ''));
+  if (op.description) section.append(el('p', {}, op.description));
   if (op.security) {
-    const schemes = op.security.flatMap((s) => Object.keys(s)).join(', ');
-    section.append(el('p', {}, 'Authentication: ', el('code', {}, schemes)));
+    // Each requirement is one way in: a scheme with the personal token's scopes it needs,
+    // or none at all.
+    const ways = op.security.map((s) => Object.entries(s)
+      .map(([scheme, scopes]) => (scopes.length ? `${scheme} (${scopes.join(', ')})` : scheme))
+      .join(' + ') || 'none');
+    section.append(el('p', {}, 'Authentication: ', el('code', {}, ways.join(' or '))));
   }
   if (op.parameters?.length) {
     const rows = el('tbody');

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::protocol::{BotOffer, UserInfo};
 
 /// `POST /api/account/bot`: turning one's own account into a bot account, for good.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MakeBotRequest {
     /// The account's username again, as the confirmation that this cannot be undone.
@@ -16,7 +16,7 @@ pub struct MakeBotRequest {
 }
 
 /// Which games a bot takes, as to rating.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RatedChoice {
     Rated,
@@ -27,7 +27,7 @@ pub enum RatedChoice {
 /// What a bot declares about itself for the bots page: its engine and the games it
 /// accepts. The `offer` is the standing offer's shape (client-protocol/bots.md#offer):
 /// board sizes, rulesets, time systems and main-time range, handicap.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BotProfile {
     /// The engine and its version, e.g. `GNU Go 3.8`: 1 to 40 characters.
@@ -37,7 +37,7 @@ pub struct BotProfile {
 }
 
 /// One bot account on the bots page.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BotEntry {
     pub user: UserInfo,
@@ -49,7 +49,7 @@ pub struct BotEntry {
 }
 
 /// `GET /api/bots`: enabled bot accounts by id, a page at a time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BotPage {
     pub bots: Vec<BotEntry>,

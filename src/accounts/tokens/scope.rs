@@ -9,7 +9,19 @@ use crate::protocol::{ClientMsg, GameAction, LobbyMsg, Role, TournamentAction};
 
 /// One thing a personal token may be allowed. Every scope lets its holder read (watch
 /// games and the lobby, list); `read` alone allows nothing more.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum Scope {
     /// Watch, list, and read what the account may read.
     #[serde(rename = "read")]
@@ -22,8 +34,8 @@ pub enum Scope {
     /// the bot's profile. Only a bot account's tokens hold it, and a bot acts only with it.
     #[serde(rename = "bot")]
     Bot,
-    /// Reserved for tournament directors (referee and admin accounts): it grants nothing
-    /// yet; the tournament routes will check it when tournaments land.
+    /// What a tournament's director or chief referee does (referee and admin accounts),
+    /// and each board's pairing costs in the tournament routes.
     #[serde(rename = "tournament:direct")]
     TournamentDirect,
 }

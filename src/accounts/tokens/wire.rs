@@ -8,20 +8,22 @@ use serde::{Deserialize, Serialize};
 use super::scope::Scope;
 
 /// `POST /api/tokens`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTokenRequest {
     /// What the token is for, shown in the list: 1 to 40 characters.
     pub name: String,
     /// At least one; each one the account's role may hold.
+    #[schemars(length(min = 1))]
     pub scopes: Vec<Scope>,
     /// Days until the token expires, 1 to 365; absent: it never expires.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = super::MAX_EXPIRY_DAYS))]
     pub expires_in_days: Option<u32>,
 }
 
 /// A token as the list shows it: never the secret, only the visible `id`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TokenView {
     /// The token's visible prefix (`tgn_` and 12 hex digits), which its secret starts
@@ -40,7 +42,7 @@ pub struct TokenView {
 }
 
 /// `201` to `POST /api/tokens`: the only answer that holds the secret.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreatedToken {
     /// The whole token, shown this once; the server keeps only its SHA-256.
@@ -50,7 +52,7 @@ pub struct CreatedToken {
 }
 
 /// `GET /api/tokens`: the caller's tokens, oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TokenList {
     pub tokens: Vec<TokenView>,
