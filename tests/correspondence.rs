@@ -16,7 +16,8 @@ fn days(n: u64) -> Duration {
     Duration::from_millis(n * DAY)
 }
 
-/// A server whose heartbeat and idle timeout never interfere with sleeps of days.
+/// A server whose heartbeat and idle timeout never interfere with sleeps of days, and
+/// whose players have no vacation days to spend at a deadline (tests/vacation.rs's).
 async fn server() -> TestServer {
     TestServer::start_with(quiet).await
 }
@@ -24,6 +25,8 @@ async fn server() -> TestServer {
 fn quiet(c: &mut tengen::config::Config) {
     c.limits.heartbeat_secs = 100_000_000;
     c.limits.idle_timeout_secs = 1_000_000_000;
+    c.correspondence.vacation_start_days = 0;
+    c.correspondence.vacation_days_per_30 = 0;
 }
 
 /// Fischer in days: 3 days, a day a move, at most 4 days.

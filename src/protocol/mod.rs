@@ -21,7 +21,7 @@ mod user;
 pub use client::{ClientMsg, DecodeError, GameAction, LobbyMsg, Request, decode, request_id};
 pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, GroupTax, NigiriProof, ScoreView};
-pub use notice::{MailMode, Notice, NoticeKind, NoticePayload, NotificationSettings};
+pub use notice::{MailMode, Notice, NoticeKind, NoticePayload, NotificationSettings, Vacation};
 pub use offer::{BotListing, BotOffer, time_system};
 pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Report, Ruling};
 pub use request::RequestId;

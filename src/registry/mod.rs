@@ -418,6 +418,7 @@ mod tests {
             writer: writer.clone(),
             store,
             lag: Default::default(),
+            vacation: Default::default(),
             news: Arc::new(move |news| {
                 if let Some(registry) = news_to.get().and_then(Weak::upgrade) {
                     registry.placed(news);

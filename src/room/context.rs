@@ -106,4 +106,6 @@ pub struct RoomContext {
     pub news: News,
     /// The other nodes, in a cluster.
     pub relay: Option<Arc<dyn Relay>>,
+    /// The vacation rules, for a day spent at a deadline.
+    pub vacation: crate::correspondence::vacation::Policy,
 }

@@ -26,6 +26,7 @@ mod reviews;
 mod schema;
 mod tokens;
 mod tournaments;
+mod vacations;
 
 use std::fmt;
 

@@ -43,6 +43,7 @@ mod reviews;
 mod tests;
 mod tokens;
 mod tournaments;
+mod vacations;
 
 /// How long a statement waits for another process's lock (an operator's `sqlite3` shell,
 /// a backup) before failing, rather than failing at once.
