@@ -20,7 +20,7 @@ use crate::correspondence::vacation::Policy;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::Lobby;
 use crate::notify::{Mailing, Notices};
-use crate::protocol::{CalledGame, GameSummary, Refusal, UserInfo};
+use crate::protocol::{CalledGame, GameSummary, NoticeKind, NoticePayload, Refusal, UserInfo};
 use crate::registry::{Clustered, Local, Placement, Registry};
 use crate::room::{RoomContext, RoomNews};
 use crate::shutdown::Shutdown;
@@ -81,6 +81,7 @@ impl Hub {
                 store,
                 lag: config.clock.lag,
                 vacation: Policy::new(&config.correspondence),
+                deadline_warn_ms: u64::from(config.correspondence.deadline_warn_hours) * 3_600_000,
                 news: Arc::new(move |news| {
                     if let Some(hub) = hub.upgrade() {
                         hub.room_news(news);
@@ -240,6 +241,21 @@ impl Hub {
                         deadline_ms,
                     });
                 }
+            }
+            RoomNews::DeadlineNear {
+                game_id,
+                player,
+                opponent,
+                deadline_ms,
+            } => {
+                let payload = NoticePayload {
+                    game_id: Some(game_id.to_string()),
+                    opponent: Some(opponent),
+                    deadline: Some(deadline_ms),
+                    ..NoticePayload::default()
+                };
+                self.notices
+                    .notify(&player.id, NoticeKind::Deadline, payload);
             }
             RoomNews::Replay { of, game_id } => {
                 let starter = self.starter.clone();

@@ -64,7 +64,7 @@ fn white_ms(snapshot: &Value) -> u64 {
 
 async fn vacation(c: &mut Client, kind: &str) -> Value {
     let reply = c.ok(json!({"type": kind})).await;
-    assert_eq!(reply["type"], "vacation", "{reply}");
+    assert_eq!(reply["type"], "vacation_status", "{reply}");
     reply["vacation"].clone()
 }
 

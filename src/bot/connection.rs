@@ -493,7 +493,7 @@ impl BotRunner {
             | ServerMsg::Notice { .. }
             | ServerMsg::UnreadNotices { .. }
             | ServerMsg::NotificationSettings { .. }
-            | ServerMsg::Vacation { .. } => {}
+            | ServerMsg::VacationStatus { .. } => {}
         }
         wire
     }

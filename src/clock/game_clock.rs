@@ -291,6 +291,11 @@ impl GameClock {
         }
     }
 
+    /// When the running side's clock started (moved later by a [`hold`](Self::hold)).
+    pub fn since(&self) -> Option<Millis> {
+        self.turn.map(|turn| turn.since)
+    }
+
     /// Whether `color` is on vacation: its clock stands still.
     pub fn is_away(&self, color: Color) -> bool {
         self.away[color.index()]

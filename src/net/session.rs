@@ -591,15 +591,15 @@ impl Session {
             }
             LobbyMsg::GetVacation {} => {
                 let vacation = hub.vacations.status(&self.user()?.id).await?;
-                self.send(&ServerMsg::Vacation { id, vacation });
+                self.send(&ServerMsg::VacationStatus { id, vacation });
             }
             LobbyMsg::StartVacation {} => {
                 let vacation = hub.vacations.go(&self.user()?.id).await?;
-                self.send(&ServerMsg::Vacation { id, vacation });
+                self.send(&ServerMsg::VacationStatus { id, vacation });
             }
             LobbyMsg::EndVacation {} => {
                 let vacation = hub.vacations.back(&self.user()?.id).await?;
-                self.send(&ServerMsg::Vacation { id, vacation });
+                self.send(&ServerMsg::VacationStatus { id, vacation });
             }
             msg @ (LobbyMsg::ListNotices { .. }
             | LobbyMsg::MarkNoticesRead { .. }

@@ -186,6 +186,12 @@ pub enum GameEvent {
         color: Color,
         ms: u64,
     },
+    /// The player to move in a correspondence game was warned (a `deadline` notice) that
+    /// their time runs out at `deadline` (server Unix ms).
+    DeadlineWarned {
+        color: Color,
+        deadline: u64,
+    },
     /// A player's connection came or went, with both clocks as they stood (timed games),
     /// so that a game rebuilt after the server stopped charges the time used up to then.
     /// Older logs lack the clock.

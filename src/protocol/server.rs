@@ -316,8 +316,9 @@ pub enum ServerMsg {
     UnreadNotices {
         unread: u64,
     },
-    /// The reply to `get_vacation`, `start_vacation` and `end_vacation`.
-    Vacation {
+    /// The reply to `get_vacation`, `start_vacation` and `end_vacation` (not `vacation`:
+    /// that is a game's event).
+    VacationStatus {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<RequestId>,
         vacation: Vacation,

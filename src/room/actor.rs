@@ -330,11 +330,12 @@ impl Room {
     fn prepare(
         ctx: RoomContext,
         id: String,
-        live: LiveGame,
+        mut live: LiveGame,
         recent: Ring,
         gone: Vec<Color>,
         timeline: Timeline,
     ) -> Prepared {
+        live.warn_before_deadline(ctx.deadline_warn_ms);
         let instance = next_instance();
         let (tx, rx) = mpsc::channel(QUEUE);
         let id: Arc<str> = id.into();
@@ -561,7 +562,34 @@ impl Room {
         })
     }
 
+    /// The player to move is warned of their deadline, if that is due now: the
+    /// `deadline_warned` event, then the notice. Whether it was due.
+    async fn deadline_warning(&mut self) -> bool {
+        let at = self.moment(0);
+        let Some((color, deadline, when)) = self.live.deadline_warning() else {
+            return false;
+        };
+        if when > at.now {
+            return false;
+        }
+        let step = self
+            .live
+            .step(vec![GameEvent::DeadlineWarned { color, deadline }], at);
+        if self.commit(step).await.is_ok() {
+            (self.ctx.news)(RoomNews::DeadlineNear {
+                game_id: self.id.clone(),
+                player: self.live.player(color).clone(),
+                opponent: self.live.player(color.opponent()).clone(),
+                deadline_ms: i64::try_from(deadline).unwrap_or(i64::MAX),
+            });
+        }
+        true
+    }
+
     async fn on_timer(&mut self) {
+        if self.deadline_warning().await {
+            return;
+        }
         if let Some((step, spent)) = self.vacation_day().await {
             tracing::info!("a vacation day is spent at a deadline");
             let _ = self.commit_with(step, vec![spent]).await;

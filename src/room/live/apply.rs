@@ -110,6 +110,10 @@ impl LiveGame {
                     .set_away(*color, *away, now)
                     .map_err(|f| f.to_string())
             }
+            GameEvent::DeadlineWarned { color, deadline } => {
+                self.warned = Some((*color, *deadline));
+                Ok(())
+            }
             GameEvent::VacationSpent { color, ms } => {
                 self.expect(self.clock.running() == Some(*color))?;
                 self.clock.hold(*color, *ms);
