@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockLimits, LagSettings};
 
+mod correspondence;
 mod http;
 mod network;
 mod notify;
+pub use correspondence::CorrespondenceConfig;
 pub use http::HttpConfig;
 pub use network::Network;
 pub use notify::{MailConfig, MailTls, NotifyConfig};
@@ -35,6 +37,7 @@ pub struct Config {
     pub rules: RulesConfig,
     pub notify: NotifyConfig,
     pub mail: MailConfig,
+    pub correspondence: CorrespondenceConfig,
 }
 
 impl Default for Config {
@@ -52,6 +55,7 @@ impl Default for Config {
             rules: RulesConfig::default(),
             notify: NotifyConfig::default(),
             mail: MailConfig::default(),
+            correspondence: CorrespondenceConfig::default(),
         }
     }
 }
@@ -865,7 +869,10 @@ impl Config {
         if let Err((key, message)) = self.http.check() {
             return invalid(key, message);
         }
-        if let Err((key, message)) = self.notify.check().and_then(|()| self.mail.check()) {
+        if let Err((key, message)) = (self.notify.check())
+            .and_then(|()| self.mail.check())
+            .and_then(|()| self.correspondence.check())
+        {
             return invalid(key, message);
         }
         if l.idle_timeout_secs <= l.heartbeat_secs {

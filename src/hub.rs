@@ -15,10 +15,12 @@ use crate::auth::Verifier;
 use crate::cluster::lobby::Home;
 use crate::cluster::{Bus, BusError, Node};
 use crate::config::Config;
+use crate::correspondence::away::Vacations;
+use crate::correspondence::vacation::Policy;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::Lobby;
 use crate::notify::{Mailing, Notices};
-use crate::protocol::{CalledGame, GameSummary, Refusal, UserInfo};
+use crate::protocol::{CalledGame, GameSummary, NoticeKind, NoticePayload, Refusal, UserInfo};
 use crate::registry::{Clustered, Local, Placement, Registry};
 use crate::room::{RoomContext, RoomNews};
 use crate::shutdown::Shutdown;
@@ -42,6 +44,8 @@ pub struct Hub {
     pub tournaments: Arc<Tournaments>,
     /// Each account's notices: kept, pushed, mailed.
     pub notices: Arc<Notices>,
+    /// Players on vacation from their correspondence games.
+    pub vacations: Arc<Vacations>,
     next_conn: AtomicU64,
     /// The signal to stop, and the guards of the open connections.
     pub(crate) shutdown: Shutdown,
@@ -68,6 +72,7 @@ impl Hub {
         notices.listen(lifecycle.subscribe());
         let shutdown = Shutdown::default();
         let tournament_store = store.clone();
+        let store_for_vacations = store.clone();
         Arc::new_cyclic(|me: &Weak<Hub>| {
             let hub = me.clone();
             let rooms_ctx = RoomContext {
@@ -75,6 +80,8 @@ impl Hub {
                 writer,
                 store,
                 lag: config.clock.lag,
+                vacation: Policy::new(&config.correspondence),
+                deadline_warn_ms: u64::from(config.correspondence.deadline_warn_hours) * 3_600_000,
                 news: Arc::new(move |news| {
                     if let Some(hub) = hub.upgrade() {
                         hub.room_news(news);
@@ -86,6 +93,12 @@ impl Hub {
                 None => Box::new(Local),
             };
             let games = Registry::new(rooms_ctx, place, shutdown.signal());
+            let vacations = Vacations::start(
+                store_for_vacations,
+                Policy::new(&config.correspondence),
+                games.clone(),
+                notices.clone(),
+            );
             let max_games = config.limits.max_games_per_user;
             let starter = Starter::new(lobby.clone(), games.clone(), lifecycle.clone(), max_games);
             let starter = Arc::new(starter);
@@ -106,6 +119,7 @@ impl Hub {
                 lifecycle,
                 tournaments,
                 notices,
+                vacations,
                 next_conn: AtomicU64::new(1),
                 shutdown,
                 cluster,
@@ -227,6 +241,21 @@ impl Hub {
                         deadline_ms,
                     });
                 }
+            }
+            RoomNews::DeadlineNear {
+                game_id,
+                player,
+                opponent,
+                deadline_ms,
+            } => {
+                let payload = NoticePayload {
+                    game_id: Some(game_id.to_string()),
+                    opponent: Some(opponent),
+                    deadline: Some(deadline_ms),
+                    ..NoticePayload::default()
+                };
+                self.notices
+                    .notify(&player.id, NoticeKind::Deadline, payload);
             }
             RoomNews::Replay { of, game_id } => {
                 let starter = self.starter.clone();

@@ -16,7 +16,8 @@ fn days(n: u64) -> Duration {
     Duration::from_millis(n * DAY)
 }
 
-/// A server whose heartbeat and idle timeout never interfere with sleeps of days.
+/// A server whose heartbeat and idle timeout never interfere with sleeps of days, and
+/// whose players have no vacation days to spend at a deadline (tests/vacation.rs's).
 async fn server() -> TestServer {
     TestServer::start_with(quiet).await
 }
@@ -24,6 +25,8 @@ async fn server() -> TestServer {
 fn quiet(c: &mut tengen::config::Config) {
     c.limits.heartbeat_secs = 100_000_000;
     c.limits.idle_timeout_secs = 1_000_000_000;
+    c.correspondence.vacation_start_days = 0;
+    c.correspondence.vacation_days_per_30 = 0;
 }
 
 /// Fischer in days: 3 days, a day a move, at most 4 days.
@@ -456,4 +459,44 @@ async fn a_plan_survives_a_restart() {
         (reply["vertex"].clone(), reply["planned"].clone()),
         (json!("F4"), json!(true))
     );
+}
+
+/// The `deadline` notices `who` has been given so far.
+async fn deadline_notices(c: &mut Client) -> Vec<Value> {
+    let listed = c.ok(json!({"type": "list_notices"})).await;
+    let notices = listed["notices"].as_array().cloned().unwrap_or_default();
+    notices
+        .into_iter()
+        .filter(|n| n["kind"] == "deadline")
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_player_to_move_is_warned_a_day_before_the_deadline_once() {
+    let server = server().await;
+    let (mut black, white, id) = game(&server, fischer_days()).await;
+    play(&mut black, &id, 1, "E5").await;
+    black.close().await;
+    white.close().await;
+    // White has 3 days; asleep, the game is woken a day before their end to warn them.
+    sleep(days(2) - Duration::from_millis(1)).await;
+    let mut white = server.login("white").await;
+    assert_eq!(deadline_notices(&mut white).await, Vec::<Value>::new());
+    sleep(Duration::from_millis(1)).await;
+    let pushed = white.recv_type("notice").await;
+    assert_eq!(pushed["notice"]["kind"], "deadline", "{pushed}");
+    assert_eq!(pushed["notice"]["payload"]["game_id"], id.as_str());
+    assert_eq!(pushed["notice"]["payload"]["opponent"]["id"], "black");
+    let deadline = pushed["notice"]["payload"]["deadline"]
+        .as_i64()
+        .expect("a deadline");
+    // The game slept and woke again for its flag: the warning was given once.
+    sleep(days(1) - Duration::from_millis(1)).await;
+    assert_eq!(deadline_notices(&mut white).await.len(), 1);
+    sleep(Duration::from_millis(1)).await;
+    let (_, snapshot) = rejoin(&server, "carol", &id).await;
+    assert_eq!(snapshot["phase"], "ended", "{snapshot}");
+    let ended_at = record(&server, &id).await.ended_at_ms.expect("ended");
+    assert_eq!(ended_at, deadline, "the notice named the flag's instant");
+    assert_eq!(deadline_notices(&mut white).await.len(), 1);
 }

@@ -16,7 +16,7 @@ use tengen::store::{
     MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
     RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation, SqliteStore, Store,
     StoreError, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry, TournamentRecord, UserChange,
-    UserRecord,
+    UserRecord, VacationRow,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -113,6 +113,7 @@ on_both!(
     digests_wait_for_their_time_and_mail_prefs_are_kept,
     personal_tokens_are_bounded_used_and_revoked,
     a_player_without_rated_games_becomes_a_bot_once,
+    vacations_are_kept_and_spent_in_batches,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -495,6 +496,58 @@ fn unfinished_games_come_back_oldest_first(b: &Backend) {
         ]
     );
     assert!(live[1].1.iter().all(|e| e.game_id == "late"));
+}
+
+fn vacations_are_kept_and_spent_in_batches(b: &Backend) {
+    let s = &b.store;
+    assert_eq!(s.vacation("alice").expect("read"), None);
+    let home = VacationRow {
+        balance_ms: 5_000,
+        as_of_ms: 10,
+        away_since_ms: None,
+        warned: false,
+    };
+    s.put_vacation("alice", &home).expect("put");
+    let away = VacationRow {
+        away_since_ms: Some(20),
+        warned: true,
+        ..home
+    };
+    s.put_vacation("bob", &away).expect("put");
+    assert_eq!(s.vacation("alice").expect("read"), Some(home));
+    assert_eq!(
+        s.away_accounts().expect("away"),
+        [("bob".to_string(), away)]
+    );
+    // A day spent at a deadline comes off in the game's batch, all or nothing.
+    s.create_game(&game("corr", 1, "alice", "bob"))
+        .expect("create");
+    let spent = Append::VacationSpent {
+        game_id: "corr".into(),
+        user_id: "alice".into(),
+        ms: 2_000,
+    };
+    s.append(&[Append::Event(event("corr", 1)), spent.clone()])
+        .expect("a batch");
+    assert_eq!(
+        s.vacation("alice").expect("read").map(|v| v.balance_ms),
+        Some(3_000)
+    );
+    assert!(s.append(&[Append::Event(event("corr", 5)), spent]).is_err());
+    assert_eq!(
+        s.vacation("alice").expect("read").map(|v| v.balance_ms),
+        Some(3_000)
+    );
+    // Home again.
+    s.put_vacation(
+        "bob",
+        &VacationRow {
+            away_since_ms: None,
+            ..away
+        },
+    )
+    .expect("put");
+    assert_eq!(s.away_accounts().expect("away"), []);
 }
 
 fn deadline(game_id: &str, due_ms: i64) -> Append {

@@ -492,7 +492,8 @@ impl BotRunner {
             | ServerMsg::Notices { .. }
             | ServerMsg::Notice { .. }
             | ServerMsg::UnreadNotices { .. }
-            | ServerMsg::NotificationSettings { .. } => {}
+            | ServerMsg::NotificationSettings { .. }
+            | ServerMsg::VacationStatus { .. } => {}
         }
         wire
     }

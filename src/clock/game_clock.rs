@@ -92,6 +92,10 @@ pub struct GameClock {
     turn: Option<Turn>,
     paused: Option<Color>,
     flagged: Option<Color>,
+    /// The sides on vacation (correspondence games), by [`Color::index`]: an away
+    /// side's clock stands still even on its turn, and runs again from its return.
+    #[serde(default)]
+    away: [bool; 2],
 }
 
 impl GameClock {
@@ -104,6 +108,7 @@ impl GameClock {
             turn: None,
             paused: None,
             flagged: None,
+            away: [false; 2],
         }
     }
 
@@ -151,7 +156,7 @@ impl GameClock {
         let charge = match self.turn {
             Some(turn) if turn.color == color && self.flagged.is_none() => {
                 self.turn = None;
-                let elapsed_ms = now.saturating_sub(turn.since);
+                let elapsed_ms = self.used(turn, now);
                 let tc = self.time_control;
                 let clock = self.player_mut(color);
                 if clock
@@ -195,7 +200,7 @@ impl GameClock {
         if self.flagged.is_some() {
             return None;
         }
-        let turn = self.turn?;
+        let turn = self.turn.filter(|turn| !self.is_away(turn.color))?;
         let left = self.player(turn.color).remaining_ms(&self.time_control)?;
         Some(turn.since.saturating_add(left))
     }
@@ -275,7 +280,52 @@ impl GameClock {
 
     /// How long the running side's clock has run by `now` (None when no clock runs).
     pub fn elapsed(&self, now: Millis) -> Option<Millis> {
-        self.turn.map(|turn| now.saturating_sub(turn.since))
+        self.turn.map(|turn| self.used(turn, now))
+    }
+
+    /// The time `turn` has used by `now`: none while its side is away.
+    fn used(&self, turn: Turn, now: Millis) -> Millis {
+        match self.is_away(turn.color) {
+            true => 0,
+            false => now.saturating_sub(turn.since),
+        }
+    }
+
+    /// When the running side's clock started (moved later by a [`hold`](Self::hold)).
+    pub fn since(&self) -> Option<Millis> {
+        self.turn.map(|turn| turn.since)
+    }
+
+    /// Whether `color` is on vacation: its clock stands still.
+    pub fn is_away(&self, color: Color) -> bool {
+        self.away[color.index()]
+    }
+
+    /// `color` goes on vacation (`away`) or comes back at `now`. Going, a running clock
+    /// of theirs is charged its time so far (which can flag it) and then stands still;
+    /// back, it runs from `now`.
+    pub fn set_away(&mut self, color: Color, away: bool, now: Millis) -> Result<(), Flagged> {
+        if let Some(color) = self.flagged {
+            return Err(Flagged { color });
+        }
+        if let Some(turn) = self.turn.filter(|turn| turn.color == color) {
+            let tc = self.time_control;
+            let used = self.used(turn, now);
+            if self.player_mut(color).spend(&tc, used).is_err() {
+                return Err(self.record_flag(color));
+            }
+            self.turn = Some(Turn { color, since: now });
+        }
+        self.away[color.index()] = away;
+        Ok(())
+    }
+
+    /// Holds `color`'s running clock for `ms` (a vacation day spent at its deadline):
+    /// its deadline moves that much later, as if the clock had stood still.
+    pub fn hold(&mut self, color: Color, ms: Millis) {
+        if let Some(turn) = self.turn.as_mut().filter(|turn| turn.color == color) {
+            turn.since = turn.since.saturating_add(ms);
+        }
     }
 
     /// The side whose clock is running, if any.
@@ -289,14 +339,15 @@ impl GameClock {
         let mut view = ClockView {
             black: self.sides[0],
             white: self.sides[1],
-            running: self.running(),
+            // An away side's clock stands still: to clients, none runs.
+            running: self.running().filter(|c| !self.is_away(*c)),
             paused: self.is_paused(),
         };
         if let (Some(turn), None) = (self.turn, self.flagged) {
             // A flag leaves the copy at zero, which is what the view should show.
             let _ = view
                 .player_mut(turn.color)
-                .spend(&self.time_control, now.saturating_sub(turn.since));
+                .spend(&self.time_control, self.used(turn, now));
         }
         view
     }
@@ -310,7 +361,7 @@ impl GameClock {
             return Ok(());
         };
         let tc = self.time_control;
-        let elapsed_ms = now.saturating_sub(turn.since);
+        let elapsed_ms = self.used(turn, now);
         if self.player_mut(turn.color).spend(&tc, elapsed_ms).is_err() {
             return Err(self.record_flag(turn.color));
         }
@@ -344,6 +395,29 @@ mod tests {
             periods,
             period_ms: P,
         })
+    }
+
+    #[test]
+    fn an_away_side_stands_still_and_a_hold_moves_its_deadline() {
+        let mut g = GameClock::new(TimeControl::Absolute { main_ms: 1_000 });
+        g.start(B, 0).unwrap();
+        g.set_away(B, true, 300).unwrap();
+        assert_eq!(g.deadline(), None);
+        assert_eq!(g.view(5_000).black.main_ms, 700);
+        assert_eq!(g.view(5_000).running, None);
+        g.set_away(B, false, 5_000).unwrap();
+        assert_eq!(g.deadline(), Some(5_700));
+        g.hold(B, 1_000);
+        assert_eq!(g.deadline(), Some(6_700));
+        // Holding the side not running changes nothing.
+        g.hold(W, 1_000);
+        assert_eq!(g.deadline(), Some(6_700));
+        // Away on the opponent's turn: their own turn then stands still from its start.
+        g.on_move(B, 6_000, 0).unwrap();
+        g.set_away(B, true, 6_100).unwrap();
+        g.on_move(W, 6_500, 0).unwrap();
+        assert_eq!(g.deadline(), None);
+        assert_eq!(g.view(99_000).black.main_ms, 700);
     }
 
     #[test]

@@ -215,6 +215,9 @@ impl Mirror {
                 let _ = reply.send(Err(unexpected()));
             }
             RoomCmd::LeaveRemote { .. } | RoomCmd::LeaveNode { .. } => {}
+            // A vacation reaches the games whose rooms run on the player's node (or
+            // sleep): its reply dropped says this one was not reached.
+            RoomCmd::Vacation { .. } => {}
             RoomCmd::Release => self.orphaned = true,
         }
     }

@@ -4,6 +4,10 @@
 //!
 //! - [`calendar`]: the wall time these clocks run on, moving with tokio's clock.
 //! - [`plan`]: plans of conditional moves, checked and answered as pure functions.
+//! - [`vacation`]: vacation days, how they accrue and what a vacation costs.
+//! - [`away`]: the service that sends players on vacation and back, in all their games.
 
+pub mod away;
 pub mod calendar;
 pub mod plan;
+pub mod vacation;

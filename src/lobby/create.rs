@@ -4,16 +4,16 @@
 //! the announcements around them.
 
 use super::{Open, nigiri};
-use crate::clock::LagSettings;
+
 use crate::fanout::encode;
 use crate::ids::new_id;
 use crate::protocol::{
     ColorChoice, ErrorCode, EventFrame, GameEvent, GameSettings, HandicapPlacement, NigiriProof,
     Refusal, UserInfo,
 };
-use crate::room::{LiveGame, NewGame, Timeline, deadline, event_record, unavailable};
+use crate::room::{LiveGame, NewGame, RoomContext, Timeline, deadline, event_record, unavailable};
 use crate::rules::{self, Color};
-use crate::store::{Append, GameRecord, GameStatus, StoreWriter};
+use crate::store::{Append, GameRecord, GameStatus};
 
 /// The longest nigiri seed kept from the accepter.
 const MAX_SEED_CHARS: usize = 128;
@@ -72,11 +72,8 @@ impl Seating {
 
 /// Stores the game `seating` describes: its record and first event, before anyone hears
 /// of it; checks first that its settings can start a game.
-pub async fn store(
-    writer: &StoreWriter,
-    lag: LagSettings,
-    seating: Seating,
-) -> Result<NewGame, Refusal> {
+pub async fn store(ctx: &RoomContext, seating: Seating) -> Result<NewGame, Refusal> {
+    let (writer, lag) = (&ctx.writer, ctx.lag);
     let Seating {
         id,
         players: [black, white],
@@ -99,7 +96,7 @@ pub async fn store(
         nigiri,
         created_at: now,
     };
-    let live = LiveGame::create(&first, at, lag).map_err(|e| {
+    let mut live = LiveGame::create(&first, at, lag).map_err(|e| {
         Refusal::new(
             ErrorCode::BadRequest,
             format!("these settings cannot start a game: {}", e.reason),
@@ -127,6 +124,8 @@ pub async fn store(
         Append::Create(record),
         Append::Event(event_record(&id, 1, "game_created", &frame, now)),
     ];
+    // The deadline index wakes the game for the warning before its first deadline too.
+    live.warn_before_deadline(ctx.deadline_warn_ms);
     batch.extend(deadline(&id, &live));
     if live.settings.rated {
         batch.push(Append::Rated {

@@ -589,6 +589,18 @@ impl Session {
                 let tournament = hub.tournaments.create(&self.user()?, *setup).await?;
                 self.send(&ServerMsg::Tournament { id, tournament });
             }
+            LobbyMsg::GetVacation {} => {
+                let vacation = hub.vacations.status(&self.user()?.id).await?;
+                self.send(&ServerMsg::VacationStatus { id, vacation });
+            }
+            LobbyMsg::StartVacation {} => {
+                let vacation = hub.vacations.go(&self.user()?.id).await?;
+                self.send(&ServerMsg::VacationStatus { id, vacation });
+            }
+            LobbyMsg::EndVacation {} => {
+                let vacation = hub.vacations.back(&self.user()?.id).await?;
+                self.send(&ServerMsg::VacationStatus { id, vacation });
+            }
             msg @ (LobbyMsg::ListNotices { .. }
             | LobbyMsg::MarkNoticesRead { .. }
             | LobbyMsg::GetNotificationSettings {}

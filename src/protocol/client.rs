@@ -156,6 +156,13 @@ pub enum LobbyMsg {
     MarkNoticesRead {
         up_to: u64,
     },
+    /// Your vacation balance for correspondence games, and whether you are away.
+    GetVacation {},
+    /// Go on vacation: your clock stands still in every correspondence game of yours
+    /// that allows it, until `end_vacation` or your balance is spent.
+    StartVacation {},
+    /// Come back from vacation: your clocks run again.
+    EndVacation {},
     /// Your mail address and how each kind of notice is mailed.
     GetNotificationSettings {},
     /// Change them: `address` (empty removes it) and the modes of the kinds named.

@@ -53,6 +53,9 @@ pub enum ErrorCode {
     /// The personal API token this connection logged in with lacks the scope the
     /// request needs (client-protocol/accounts.md#scopes).
     InsufficientScope,
+    /// Going on vacation with less than an hour of vacation left
+    /// (client-protocol/correspondence.md#vacation).
+    NoVacationLeft,
 }
 
 impl ErrorCode {

@@ -174,6 +174,24 @@ pub enum GameEvent {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         muted: bool,
     },
+    /// A player of a correspondence game went on vacation (`away`) or came back
+    /// (client-protocol/correspondence.md#vacation): an away player's clock stands still.
+    Vacation {
+        color: Color,
+        away: bool,
+    },
+    /// A player's deadline came while they had vacation days: `ms` of them were spent,
+    /// and their clock stood still that long instead of flagging.
+    VacationSpent {
+        color: Color,
+        ms: u64,
+    },
+    /// The player to move in a correspondence game was warned (a `deadline` notice) that
+    /// their time runs out at `deadline` (server Unix ms).
+    DeadlineWarned {
+        color: Color,
+        deadline: u64,
+    },
     /// A player's connection came or went, with both clocks as they stood (timed games),
     /// so that a game rebuilt after the server stopped charges the time used up to then.
     /// Older logs lack the clock.

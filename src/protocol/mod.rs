@@ -22,7 +22,7 @@ pub use client::{ClientMsg, DecodeError, GameAction, LobbyMsg, Request, decode, 
 pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, GroupTax, NigiriProof, ScoreView};
 pub use notice::{
-    MailMode, Notice, NoticeKind, NoticePayload, NotificationSettings, mail_modes_schema,
+    MailMode, Notice, NoticeKind, NoticePayload, NotificationSettings, Vacation, mail_modes_schema,
 };
 pub use offer::{BotListing, BotOffer, time_system};
 pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Report, Ruling};

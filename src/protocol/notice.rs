@@ -92,6 +92,27 @@ pub struct Notice {
     pub read: bool,
 }
 
+/// An account's vacation for its correspondence games
+/// (client-protocol/correspondence.md#vacation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Vacation {
+    /// The vacation left (ms), before what the vacation under way has cost so far.
+    pub balance_ms: i64,
+    /// Away since (server Unix ms); absent: at home.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub away_since: Option<i64>,
+    /// When the vacation under way ends by itself, its balance spent (server Unix ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_at: Option<i64>,
+    /// After `start_vacation`: the games whose clock of yours stands still now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paused: Vec<String>,
+    /// After `start_vacation`: your correspondence games whose clock runs on, because
+    /// they do not allow vacation (`settings.vacation: false`) or could not be reached.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub running: Vec<String>,
+}
+
 /// How a kind of notice is mailed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]

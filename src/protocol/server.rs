@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::error::ErrorCode;
 use super::event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 use super::names;
-use super::notice::{Notice, NotificationSettings};
+use super::notice::{Notice, NotificationSettings, Vacation};
 use super::offer::BotListing;
 use super::request::RequestId;
 use super::settings::GameSettings;
@@ -315,6 +315,13 @@ pub enum ServerMsg {
     /// `mark_notices_read`.
     UnreadNotices {
         unread: u64,
+    },
+    /// The reply to `get_vacation`, `start_vacation` and `end_vacation` (not `vacation`:
+    /// that is a game's event).
+    VacationStatus {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        vacation: Vacation,
     },
     /// The reply to `get_notification_settings` and `set_notification_settings`.
     NotificationSettings {

@@ -125,6 +125,20 @@ pub struct GameSettings {
     /// sleeps in the store while nobody watches; plans of conditional moves play in it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub correspondence: bool,
+    /// Correspondence games: whether a player's vacation stops their clock here
+    /// (client-protocol/correspondence.md#vacation). True unless set false, as a
+    /// tournament may.
+    #[serde(skip_serializing_if = "is_true")]
+    #[schemars(default = "yes")]
+    pub vacation: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn is_zero_ms(ms: &u64) -> bool {
@@ -158,6 +172,7 @@ const FIELDS: &[&str] = &[
     "spectator_delay_moves",
     "spectator_delay_ms",
     "correspondence",
+    "vacation",
 ];
 
 /// The largest komi either way, in points.
@@ -232,6 +247,7 @@ impl GameSettings {
                 "spectator_delay_moves" => s.spectator_delay_moves = field(&name, value)?,
                 "spectator_delay_ms" => s.spectator_delay_ms = field(&name, value)?,
                 "correspondence" => s.correspondence = field(&name, value)?,
+                "vacation" => s.vacation = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -300,6 +316,7 @@ impl Default for GameSettings {
             spectator_delay_moves: DEFAULT_SPECTATOR_DELAY,
             spectator_delay_ms: 0,
             correspondence: false,
+            vacation: true,
         }
     }
 }

@@ -283,7 +283,8 @@ impl Registry {
             RoomNews::Ended(_)
             | RoomNews::ResultChanged { .. }
             | RoomNews::Replay { .. }
-            | RoomNews::YourMove { .. } => {
+            | RoomNews::YourMove { .. }
+            | RoomNews::DeadlineNear { .. } => {
                 return;
             }
         };
@@ -424,6 +425,8 @@ mod tests {
             writer: writer.clone(),
             store,
             lag: Default::default(),
+            vacation: Default::default(),
+            deadline_warn_ms: 0,
             news: Arc::new(move |news| {
                 if let Some(registry) = news_to.get().and_then(Weak::upgrade) {
                     registry.placed(news);
@@ -441,7 +444,7 @@ mod tests {
             settings: GameSettings::default(),
             nigiri: None,
         };
-        let game = create::store(&writer, Default::default(), seating)
+        let game = create::store(registry.context(), seating)
             .await
             .expect("a game");
         registry.open(game).await;

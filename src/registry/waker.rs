@@ -74,7 +74,8 @@ async fn wake_due(registry: &Weak<Registry>) -> Option<Millis> {
             }
         }
     }
-    let next = next.map_or(now + IDLE, |t| t.max(0) as Millis);
+    // A game due never (its player away) is in the index too: sleep at most IDLE.
+    let next = next.map_or(now + IDLE, |t| (t.max(0) as Millis).min(now + IDLE));
     Some(match due.len() {
         0 => next,
         n if n as u32 == BATCH => now,

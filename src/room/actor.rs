@@ -20,6 +20,7 @@ use super::sleep::{self, SLEEP_AFTER};
 use super::timeline::Timeline;
 use crate::clock::Millis;
 use crate::correspondence::plan::{Answer, Plan};
+use crate::correspondence::vacation::DAY_MS;
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
     CalledGame, ErrorCode, GameAction, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
@@ -90,6 +91,14 @@ pub enum RoomCmd {
     Calls {
         user: UserInfo,
         reply: oneshot::Sender<(Option<CalledGame>, Option<GameSummary>)>,
+    },
+    /// `user_id` goes on vacation (`away`) or comes back (client-protocol/
+    /// correspondence.md#vacation): answered whether their clock here stands (`away`) or
+    /// runs as usual now.
+    Vacation {
+        user_id: String,
+        away: bool,
+        reply: oneshot::Sender<bool>,
     },
 }
 
@@ -321,11 +330,12 @@ impl Room {
     fn prepare(
         ctx: RoomContext,
         id: String,
-        live: LiveGame,
+        mut live: LiveGame,
         recent: Ring,
         gone: Vec<Color>,
         timeline: Timeline,
     ) -> Prepared {
+        live.warn_before_deadline(ctx.deadline_warn_ms);
         let instance = next_instance();
         let (tx, rx) = mpsc::channel(QUEUE);
         let id: Arc<str> = id.into();
@@ -482,7 +492,109 @@ impl Room {
 
     /// What the clock decides (a start, a flag, a forfeit). If the store refuses, the
     /// next try waits (see [`Backoff`]).
+    /// `user_id` goes on vacation or comes back, if they play in this correspondence game,
+    /// it allows vacation, and it is not over: whether their clock is as asked now.
+    async fn vacation(&mut self, user_id: &str, away: bool) -> bool {
+        let Some(color) = self.live.color_of(user_id) else {
+            return false;
+        };
+        let settings = &self.live.settings;
+        if !settings.correspondence || !settings.vacation || self.live.phase() == Phase::Ended {
+            return false;
+        }
+        if self.live.clock().is_away(color) == away {
+            return true;
+        }
+        let step = self
+            .live
+            .step(vec![GameEvent::Vacation { color, away }], self.moment(0));
+        !step.events.is_empty() && self.commit(step).await.is_ok()
+    }
+
+    /// A player out of time in a correspondence game that allows vacation, with a day
+    /// of it left: the day is spent (in the same batch) and their clock held a day
+    /// instead of the flag falling. None: the flag falls (or nothing is due).
+    async fn vacation_day(&self) -> Option<(Step, Append)> {
+        let settings = &self.live.settings;
+        if !(settings.correspondence && settings.vacation) {
+            return None;
+        }
+        let at = self.moment(0);
+        let color = self.live.clock().check_flag(at.now)?;
+        if self.live.clock().flagged().is_some() {
+            return None;
+        }
+        let user_id = self.live.player(color).id.clone();
+        let (store, policy) = (self.ctx.store.clone(), self.ctx.vacation);
+        let now = i64::try_from(at.now).unwrap_or(i64::MAX);
+        let who = user_id.clone();
+        let row = tokio::task::spawn_blocking(move || {
+            let row = policy.settle(store.vacation(&who)?, now);
+            store.put_vacation(&who, &row)?;
+            Ok::<_, crate::store::StoreError>(row)
+        })
+        .await;
+        let row = match row {
+            Ok(Ok(row)) => row,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "the vacation balance could not be read; the flag falls");
+                return None;
+            }
+            Err(_) => return None,
+        };
+        if row.balance_ms < DAY_MS {
+            return None;
+        }
+        let step = self.live.step(
+            vec![GameEvent::VacationSpent {
+                color,
+                ms: DAY_MS as u64,
+            }],
+            at,
+        );
+        (!step.events.is_empty()).then(|| {
+            let spent = Append::VacationSpent {
+                game_id: self.id.to_string(),
+                user_id,
+                ms: DAY_MS,
+            };
+            (step, spent)
+        })
+    }
+
+    /// The player to move is warned of their deadline, if that is due now: the
+    /// `deadline_warned` event, then the notice. Whether it was due.
+    async fn deadline_warning(&mut self) -> bool {
+        let at = self.moment(0);
+        let Some((color, deadline, when)) = self.live.deadline_warning() else {
+            return false;
+        };
+        if when > at.now {
+            return false;
+        }
+        let step = self
+            .live
+            .step(vec![GameEvent::DeadlineWarned { color, deadline }], at);
+        if self.commit(step).await.is_ok() {
+            (self.ctx.news)(RoomNews::DeadlineNear {
+                game_id: self.id.clone(),
+                player: self.live.player(color).clone(),
+                opponent: self.live.player(color.opponent()).clone(),
+                deadline_ms: i64::try_from(deadline).unwrap_or(i64::MAX),
+            });
+        }
+        true
+    }
+
     async fn on_timer(&mut self) {
+        if self.deadline_warning().await {
+            return;
+        }
+        if let Some((step, spent)) = self.vacation_day().await {
+            tracing::info!("a vacation day is spent at a deadline");
+            let _ = self.commit_with(step, vec![spent]).await;
+            return;
+        }
         let step = self.live.on_timer(self.moment(0));
         if step.events.is_empty() {
             return;
@@ -563,6 +675,13 @@ impl Room {
             }
             RoomCmd::Summary { reply } => {
                 let _ = reply.send(self.summary());
+            }
+            RoomCmd::Vacation {
+                user_id,
+                away,
+                reply,
+            } => {
+                let _ = reply.send(self.vacation(&user_id, away).await);
             }
             RoomCmd::Calls { user, reply } => {
                 let calls = self.live.open_calls();

@@ -40,6 +40,14 @@ pub enum RoomNews {
         correspondence: bool,
         absent: bool,
     },
+    /// The player to move in a correspondence game was warned that their time runs out
+    /// at `deadline_ms` (committed): they get a `deadline` notice.
+    DeadlineNear {
+        game_id: Arc<str>,
+        player: UserInfo,
+        opponent: UserInfo,
+        deadline_ms: i64,
+    },
     /// A referee changed a finished game's result (committed).
     ResultChanged {
         game_id: Arc<str>,
@@ -106,4 +114,8 @@ pub struct RoomContext {
     pub news: News,
     /// The other nodes, in a cluster.
     pub relay: Option<Arc<dyn Relay>>,
+    /// The vacation rules, for a day spent at a deadline.
+    pub vacation: crate::correspondence::vacation::Policy,
+    /// How long before a correspondence deadline its player is warned (0: never).
+    pub deadline_warn_ms: crate::clock::Millis,
 }

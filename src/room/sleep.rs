@@ -13,15 +13,18 @@ use crate::store::Append;
 pub const SLEEP_AFTER: Duration = Duration::from_secs(30);
 
 /// The deadline index's row for `live` after a commit, for its batch: a correspondence
-/// game not over, with something that will happen by itself.
+/// game not over. One with nothing that will happen by itself (its player to move is
+/// on vacation) is due never (`i64::MAX`): a command wakes it.
 pub fn deadline(game_id: &str, live: &LiveGame) -> Option<Append> {
     if !live.settings.correspondence || live.phase() == Phase::Ended {
         return None;
     }
-    let due_ms = live.next_timer()?;
+    let due_ms = live
+        .next_timer()
+        .map_or(i64::MAX, |ms| i64::try_from(ms).unwrap_or(i64::MAX));
     Some(Append::Deadline {
         game_id: game_id.to_string(),
-        due_ms: i64::try_from(due_ms).unwrap_or(i64::MAX),
+        due_ms,
     })
 }
 

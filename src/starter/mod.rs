@@ -68,7 +68,7 @@ impl Starter {
         let settings = seating.settings.clone();
         self.slots.reserve([&black, &white])?;
         let ctx = self.registry.context();
-        let game = match create::store(&ctx.writer, ctx.lag, seating).await {
+        let game = match create::store(ctx, seating).await {
             Ok(game) => game,
             Err(refusal) => {
                 self.slots.release(&black.id);

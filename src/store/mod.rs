@@ -52,6 +52,7 @@ mod reviews;
 mod sqlite;
 mod tokens;
 mod tournaments;
+mod vacations;
 mod writer;
 
 pub use accounts::{
@@ -75,6 +76,7 @@ pub use reviews::{ReviewRecord, ReviewStore};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use tokens::{TOUCH_MS, TokenRecord, TokenStore};
 pub use tournaments::{TournamentEntry, TournamentRecord, TournamentStore};
+pub use vacations::{VacationRow, VacationStore};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
 /// The whole store as the room, the HTTP handlers and the services see it: every trait
@@ -97,6 +99,7 @@ pub trait Store:
     + DeadlineStore
     + PlanStore
     + NoticeStore
+    + VacationStore
 {
 }
 
@@ -114,5 +117,6 @@ impl<S> Store for S where
         + DeadlineStore
         + PlanStore
         + NoticeStore
+        + VacationStore
 {
 }

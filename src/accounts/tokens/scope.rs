@@ -175,7 +175,9 @@ pub fn needed(msg: &ClientMsg, role: Role) -> Scope {
             | L::ListReports {},
         ) => Scope::Read,
         ClientMsg::Lobby(L::Offer { .. } | L::WithdrawOffer {}) => Scope::Bot,
-        ClientMsg::Lobby(L::ListNotices { .. } | L::GetNotificationSettings {}) => Scope::Read,
+        ClientMsg::Lobby(
+            L::ListNotices { .. } | L::GetNotificationSettings {} | L::GetVacation {},
+        ) => Scope::Read,
         ClientMsg::Lobby(L::CreateTournament { .. }) => Scope::TournamentDirect,
         ClientMsg::Lobby(_) => Scope::to_act_as(role),
         ClientMsg::Game {

@@ -102,6 +102,23 @@ impl LiveGame {
             | GameEvent::ClockAdjusted { .. }
             | GameEvent::RefereeCalled { .. }
             | GameEvent::Presence { .. } => self.record_table(event, seq, now),
+            GameEvent::Vacation { color, away } => {
+                self.expect(
+                    self.settings.correspondence && !matches!(self.stage, Stage::Ended(_)),
+                )?;
+                self.clock
+                    .set_away(*color, *away, now)
+                    .map_err(|f| f.to_string())
+            }
+            GameEvent::DeadlineWarned { color, deadline } => {
+                self.warned = Some((*color, *deadline));
+                Ok(())
+            }
+            GameEvent::VacationSpent { color, ms } => {
+                self.expect(self.clock.running() == Some(*color))?;
+                self.clock.hold(*color, *ms);
+                Ok(())
+            }
         }
     }
 

@@ -116,6 +116,11 @@ pub struct LiveGame {
     forfeit_at: Option<Millis>,
     /// Numbered events so far (the last event's seq).
     seq: u64,
+    /// Correspondence games: how long before their deadline the player to move is
+    /// warned (0: never); the server's setting, not the game's.
+    deadline_warn_ms: Millis,
+    /// The last warning given (`deadline_warned`): to whom, for which deadline.
+    warned: Option<(Color, Millis)>,
 }
 
 impl LiveGame {
@@ -185,6 +190,8 @@ impl LiveGame {
             move_times: Vec::new(),
             forfeit_at,
             seq: 1,
+            deadline_warn_ms: 0,
+            warned: None,
         };
         if live.settings.correspondence {
             live.start_clock_if_stopped(now);
@@ -277,7 +284,28 @@ impl LiveGame {
         let forfeit = self
             .forfeit_at
             .filter(|_| !self.ever_present.iter().all(|&p| p));
-        [stage, flag, forfeit].into_iter().flatten().min()
+        let warning = self.deadline_warning().map(|(_, _, at)| at);
+        [stage, flag, forfeit, warning].into_iter().flatten().min()
+    }
+
+    /// Warns the player to move `ms` before their deadline (correspondence games).
+    pub fn warn_before_deadline(&mut self, ms: Millis) {
+        self.deadline_warn_ms = ms;
+    }
+
+    /// The warning the player to move has coming before their deadline in a
+    /// correspondence game: `(colour, deadline, when)`. None when warnings are off, it
+    /// was given for this deadline, or the turn began already within the warning time
+    /// (the `your_move` news says as much).
+    pub fn deadline_warning(&self) -> Option<(Color, Millis, Millis)> {
+        if !self.settings.correspondence || self.deadline_warn_ms == 0 || !self.stage.clock_runs() {
+            return None;
+        }
+        let deadline = self.clock.deadline()?;
+        let color = self.clock.running()?;
+        let at = deadline.checked_sub(self.deadline_warn_ms)?;
+        let began = self.clock.since()?;
+        (at > began && self.warned != Some((color, deadline))).then_some((color, deadline, at))
     }
 
     /// What happens by itself at `at`: the events to record (none if nothing is due).

@@ -27,6 +27,7 @@ mod reviews;
 mod schema;
 mod tokens;
 mod tournaments;
+mod vacations;
 
 use std::fmt;
 

@@ -238,6 +238,17 @@ const MIGRATIONS: &[&str] = &[
         updated_at_ms BIGINT NOT NULL
     );
     "#,
+    // 9: SQLite's version 14, each account's vacation for correspondence games.
+    r#"
+    CREATE TABLE vacations (
+        user_id       TEXT COLLATE "C" PRIMARY KEY,
+        balance_ms    BIGINT NOT NULL,
+        as_of_ms      BIGINT NOT NULL,
+        away_since_ms BIGINT,
+        warned        BOOLEAN NOT NULL DEFAULT false
+    );
+    CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
+    "#,
 ];
 
 /// The schema version this build writes and understands.

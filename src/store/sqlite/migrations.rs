@@ -262,6 +262,17 @@ const MIGRATIONS: &[&str] = &[
         updated_at_ms INTEGER NOT NULL
     ) STRICT;
     ",
+    // 14: each account's vacation for correspondence games (store/vacations.rs).
+    "
+    CREATE TABLE vacations (
+        user_id       TEXT PRIMARY KEY NOT NULL,
+        balance_ms    INTEGER NOT NULL,
+        as_of_ms      INTEGER NOT NULL,
+        away_since_ms INTEGER,
+        warned        INTEGER NOT NULL DEFAULT 0
+    ) STRICT;
+    CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -43,6 +43,7 @@ mod reviews;
 mod tests;
 mod tokens;
 mod tournaments;
+mod vacations;
 
 /// How a write turns SQLite's error into the store's ([`SqliteStore::db_err`]).
 pub(super) type DbErr<'a> = &'a dyn Fn(rusqlite::Error) -> StoreError;

@@ -1,0 +1,265 @@
+//! Players on vacation (client-protocol/correspondence.md#vacation): `start_vacation` and
+//! `end_vacation`, which stand or run a player's clock in every correspondence game of
+//! theirs that allows it, and one task that ends each vacation when its balance is
+//! spent and warns its player `vacation_warn_hours` before.
+//!
+//! The account's state is in the store (`VacationStore`), each game's in its own log
+//! (`vacation` events), so both survive a restart; the task reads the accounts away
+//! from the store whenever it wakes. A game that starts while its player is away runs
+//! their clock: a vacation covers the games under way when it began.
+
+use std::sync::{Arc, Weak};
+
+use tokio::sync::Notify;
+use tokio::time::sleep_until;
+
+use super::calendar;
+use super::vacation::{HOUR_MS, Policy};
+use crate::clock::Millis;
+use crate::notify::Notices;
+use crate::protocol::{ErrorCode, GameSettings, NoticeKind, NoticePayload, Refusal, Vacation};
+use crate::registry::Registry;
+use crate::room::RoomCmd;
+use crate::store::{GameQuery, GameStatus, Store, StoreError, VacationRow};
+
+/// The longest the task sleeps with nobody away: a vacation begun is a nudge.
+const IDLE: Millis = 3_600_000;
+/// The wait after the store could not be read.
+const RETRY: Millis = 1_000;
+
+/// The vacation service.
+pub struct Vacations {
+    store: Arc<dyn Store>,
+    policy: Policy,
+    games: Arc<Registry>,
+    notices: Arc<Notices>,
+    /// Told when a vacation begins, so the task looks at its end.
+    begun: Arc<Notify>,
+}
+
+impl Vacations {
+    /// The service, with its task running.
+    pub fn start(
+        store: Arc<dyn Store>,
+        policy: Policy,
+        games: Arc<Registry>,
+        notices: Arc<Notices>,
+    ) -> Arc<Vacations> {
+        let me = Arc::new(Vacations {
+            store,
+            policy,
+            games,
+            notices,
+            begun: Arc::default(),
+        });
+        tokio::spawn(run(Arc::downgrade(&me)));
+        me
+    }
+
+    /// `user_id`'s vacation as it stands now (one spent by now ends first, whether or
+    /// not the task has come to it).
+    pub async fn status(&self, user_id: &str) -> Result<Vacation, Refusal> {
+        let row = self.settled(user_id).await?;
+        match Policy::ends_at(&row) {
+            Some(ends) if ends <= row.as_of_ms => self.back(user_id).await,
+            _ => Ok(view(&row)),
+        }
+    }
+
+    /// `user_id` goes on vacation: refused with `no_vacation_left` under an hour of it.
+    /// Going again while away changes nothing.
+    pub async fn go(&self, user_id: &str) -> Result<Vacation, Refusal> {
+        let mut row = self.settled(user_id).await?;
+        if row.away_since_ms.is_none() {
+            if row.balance_ms < HOUR_MS {
+                return Err(Refusal::new(
+                    ErrorCode::NoVacationLeft,
+                    format!(
+                        "you have {} minutes of vacation left; a vacation needs at least an hour",
+                        row.balance_ms.max(0) / 60_000
+                    ),
+                ));
+            }
+            row.away_since_ms = Some(row.as_of_ms);
+            row.warned = false;
+            self.put(user_id, row).await?;
+            self.begun.notify_one();
+        }
+        let (paused, running) = self.tell_games(user_id, true).await?;
+        Ok(Vacation {
+            paused,
+            running,
+            ..view(&row)
+        })
+    }
+
+    /// `user_id` comes back: the vacation's hours are charged and their clocks run.
+    /// Coming back while at home changes nothing.
+    pub async fn back(&self, user_id: &str) -> Result<Vacation, Refusal> {
+        let mut row = self.settled(user_id).await?;
+        if row.away_since_ms.is_some() {
+            row.balance_ms -= Policy::cost(&row, row.as_of_ms);
+            row.away_since_ms = None;
+            row.warned = false;
+            self.put(user_id, row).await?;
+        }
+        self.tell_games(user_id, false).await?;
+        Ok(view(&row))
+    }
+
+    /// The account's vacation brought up to now (and kept so).
+    async fn settled(&self, user_id: &str) -> Result<VacationRow, Refusal> {
+        let (store, policy, who) = (self.store.clone(), self.policy, user_id.to_string());
+        let now = now_ms();
+        blocking(move || {
+            let row = policy.settle(store.vacation(&who)?, now);
+            store.put_vacation(&who, &row)?;
+            Ok(row)
+        })
+        .await
+    }
+
+    async fn put(&self, user_id: &str, row: VacationRow) -> Result<(), Refusal> {
+        let (store, who) = (self.store.clone(), user_id.to_string());
+        blocking(move || store.put_vacation(&who, &row)).await
+    }
+
+    /// Tells each of `user_id`'s correspondence games not over that they are away or
+    /// back: the games whose clock is as asked now, and the others.
+    async fn tell_games(
+        &self,
+        user_id: &str,
+        away: bool,
+    ) -> Result<(Vec<String>, Vec<String>), Refusal> {
+        let (store, who) = (self.store.clone(), user_id.to_string());
+        let games = blocking(move || {
+            store.list_games(&GameQuery {
+                player: Some(who),
+                status: Some(GameStatus::Live),
+                limit: GameQuery::MAX_LIMIT,
+                ..GameQuery::default()
+            })
+        })
+        .await?;
+        let (mut done, mut not) = (Vec::new(), Vec::new());
+        for game in games {
+            let correspondence = serde_json::from_str::<GameSettings>(&game.settings)
+                .is_ok_and(|s| s.correspondence);
+            if !correspondence {
+                continue;
+            }
+            let told = match self.games.room(&game.id).await {
+                Ok(room) => {
+                    let who = user_id.to_string();
+                    room.ask(|reply| RoomCmd::Vacation {
+                        user_id: who,
+                        away,
+                        reply,
+                    })
+                    .await
+                    .unwrap_or(false)
+                }
+                Err(_) => false,
+            };
+            match told {
+                true => done.push(game.id),
+                false => not.push(game.id),
+            }
+        }
+        Ok((done, not))
+    }
+
+    /// Ends the vacations that are spent and warns the players of those nearly so:
+    /// returns when to look again.
+    async fn sweep(&self) -> Millis {
+        let store = self.store.clone();
+        let now = now_ms();
+        let away = match blocking(move || store.away_accounts()).await {
+            Ok(away) => away,
+            Err(refusal) => {
+                tracing::warn!(%refusal, "the accounts on vacation could not be read");
+                return calendar::now_ms() + RETRY;
+            }
+        };
+        let mut next = now.saturating_add(IDLE as i64);
+        for (user_id, row) in away {
+            let row = self.policy.settle(Some(row), now);
+            let Some(ends) = Policy::ends_at(&row) else {
+                continue;
+            };
+            if ends <= now {
+                tracing::info!(user = %user_id, "a vacation is spent; its player is back");
+                if let Err(refusal) = self.back(&user_id).await {
+                    tracing::warn!(user = %user_id, %refusal, "a spent vacation did not end");
+                    next = next.min(now + RETRY as i64);
+                }
+                continue;
+            }
+            let warn_at = ends.saturating_sub(self.policy.warn_ms);
+            if !row.warned && warn_at <= now {
+                let payload = NoticePayload {
+                    deadline: Some(ends),
+                    ..NoticePayload::default()
+                };
+                self.notices
+                    .notify(&user_id, NoticeKind::VacationEnding, payload);
+                if let Err(refusal) = self
+                    .put(
+                        &user_id,
+                        VacationRow {
+                            warned: true,
+                            ..row
+                        },
+                    )
+                    .await
+                {
+                    tracing::warn!(user = %user_id, %refusal, "a vacation's warning was not kept");
+                }
+            } else if !row.warned {
+                next = next.min(warn_at);
+            }
+            next = next.min(ends);
+        }
+        next.max(0) as Millis
+    }
+}
+
+async fn run(me: Weak<Vacations>) {
+    let Some(begun) = me.upgrade().map(|s| s.begun.clone()) else {
+        return;
+    };
+    loop {
+        let Some(service) = me.upgrade() else {
+            return;
+        };
+        let next = service.sweep().await;
+        drop(service);
+        tokio::select! {
+            () = sleep_until(calendar::instant_at(next)) => {}
+            () = begun.notified() => {}
+        }
+    }
+}
+
+fn now_ms() -> i64 {
+    i64::try_from(calendar::now_ms()).unwrap_or(i64::MAX)
+}
+
+fn view(row: &VacationRow) -> Vacation {
+    Vacation {
+        balance_ms: row.balance_ms.max(0),
+        away_since: row.away_since_ms,
+        ends_at: Policy::ends_at(row),
+        paused: Vec::new(),
+        running: Vec::new(),
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, Refusal> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(done) => done.map_err(|e| Refusal::new(ErrorCode::Unavailable, e.to_string())),
+        Err(e) => Err(Refusal::new(ErrorCode::Unavailable, e.to_string())),
+    }
+}
