@@ -460,7 +460,42 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
         .answer(201, "A guest session.", session(g)),
     ];
     ops.extend(accounts.into_iter().map(|op| op.auth_refusals(g)));
+    ops.extend(tournament_exports(g));
     ops
+}
+
+/// A tournament's exchange files (client-protocol/tournament.md#http).
+fn tournament_exports(g: &mut SchemaGenerator) -> Vec<Operation> {
+    [
+        (
+            "/api/tournaments/{id}/export/egf",
+            "A tournament's EGF results table",
+            "text/plain",
+        ),
+        (
+            "/api/tournaments/{id}/export/opengotha",
+            "A tournament as OpenGotha's XML file",
+            "application/xml",
+        ),
+        (
+            "/api/tournaments/{id}/export/sgf",
+            "Every ended game of a tournament as SGF, in one ZIP archive",
+            "application/zip",
+        ),
+    ]
+    .into_iter()
+    .map(|(path, summary, media)| {
+        let mut op = Operation::new("get", path, "tournaments", summary)
+            .answer(200, "The file of the published rounds.", Body::Text(media))
+            .refusal(g, 400, "The id cannot be read.")
+            .refusal(g, 404, "No such tournament.")
+            .refusal(g, 503, "The store failed.");
+        if path.ends_with("/sgf") {
+            op = op.refusal(g, 500, "A game's log could not be read.");
+        }
+        op
+    })
+    .collect()
 }
 
 /// The OpenAPI 3.1 document of every HTTP route.

@@ -1,22 +1,28 @@
 //! Tournaments over HTTP (client-protocol/tournament.md#http): the list, one tournament,
-//! a round's pairings (with each board's costs for its directors) and the standings with
-//! the crosstable. Read-only; changes go over the WebSocket to the director task.
+//! a round's pairings (with each board's costs for its directors), the standings with
+//! the crosstable, and the exchange files of the published rounds (the EGF results
+//! table, OpenGotha's XML, every game's SGF in one archive). Read-only; changes go over
+//! the WebSocket to the director task.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
 use super::extract::{GameIdPath, bearer};
-use super::reply::problem;
+use super::record::{Stored, stored};
+use super::reply::{blocking, problem};
 use crate::accounts::tokens::scope::Scope;
+use crate::archive;
 use crate::hub::Hub;
 use crate::protocol::{ErrorCode, Refusal, TournamentView};
+use crate::tournament::exchange::zip;
+use crate::tournaments::state::Tournament;
 
 pub fn routes() -> Router<Arc<Hub>> {
     Router::new()
@@ -24,6 +30,9 @@ pub fn routes() -> Router<Arc<Hub>> {
         .route("/api/tournaments/{id}", get(one))
         .route("/api/tournaments/{id}/standings", get(standings))
         .route("/api/tournaments/{id}/rounds/{round}", get(round))
+        .route("/api/tournaments/{id}/export/egf", get(egf))
+        .route("/api/tournaments/{id}/export/opengotha", get(opengotha))
+        .route("/api/tournaments/{id}/export/sgf", get(sgf))
 }
 
 fn refused(refusal: Refusal) -> Response {
@@ -36,14 +45,18 @@ fn refused(refusal: Refusal) -> Response {
     problem(status, refusal.message)
 }
 
+fn tournament_id(id: GameIdPath) -> Result<String, Refusal> {
+    id.map(|Path(id)| id).map_err(|_| {
+        Refusal::new(
+            ErrorCode::BadRequest,
+            "the tournament id in the path cannot be read",
+        )
+    })
+}
+
 /// Tournament `id` as the request's bearer (if any) may see it.
 async fn view(hub: &Hub, headers: &HeaderMap, id: GameIdPath) -> Result<TournamentView, Response> {
-    let Ok(Path(id)) = id else {
-        return Err(problem(
-            StatusCode::BAD_REQUEST,
-            "the tournament id in the path cannot be read",
-        ));
-    };
+    let id = tournament_id(id).map_err(refused)?;
     // A personal token shows a director's view only with `tournament:direct`.
     let viewer = match bearer(headers) {
         Some(token) => {
@@ -99,5 +112,86 @@ async fn round(
             ),
         },
         Err(response) => response,
+    }
+}
+
+/// A file to save: its media type, its name (`tengen-<id>.<extension>`) and its bytes.
+fn download(media: &str, id: &str, extension: &str, body: impl IntoResponse) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, media.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"tengen-{id}.{extension}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// One of the tournament's files, as `file` writes it from the tournament now.
+async fn file(
+    hub: &Hub,
+    id: GameIdPath,
+    (media, extension): (&str, &str),
+    file: fn(&Tournament) -> String,
+) -> Response {
+    let id = match tournament_id(id) {
+        Ok(id) => id,
+        Err(refusal) => return refused(refusal),
+    };
+    match hub.tournaments.current(&id).await {
+        Ok(t) => download(media, &id, extension, file(&t)),
+        Err(refusal) => refused(refusal),
+    }
+}
+
+async fn egf(State(hub): State<Arc<Hub>>, id: GameIdPath) -> Response {
+    let text = ("text/plain; charset=utf-8", "h9");
+    file(&hub, id, text, Tournament::egf_table).await
+}
+
+async fn opengotha(State(hub): State<Arc<Hub>>, id: GameIdPath) -> Response {
+    let xml = ("application/xml; charset=utf-8", "xml");
+    file(&hub, id, xml, Tournament::opengotha).await
+}
+
+/// Every ended game of the published rounds as SGF, made as `GET /api/games/{id}/sgf`
+/// makes it, in one ZIP archive; a game still in play is left out until it ends.
+async fn sgf(State(hub): State<Arc<Hub>>, id: GameIdPath) -> Response {
+    let id = match tournament_id(id) {
+        Ok(id) => id,
+        Err(refusal) => return refused(refusal),
+    };
+    let files = match hub.tournaments.current(&id).await {
+        Ok(t) => t.game_files(),
+        Err(refusal) => return refused(refusal),
+    };
+    let store = hub.store().clone();
+    let read = blocking(move || {
+        let mut games = Vec::with_capacity(files.len());
+        for (name, game) in files {
+            match stored(store.as_ref(), &game)? {
+                Some(Stored::Shown(view)) => games.push((name, archive::sgf(&view))),
+                Some(Stored::InPlay) | None => {}
+                Some(Stored::Unreadable) => return Ok(Err(game)),
+            }
+        }
+        Ok(Ok(games))
+    });
+    let games = match read.await {
+        Ok(Ok(games)) => games,
+        Ok(Err(game)) => {
+            return problem(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the log of game {game} could not be read"),
+            );
+        }
+        Err(response) => return response,
+    };
+    match zip::sgf_archive(&games) {
+        Ok(bytes) => download("application/zip", &id, "zip", bytes),
+        Err(e) => problem(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }

@@ -52,10 +52,9 @@ pub enum Command {
         outbox: Outbox,
         reply: oneshot::Sender<Answer>,
     },
-    /// The tournament now, with the costs if `viewer` directs it.
-    View {
-        viewer: Option<String>,
-        reply: oneshot::Sender<TournamentView>,
+    /// The tournament as it is now.
+    Snapshot {
+        reply: oneshot::Sender<Box<Tournament>>,
     },
 }
 
@@ -139,9 +138,8 @@ impl Director {
                 let answer = self.act(user, action, outbox).await;
                 let _ = reply.send(answer);
             }
-            Command::View { viewer, reply } => {
-                let costs = viewer.is_some_and(|v| self.state.is_director(&v));
-                let _ = reply.send(self.state.view(costs));
+            Command::Snapshot { reply } => {
+                let _ = reply.send(Box::new(self.state.clone()));
             }
         }
     }

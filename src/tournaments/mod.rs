@@ -4,6 +4,7 @@
 
 pub mod director;
 pub mod entry;
+mod export;
 pub mod state;
 
 use std::collections::HashMap;
@@ -182,24 +183,24 @@ impl Tournaments {
         answer.await.map_err(|_| gone())?
     }
 
-    /// Tournament `id` as `viewer` may see it (the costs for its directors): from its
-    /// director if it runs, else folded from the store.
-    pub async fn view(&self, id: &str, viewer: Option<String>) -> Result<TournamentView, Refusal> {
+    /// Tournament `id` as it is now: from its director if it runs, else folded from the
+    /// store.
+    pub async fn current(&self, id: &str) -> Result<Tournament, Refusal> {
         if let Some(director) = self.running_director(id) {
             let (reply, answer) = oneshot::channel();
-            if director
-                .send(Command::View {
-                    viewer: viewer.clone(),
-                    reply,
-                })
-                .await
-                .is_ok()
-                && let Ok(view) = answer.await
+            if director.send(Command::Snapshot { reply }).await.is_ok()
+                && let Ok(state) = answer.await
             {
-                return Ok(view);
+                return Ok(*state);
             }
         }
         let (state, _) = self.load(id).await?.ok_or_else(|| unknown(id))?;
+        Ok(state)
+    }
+
+    /// Tournament `id` as `viewer` may see it (the costs for its directors).
+    pub async fn view(&self, id: &str, viewer: Option<String>) -> Result<TournamentView, Refusal> {
+        let state = self.current(id).await?;
         let costs = viewer.is_some_and(|v| state.is_director(&v));
         Ok(state.view(costs))
     }
