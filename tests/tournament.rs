@@ -6,7 +6,10 @@
 //! computation written here from the pairings the server published (not by calling
 //! `tengen::tournament::standings`). The refusals the protocol promises along the way
 //! (twice, outside the limits, before the last round ended, publishing twice, a swap that
-//! repeats a game, not the director, unknown tournament) change nothing.
+//! repeats a game, not the director, unknown tournament) change nothing. After the event,
+//! the exchange files fetched over HTTP read back to the server's standings: the EGF
+//! table through `egf::read`, OpenGotha's XML through `opengotha::import`, and the SGF
+//! archive (read by Python's `zipfile`) holds every game's record.
 
 mod common;
 
@@ -17,6 +20,9 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tengen::config::Config;
 use tengen::protocol::Role;
+use tengen::tournament::exchange::{Imported, egf, opengotha};
+use tengen::tournament::regulations::Regulations;
+use tengen::tournament::standings::standings;
 
 const PLAYERS: usize = 24;
 const ROUNDS: usize = 5;
@@ -500,4 +506,135 @@ async fn a_whole_mcmahon_tournament_runs_through_the_server() {
     let (_, round1) = get_json(&server, &format!("/api/tournaments/{t}/rounds/1")).await;
     assert!(round1["boards"][0]["costs"].is_null(), "{round1}");
     td.refused(msg(&t, "pair", json!({})), "wrong_phase").await;
+    exports_read_back(&server, &t, lines, &published).await;
+}
+
+/// A plain GET of a file: the status, the head (lower case) and the body's bytes.
+async fn download(server: &TestServer, path: &str) -> (u16, String, Vec<u8>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.expect("sends");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("reads");
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head");
+    let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+    assert!(!head.contains("transfer-encoding"), "{head}");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    (status, head, raw[end + 4..].to_vec())
+}
+
+/// Each line of `imported`'s standings, by the player's id on the server (a file names a
+/// player by OpenGotha's key, the name in capitals): place, score and tie-breaks.
+fn lines_of(imported: &Imported) -> BTreeMap<String, (usize, i64, i64, i64, i64)> {
+    standings(&imported.record)
+        .iter()
+        .map(|st| {
+            let id = imported.record.field[st.seat].id.to_lowercase();
+            (
+                id,
+                (st.place, i64::from(st.score), st.sos, st.sosos, st.sodos),
+            )
+        })
+        .collect()
+}
+
+/// The exchange files, fetched as anyone would, say what the server's standings say.
+async fn exports_read_back(server: &TestServer, t: &str, lines: &[Value], rounds: &[Value]) {
+    let wanted: BTreeMap<String, (usize, i64, i64, i64, i64)> = lines
+        .iter()
+        .map(|l| {
+            let n = |k: &str| l[k].as_i64().expect("a number");
+            let place = l["place"].as_u64().expect("a place") as usize;
+            let p = l["player"].as_str().expect("a player").to_string();
+            (p, (place, n("score"), n("sos"), n("sosos"), n("sodos")))
+        })
+        .collect();
+    let regulations: Regulations =
+        serde_json::from_value(view(server, t).await["setup"]["regulations"].clone())
+            .expect("the regulations");
+
+    let (status, head, table) = download(server, &format!("/api/tournaments/{t}/export/egf")).await;
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/plain"), "{head}");
+    assert!(
+        head.contains(&format!("filename=\"tengen-{t}.h9\"")),
+        "{head}"
+    );
+    let table = String::from_utf8(table).expect("UTF-8");
+    assert!(table.contains("; EV[Tengen Open]"), "{table}");
+    let read = egf::read(&table, regulations).expect("the EGF table reads");
+    assert_eq!(lines_of(&read), wanted, "the EGF table's standings");
+
+    let (status, head, xml) =
+        download(server, &format!("/api/tournaments/{t}/export/opengotha")).await;
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: application/xml"), "{head}");
+    let xml = String::from_utf8(xml).expect("UTF-8");
+    let imported = opengotha::import(&xml).expect("the OpenGotha file imports");
+    assert_eq!(imported.record.rounds.len(), ROUNDS);
+    assert_eq!(
+        lines_of(&imported),
+        wanted,
+        "the OpenGotha file's standings"
+    );
+
+    let (status, head, zip) = download(server, &format!("/api/tournaments/{t}/export/sgf")).await;
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: application/zip"), "{head}");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("games.zip");
+    std::fs::write(&path, &zip).expect("written");
+    let script = "import sys, zipfile, json\n\
+                  z = zipfile.ZipFile(sys.argv[1])\n\
+                  assert z.testzip() is None\n\
+                  print(json.dumps([[i.filename, z.read(i).decode()] for i in z.infolist()]))";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: BTreeMap<String, String> =
+        serde_json::from_slice::<Vec<(String, String)>>(&out.stdout)
+            .expect("the archive's files")
+            .into_iter()
+            .collect();
+    let boards: usize = rounds
+        .iter()
+        .map(|r| r["boards"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(files.len(), boards, "one SGF per game: {:?}", files.keys());
+    for (r, round) in rounds.iter().enumerate() {
+        for b in round["boards"].as_array().unwrap() {
+            let name = format!("round-{}/board-{}.sgf", r + 1, b["board"]);
+            let text = files
+                .get(&name)
+                .unwrap_or_else(|| panic!("{name} is missing"));
+            let games = tengen::rules::sgf::parse(text).expect("a readable SGF");
+            assert_eq!(games.len(), 1, "{name}");
+            let root = &games[0][0];
+            let prop = |k: &str| root.get(k).map(|p| p.simple_text()).unwrap_or_default();
+            assert_eq!(prop("PB"), b["black"].as_str().unwrap(), "{name}");
+            assert_eq!(prop("PW"), b["white"].as_str().unwrap(), "{name}");
+            let winner = if b["outcome"] == "black" { "B+" } else { "W+" };
+            assert!(prop("RE").starts_with(winner), "{name}: {}", prop("RE"));
+        }
+    }
+    let (status, _, _) = download(server, "/api/tournaments/no-such-cup/export/egf").await;
+    assert_eq!(status, 404);
 }
