@@ -95,6 +95,7 @@ impl Hub {
                 starter: starter.clone(),
                 lifecycle: lifecycle.clone(),
                 ranks,
+                notices: notices.clone(),
                 shutdown: shutdown.signal(),
             });
             Hub {

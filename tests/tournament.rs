@@ -429,6 +429,9 @@ async fn a_whole_mcmahon_tournament_runs_through_the_server() {
                 "a withdrawn player is paired: {text}"
             );
         }
+        if number == 1 {
+            round_paired_notices(&mut ps, &t, &round).await;
+        }
         let expected = play_round(&mut ps, &round, number).await;
         let seen = results(&mut td, number, boards).await;
         let wanted: BTreeMap<u64, String> = expected
@@ -507,6 +510,35 @@ async fn a_whole_mcmahon_tournament_runs_through_the_server() {
     assert!(round1["boards"][0]["costs"].is_null(), "{round1}");
     td.refused(msg(&t, "pair", json!({})), "wrong_phase").await;
     exports_read_back(&server, &t, lines, &published).await;
+}
+
+/// Each player of the first board of a published round has a `round_paired` notice
+/// naming the tournament, the round, the game and the opponent.
+async fn round_paired_notices(players: &mut [Client], t: &str, round: &Value) {
+    let board = &round["boards"][0];
+    for (me, them) in [("black", "white"), ("white", "black")] {
+        let i: usize = board[me].as_str().unwrap()[1..].parse().expect("pNN");
+        // A notice is kept on a task of its own, just after the round is published.
+        let notice = loop {
+            let list = players[i].ok(json!({"type": "list_notices"})).await;
+            let found = list["notices"]
+                .as_array()
+                .expect("notices")
+                .iter()
+                .find(|n| n["kind"] == "round_paired")
+                .cloned();
+            match found {
+                Some(notice) => break notice,
+                None => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+            }
+        };
+        let payload = &notice["payload"];
+        assert_eq!(payload["tournament_id"], t, "{notice}");
+        assert_eq!(payload["round"], round["round"], "{notice}");
+        assert_eq!(payload["game_id"], board["game_id"], "{notice}");
+        assert_eq!(payload["opponent"]["id"], board[them], "{notice}");
+        players[i].clear();
+    }
 }
 
 /// A plain GET of a file: the status, the head (lower case) and the body's bytes.

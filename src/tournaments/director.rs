@@ -14,9 +14,10 @@ use crate::fanout::{Outbox, encode};
 use crate::ids::new_id;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::create::Seating;
+use crate::notify::Notices;
 use crate::protocol::{
-    ErrorCode, FairPlay, NigiriProof, Refusal, ServerMsg, TournamentAction, TournamentView,
-    UserInfo,
+    ErrorCode, FairPlay, NigiriProof, NoticeKind, NoticePayload, Refusal, ServerMsg,
+    TournamentAction, TournamentView, UserInfo,
 };
 use crate::rules::GameResult;
 use crate::standings::Ranks;
@@ -39,6 +40,8 @@ pub struct Deps {
     pub starter: Arc<Starter>,
     pub lifecycle: Lifecycle,
     pub ranks: Ranks,
+    /// Tells each player of a published round where they play.
+    pub notices: Arc<Notices>,
     pub shutdown: watch::Receiver<bool>,
 }
 
@@ -344,6 +347,7 @@ impl Director {
                 self.broadcast(&msg);
                 if matches!(entry, Entry::Published { .. }) {
                     self.standings_changed();
+                    self.tell_players(usize::from(*round) - 1);
                 }
             }
             Entry::Result {
@@ -382,6 +386,35 @@ impl Director {
             | Entry::Configured { .. }
             | Entry::ByeAsked { .. }
             | Entry::Finished {} => {}
+        }
+    }
+
+    /// A `round_paired` notice to each player of published round `index` (0-based): their
+    /// game and opponent, or only the round for a bye.
+    fn tell_players(&self, index: usize) {
+        let round = u32::try_from(index + 1).ok();
+        let notice = |game_id: Option<&String>, opponent: Option<&UserInfo>| NoticePayload {
+            tournament_id: Some(self.state.id.clone()),
+            round,
+            game_id: game_id.cloned(),
+            opponent: opponent.cloned(),
+            ..NoticePayload::default()
+        };
+        let users = &self.state.users;
+        let played = &self.state.played[index];
+        for (board, game) in self.state.record.rounds[index]
+            .boards
+            .iter()
+            .zip(&played.games)
+        {
+            for (me, them) in [(board.black, board.white), (board.white, board.black)] {
+                let payload = notice(Some(game), Some(&users[them]));
+                (self.deps.notices).notify(&users[me].id, NoticeKind::RoundPaired, payload);
+            }
+        }
+        for &bye in &self.state.record.rounds[index].byes {
+            let payload = notice(None, None);
+            (self.deps.notices).notify(&users[bye].id, NoticeKind::RoundPaired, payload);
         }
     }
 
