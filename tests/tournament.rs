@@ -670,3 +670,127 @@ async fn exports_read_back(server: &TestServer, t: &str, lines: &[Value], rounds
     let (status, _, _) = download(server, "/api/tournaments/no-such-cup/export/egf").await;
     assert_eq!(status, 404);
 }
+
+/// A POST of `body` with an optional bearer token: the status and the body as JSON.
+async fn post(server: &TestServer, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    let mut req = format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(token) = token {
+        req.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    req.push_str(&format!(
+        "Content-Type: application/xml\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    s.write_all(req.as_bytes()).await.expect("sends");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("reads");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+fn gotha(players: &[(&str, &str, &str)]) -> String {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Tournament dataVersion=\"201\">\n<Players>\n",
+    );
+    for (name, first, rank) in players {
+        xml.push_str(&format!(
+            "<Player name=\"{name}\" firstName=\"{first}\" rank=\"{rank}\" club=\"Lyon\" country=\"FR\"/>\n"
+        ));
+    }
+    xml.push_str("</Players>\n</Tournament>\n");
+    xml
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_director_imports_players_from_an_opengotha_file() {
+    let server = TestServer::start_with(tweak).await;
+    let mut td = director(&server).await;
+    let created = td
+        .ok(json!({"type": "create_tournament", "setup": setup()}))
+        .await;
+    let t = created["tournament"]["tournament_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    td.ok(msg(&t, "watch_tournament", json!({}))).await;
+    for account in ["leeann", "kimbo"] {
+        server.account(account).await;
+    }
+    let path = format!("/api/tournaments/{t}/players");
+    let file = gotha(&[("Lee", "Ann", "2D"), ("Kim", "Bo", "5K")]);
+    let td_token = server.token_as("td", Role::Admin);
+    let players = |v: Value| v["players"].as_array().unwrap().len();
+
+    // Every refusal has its code and changes nothing.
+    let refusals = [
+        (None, file.clone(), 401, "unauthorized"),
+        (Some(server.token("leeann")), file.clone(), 403, "forbidden"),
+        (
+            Some(td_token.clone()),
+            "a player list, but not XML".to_string(),
+            400,
+            "invalid_file",
+        ),
+        (
+            Some(td_token.clone()),
+            gotha(&[("Lee", "Ann", "3P")]),
+            400,
+            "invalid_file",
+        ),
+        (
+            Some(td_token.clone()),
+            gotha(&[("Lee", "Ann", "2D"), ("No", "Body", "1K")]),
+            404,
+            "not_found",
+        ),
+    ];
+    for (token, body, status, code) in refusals {
+        let (got, answer) = post(&server, &path, token.as_deref(), &body).await;
+        assert_eq!(
+            (got, answer["code"].as_str()),
+            (status, Some(code)),
+            "{answer}"
+        );
+        assert!(answer["error"].is_string(), "{answer}");
+        assert_eq!(players(view(&server, &t).await), 0);
+    }
+    let (got, _) = post(
+        &server,
+        "/api/tournaments/no-such-cup/players",
+        Some(&td_token),
+        &file,
+    )
+    .await;
+    assert_eq!(got, 404);
+
+    let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
+    assert_eq!((got, &answer), (200, &json!({"registered": 2})));
+    let changed = td.recv_type("registration_changed").await;
+    assert_eq!(changed["player"]["user"]["id"], "leeann");
+    let v = view(&server, &t).await;
+    let lee = &v["players"][0];
+    assert_eq!(
+        (lee["rank"].as_str(), lee["club"].as_str()),
+        (Some("2d"), Some("Lyon"))
+    );
+    assert_eq!(v["players"][1]["user"]["id"], "kimbo");
+    // Again: everyone is already in.
+    let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
+    assert_eq!((got, &answer), (200, &json!({"registered": 0})));
+    assert_eq!(players(view(&server, &t).await), 2);
+    // Once round one is paired, too late.
+    td.ok(msg(&t, "pair", json!({}))).await;
+    let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
+    assert_eq!((got, answer["code"].as_str()), (409, Some("wrong_phase")));
+}

@@ -464,9 +464,10 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
     ops
 }
 
-/// A tournament's exchange files (client-protocol/tournament.md#http).
+/// A tournament's exchange files, and the import of a player list
+/// (client-protocol/tournament.md#http).
 fn tournament_exports(g: &mut SchemaGenerator) -> Vec<Operation> {
-    [
+    let mut ops: Vec<Operation> = [
         (
             "/api/tournaments/{id}/export/egf",
             "A tournament's EGF results table",
@@ -483,7 +484,6 @@ fn tournament_exports(g: &mut SchemaGenerator) -> Vec<Operation> {
             "application/zip",
         ),
     ]
-    .into_iter()
     .map(|(path, summary, media)| {
         let mut op = Operation::new("get", path, "tournaments", summary)
             .answer(200, "The file of the published rounds.", Body::Text(media))
@@ -495,7 +495,41 @@ fn tournament_exports(g: &mut SchemaGenerator) -> Vec<Operation> {
         }
         op
     })
-    .collect()
+    .into();
+    ops.push(
+        Operation::new(
+            "post",
+            "/api/tournaments/{id}/players",
+            "tournaments",
+            "A director registers the players of an OpenGotha file",
+        )
+        .auth(Auth::Bearer)
+        .answer(
+            200,
+            "Registered: `{\"registered\": n}`, the players who were new.",
+            Body::Json(Schema::from(true)),
+        )
+        .refusal(g, 400, "`invalid_file`: the file does not read.")
+        .refusal(g, 401, "`unauthorized`: no token, or a refused one.")
+        .refusal(
+            g,
+            403,
+            "`forbidden` or `insufficient_scope`: not a director.",
+        )
+        .refusal(
+            g,
+            404,
+            "`not_found`: no such tournament, or a player without an account.",
+        )
+        .refusal(
+            g,
+            409,
+            "`wrong_phase` or `limit_reached`: round one is paired, or too many players.",
+        )
+        .refusal(g, 413, "`too_large`: a file over 2 MiB.")
+        .refusal(g, 503, "`unavailable`: the store failed."),
+    );
+    ops
 }
 
 /// The OpenAPI 3.1 document of every HTTP route.

@@ -8,10 +8,13 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
+use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use serde_json::json;
 
 use super::extract::{GameIdPath, bearer};
@@ -33,16 +36,29 @@ pub fn routes() -> Router<Arc<Hub>> {
         .route("/api/tournaments/{id}/export/egf", get(egf))
         .route("/api/tournaments/{id}/export/opengotha", get(opengotha))
         .route("/api/tournaments/{id}/export/sgf", get(sgf))
+        .route(
+            "/api/tournaments/{id}/players",
+            post(import).layer(DefaultBodyLimit::max(MAX_IMPORT_BYTES)),
+        )
 }
 
+/// The largest OpenGotha file `POST /api/tournaments/{id}/players` reads: a player's
+/// element is about 400 bytes, and a tournament takes 2,000 players.
+pub const MAX_IMPORT_BYTES: usize = 2 * 1024 * 1024;
+
+/// A refusal as the API answers it: `{"error": message, "code": code}`.
 fn refused(refusal: Refusal) -> Response {
     let status = match refusal.code {
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::Forbidden | ErrorCode::InsufficientScope => StatusCode::FORBIDDEN,
+        ErrorCode::WrongPhase | ErrorCode::LimitReached => StatusCode::CONFLICT,
+        ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::BAD_REQUEST,
     };
-    problem(status, refusal.message)
+    let body = json!({"error": refusal.message, "code": refusal.code});
+    (status, Json(body)).into_response()
 }
 
 fn tournament_id(id: GameIdPath) -> Result<String, Refusal> {
@@ -112,6 +128,49 @@ async fn round(
             ),
         },
         Err(response) => response,
+    }
+}
+
+/// A director registers the players of an OpenGotha file; the answer is
+/// `{"registered": <how many were new>}`.
+async fn import(
+    State(hub): State<Arc<Hub>>,
+    headers: HeaderMap,
+    id: GameIdPath,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let refusal = |code, message: String| refused(Refusal::new(code, message));
+    let id = match tournament_id(id) {
+        Ok(id) => id,
+        Err(r) => return refused(r),
+    };
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            let why = format!("an imported file is limited to {MAX_IMPORT_BYTES} bytes");
+            return refusal(ErrorCode::TooLarge, why);
+        }
+        Err(e) => return refusal(ErrorCode::BadRequest, e.body_text()),
+    };
+    let Some(token) = bearer(&headers) else {
+        let why = "importing players needs a director's token in an `Authorization: Bearer` header";
+        return refusal(ErrorCode::Unauthorized, why.into());
+    };
+    let user = match crate::accounts::admit(hub.store(), &hub.verifier, token).await {
+        Ok((user, grant)) if grant.allows(Scope::TournamentDirect) => user,
+        Ok(_) => {
+            let why = "importing players needs a personal token with the `tournament:direct` scope";
+            return refusal(ErrorCode::InsufficientScope, why.into());
+        }
+        Err(r) => return refused(r),
+    };
+    let Ok(xml) = std::str::from_utf8(&body) else {
+        let why = "the OpenGotha file cannot be read: it is not UTF-8 text";
+        return refusal(ErrorCode::InvalidFile, why.into());
+    };
+    match hub.tournaments.import(&id, user, xml).await {
+        Ok(registered) => Json(json!({ "registered": registered })).into_response(),
+        Err(r) => refused(r),
     }
 }
 

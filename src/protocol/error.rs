@@ -53,6 +53,9 @@ pub enum ErrorCode {
     /// The personal API token this connection logged in with lacks the scope the
     /// request needs (client-protocol/accounts.md#scopes).
     InsufficientScope,
+    /// A file that cannot be read: an OpenGotha import that is not well-formed XML, not
+    /// a tournament, or names an unknown rank.
+    InvalidFile,
 }
 
 impl ErrorCode {

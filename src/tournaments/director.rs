@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::entry::Entry;
-use super::state::{Tournament, fresh_secrets, nigiri_seed, outcome_of};
+use super::state::{Newcomer, Tournament, fresh_secrets, nigiri_seed, outcome_of};
 use crate::fanout::{Outbox, encode};
 use crate::ids::new_id;
 use crate::lifecycle::{GameNews, Lifecycle};
@@ -54,6 +54,12 @@ pub enum Command {
         action: TournamentAction,
         outbox: Outbox,
         reply: oneshot::Sender<Answer>,
+    },
+    /// A director brings in players from a file; the answer is how many were new.
+    Import {
+        user: UserInfo,
+        players: Vec<Newcomer>,
+        reply: oneshot::Sender<Result<usize, Refusal>>,
     },
     /// The tournament as it is now.
     Snapshot {
@@ -141,6 +147,13 @@ impl Director {
                 let answer = self.act(user, action, outbox).await;
                 let _ = reply.send(answer);
             }
+            Command::Import {
+                user,
+                players,
+                reply,
+            } => {
+                let _ = reply.send(self.import(&user, players).await);
+            }
             Command::Snapshot { reply } => {
                 let _ = reply.send(Box::new(self.state.clone()));
             }
@@ -186,6 +199,16 @@ impl Director {
         self.commit(entries).await?;
         self.follow_up().await;
         Ok(None)
+    }
+
+    async fn import(&mut self, user: &UserInfo, players: Vec<Newcomer>) -> Result<usize, Refusal> {
+        if !self.state.is_director(&user.id) {
+            return Err(forbidden("only the tournament's directors may do this"));
+        }
+        let entries = self.state.import(players)?;
+        let new = entries.len();
+        self.commit(entries).await?;
+        Ok(new)
     }
 
     /// Who may ask, then what it would record.
@@ -291,11 +314,15 @@ impl Director {
             .map_err(|e| unavailable(&e))?;
         self.seq += entries.len() as u64;
         self.state = next;
+        let mut standings = false;
         for entry in &entries {
-            self.tell(entry);
+            standings |= self.tell(entry);
             if let Entry::Published { round, .. } = entry {
                 self.start_round(usize::from(*round) - 1).await;
             }
+        }
+        if standings {
+            self.standings_changed();
         }
         Ok(())
     }
@@ -314,25 +341,29 @@ impl Director {
         self.broadcast(&msg);
     }
 
-    /// The channel's events for an entry just applied.
-    fn tell(&mut self, entry: &Entry) {
+    /// The channel's events for an entry just applied; whether it changed the standings
+    /// (told once for all the entries of a commit).
+    fn tell(&mut self, entry: &Entry) -> bool {
         let id = self.state.id.clone();
         match entry {
             Entry::Registered { .. } | Entry::StatusChanged { .. } => {
                 let seat = match entry {
-                    Entry::StatusChanged { seat, .. } => *seat,
-                    _ => self.state.users.len() - 1,
+                    Entry::StatusChanged { seat, .. } => Some(*seat),
+                    Entry::Registered { user, .. } => self.state.seat_of(&user.id),
+                    _ => None,
                 };
-                let player = self.state.player_view(seat);
-                self.broadcast(&ServerMsg::RegistrationChanged {
-                    tournament_id: id,
-                    player,
-                });
-                self.standings_changed();
+                if let Some(seat) = seat {
+                    let player = self.state.player_view(seat);
+                    self.broadcast(&ServerMsg::RegistrationChanged {
+                        tournament_id: id,
+                        player,
+                    });
+                }
+                true
             }
             Entry::Paired { round, .. } | Entry::Published { round, .. } => {
                 let Some(view) = self.state.round_view(usize::from(*round) - 1, false) else {
-                    return;
+                    return false;
                 };
                 let msg = match entry {
                     Entry::Paired { .. } => ServerMsg::RoundPaired {
@@ -345,10 +376,11 @@ impl Director {
                     },
                 };
                 self.broadcast(&msg);
-                if matches!(entry, Entry::Published { .. }) {
-                    self.standings_changed();
+                let published = matches!(entry, Entry::Published { .. });
+                if published {
                     self.tell_players(usize::from(*round) - 1);
                 }
+                published
             }
             Entry::Result {
                 round,
@@ -363,7 +395,7 @@ impl Director {
                     game_id,
                     outcome: *outcome,
                 });
-                self.standings_changed();
+                true
             }
             Entry::Appealed { .. } | Entry::AppealRuled { .. } => {
                 let appeal = match entry {
@@ -381,11 +413,12 @@ impl Director {
                         appeal,
                     });
                 }
+                false
             }
             Entry::Created { .. }
             | Entry::Configured { .. }
             | Entry::ByeAsked { .. }
-            | Entry::Finished {} => {}
+            | Entry::Finished {} => false,
         }
     }
 

@@ -98,6 +98,15 @@ pub fn outcome_of(result: &GameResult) -> Option<Outcome> {
     }
 }
 
+/// A player a director brings in from a file: the account, and what the file says.
+#[derive(Debug, Clone)]
+pub struct Newcomer {
+    pub user: UserInfo,
+    pub rank: Rank,
+    pub club: String,
+    pub country: String,
+}
+
 /// A published round beside its record: the boards as proposed (with their costs),
 /// their games and referees.
 #[derive(Debug, Clone)]
@@ -283,6 +292,45 @@ impl Tournament {
             country,
             first_round: self.next_open_round(),
         })
+    }
+
+    /// The registrations of `players` brought in by a director from a file, before round
+    /// one is paired: the window and the rank limits are the players' own registrations'
+    /// rules, not the director's. Players already registered are left as they are.
+    pub fn import(&self, players: Vec<Newcomer>) -> Result<Vec<Entry>, Refusal> {
+        if self.stage() != Stage::Registration {
+            return Err(refuse(
+                ErrorCode::WrongPhase,
+                "players are imported before round one is paired",
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let new: Vec<Newcomer> = players
+            .into_iter()
+            .filter(|p| self.seat_of(&p.user.id).is_none() && seen.insert(p.user.id.clone()))
+            .collect();
+        if self.users.len() + new.len() > MAX_PLAYERS {
+            return Err(refuse(
+                ErrorCode::LimitReached,
+                format!("a tournament takes at most {MAX_PLAYERS} players"),
+            ));
+        }
+        if new
+            .iter()
+            .any(|p| p.club.chars().count() > 100 || p.country.chars().count() > 100)
+        {
+            return Err(bad("a club or country has at most 100 characters"));
+        }
+        Ok(new
+            .into_iter()
+            .map(|p| Entry::Registered {
+                user: p.user,
+                rank: p.rank,
+                club: p.club,
+                country: p.country,
+                first_round: 1,
+            })
+            .collect())
     }
 
     /// A player's status changes (withdrawn, disqualified).
