@@ -713,8 +713,8 @@ fn gotha(players: &[(&str, &str, &str)]) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_director_imports_players_from_an_opengotha_file() {
-    let server = TestServer::start_with(tweak).await;
+async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score() {
+    let mut server = TestServer::start_with(tweak).await;
     let mut td = director(&server).await;
     let created = td
         .ok(json!({"type": "create_tournament", "setup": setup()}))
@@ -789,6 +789,43 @@ async fn a_director_imports_players_from_an_opengotha_file() {
     let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
     assert_eq!((got, &answer), (200, &json!({"registered": 0})));
     assert_eq!(players(view(&server, &t).await), 2);
+    // A score adjusted by hand, with its reason: logged, so it survives a restart, shown
+    // in the standings, and in OpenGotha's file as the start score's correction.
+    let adjust = |points: i64| {
+        let reason = "won the qualifier";
+        msg(
+            &t,
+            "adjust",
+            json!({"player": "leeann", "points": points, "reason": reason}),
+        )
+    };
+    td.refused(adjust(0), "bad_request").await;
+    td.clear();
+    td.ok(adjust(2)).await;
+    let changed = td.recv_type("standings_changed").await;
+    let lee = |standings: &Value| {
+        let lines = standings.as_array().expect("standings");
+        lines
+            .iter()
+            .find(|l| l["player"] == "leeann")
+            .expect("leeann")
+            .clone()
+    };
+    let wanted = json!([{"points": 2, "after_round": 0, "reason": "won the qualifier"}]);
+    assert_eq!(lee(&changed["standings"])["adjustments"], wanted);
+    let score = lee(&changed["standings"])["score"].clone();
+    td.close().await;
+    let dir = server.stop().await;
+    server = TestServer::start_in(dir, tweak).await;
+    let mut td = director(&server).await;
+    let (_, standings) = get_json(&server, &format!("/api/tournaments/{t}/standings")).await;
+    assert_eq!(lee(&standings["standings"])["adjustments"], wanted);
+    assert_eq!(lee(&standings["standings"])["score"], score);
+    let (_, _, xml) = download(&server, &format!("/api/tournaments/{t}/export/opengotha")).await;
+    let xml = String::from_utf8(xml).expect("UTF-8");
+    let imported = opengotha::import(&xml).expect("the OpenGotha file imports");
+    assert_eq!(imported.record.adjustments.len(), 1, "{xml}");
+    assert_eq!(lines_of(&imported)["leeann"].1, score.as_i64().unwrap());
     // Once round one is paired, too late.
     td.ok(msg(&t, "pair", json!({}))).await;
     let (got, answer) = post(&server, &path, Some(&td_token), &file).await;

@@ -278,6 +278,14 @@ impl Director {
                 directing()?;
                 s.publish(wall_ms(), new_id)?
             }
+            TournamentAction::Adjust {
+                player,
+                points,
+                reason,
+            } => {
+                directing()?;
+                s.adjust(s.player(&player)?, points, reason)?
+            }
             TournamentAction::Appeal { message } => s.appeal(&user.id, message, wall_ms())?,
             TournamentAction::RuleAppeal { appeal, ruling } => {
                 if !s.is_chief_referee(&user.id) {
@@ -397,6 +405,7 @@ impl Director {
                 });
                 true
             }
+            Entry::Adjusted { .. } => true,
             Entry::Appealed { .. } | Entry::AppealRuled { .. } => {
                 let appeal = match entry {
                     Entry::AppealRuled { appeal, .. } => self

@@ -10,16 +10,18 @@
 use super::entry::Entry;
 use crate::lobby::nigiri;
 use crate::protocol::{
-    AppealView, BoardView, DrawView, ErrorCode, PlayerView, Refusal, RoundView, Stage,
-    StandingView, TournamentSetup, TournamentView, UserInfo,
+    AdjustmentView, AppealView, BoardView, DrawView, ErrorCode, PlayerView, Refusal, RoundView,
+    Stage, StandingView, TournamentSetup, TournamentView, UserInfo,
 };
 use crate::rating::Rank;
 use crate::rules::{Color, GameResult};
 use crate::tournament::draw::Draw;
-use crate::tournament::field::{Board, Entrant, Outcome, Record, Round, Seat, Status, Turn};
+use crate::tournament::field::{
+    Adjustment, Board, Entrant, Outcome, Record, Round, Seat, Status, Turn,
+};
 use crate::tournament::knockout::{advance, bracket};
 use crate::tournament::pairing::{Costs, Proposed, all_costs, draw, pair};
-use crate::tournament::regulations::{ColourRule, System};
+use crate::tournament::regulations::{ColourRule, HalfPoints, System};
 use crate::tournament::round_robin::berger;
 use crate::tournament::standings::standings;
 
@@ -33,6 +35,8 @@ pub const MAX_STAFF: usize = 50;
 pub const MAX_APPEALS: usize = 1_000;
 /// The longest name, club, country, appeal or ruling, in characters.
 pub const MAX_TEXT_CHARS: usize = 500;
+/// The most half points one adjustment adds or takes away.
+pub const MAX_ADJUSTMENT: HalfPoints = 20;
 
 fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     Refusal::new(code, message)
@@ -156,6 +160,7 @@ impl Tournament {
                 regulations: setup.regulations.clone(),
                 field: Vec::new(),
                 rounds: Vec::new(),
+                adjustments: Vec::new(),
             },
             setup: setup.clone(),
             users: Vec::new(),
@@ -352,6 +357,30 @@ impl Tournament {
         Ok(Entry::StatusChanged {
             seat,
             status,
+            reason,
+        })
+    }
+
+    /// A change to `seat`'s score by hand: `points` half points (at most
+    /// [`MAX_ADJUSTMENT`] either way, not 0), with a reason, until the tournament is over.
+    pub fn adjust(&self, seat: Seat, points: HalfPoints, reason: String) -> Result<Entry, Refusal> {
+        if self.finished {
+            return Err(refuse(ErrorCode::WrongPhase, "the tournament is over"));
+        }
+        if points == 0 || points.abs() > MAX_ADJUSTMENT {
+            return Err(bad(format!(
+                "an adjustment is 1 to {MAX_ADJUSTMENT} half points, up or down"
+            )));
+        }
+        if reason.trim().is_empty() || reason.chars().count() > MAX_TEXT_CHARS {
+            return Err(bad(format!(
+                "an adjustment's reason has 1 to {MAX_TEXT_CHARS} characters"
+            )));
+        }
+        Ok(Entry::Adjusted {
+            seat,
+            points,
+            from_round: self.record.rounds.len(),
             reason,
         })
     }
@@ -756,6 +785,17 @@ impl Tournament {
                     b.outcome = *outcome;
                 }
             }
+            Entry::Adjusted {
+                seat,
+                points,
+                from_round,
+                reason,
+            } => self.record.adjustments.push(Adjustment {
+                seat: *seat,
+                points: *points,
+                from_round: *from_round,
+                reason: reason.clone(),
+            }),
             Entry::Appealed { from, message, at } => {
                 let appeal = u32::try_from(self.appeals.len() + 1).unwrap_or(u32::MAX);
                 self.appeals.push(AppealView {
@@ -859,6 +899,14 @@ impl Tournament {
                 cuss: st.cuss,
                 rounds: (0..self.record.rounds.len())
                     .map(|r| self.cell(st.seat, r, &place))
+                    .collect(),
+                adjustments: (self.record.adjustments.iter())
+                    .filter(|a| a.seat == st.seat)
+                    .map(|a| AdjustmentView {
+                        points: a.points,
+                        after_round: a.from_round,
+                        reason: a.reason.clone(),
+                    })
                     .collect(),
             })
             .collect()

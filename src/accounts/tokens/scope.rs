@@ -184,6 +184,7 @@ pub fn needed(msg: &ClientMsg, role: Role) -> Scope {
             | T::Pair {}
             | T::Swap { .. }
             | T::Publish {}
+            | T::Adjust { .. }
             | T::RuleAppeal { .. } => Scope::TournamentDirect,
         },
     }
