@@ -52,6 +52,7 @@ fn event(rounds: usize) -> Record {
         regulations,
         field,
         rounds: Vec::new(),
+        adjustments: Vec::new(),
     };
     let seats: Vec<usize> = (0..PLAYERS).collect();
     for round in 0..rounds as u64 {

@@ -349,7 +349,7 @@ fn referee_note(event: &GameEvent) -> Option<String> {
 }
 
 /// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds.
-fn date(ms: i64) -> String {
+pub fn date(ms: i64) -> String {
     // Civil-from-days (Howard Hinnant's algorithm), to avoid a date crate for one field.
     let days = ms.div_euclid(86_400_000);
     let z = days + 719_468;

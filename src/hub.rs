@@ -108,6 +108,7 @@ impl Hub {
                 starter: starter.clone(),
                 lifecycle: lifecycle.clone(),
                 ranks,
+                notices: notices.clone(),
                 shutdown: shutdown.signal(),
             });
             Hub {

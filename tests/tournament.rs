@@ -6,7 +6,10 @@
 //! computation written here from the pairings the server published (not by calling
 //! `tengen::tournament::standings`). The refusals the protocol promises along the way
 //! (twice, outside the limits, before the last round ended, publishing twice, a swap that
-//! repeats a game, not the director, unknown tournament) change nothing.
+//! repeats a game, not the director, unknown tournament) change nothing. After the event,
+//! the exchange files fetched over HTTP read back to the server's standings: the EGF
+//! table through `egf::read`, OpenGotha's XML through `opengotha::import`, and the SGF
+//! archive (read by Python's `zipfile`) holds every game's record.
 
 mod common;
 
@@ -17,6 +20,9 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tengen::config::Config;
 use tengen::protocol::Role;
+use tengen::tournament::exchange::{Imported, egf, opengotha};
+use tengen::tournament::regulations::Regulations;
+use tengen::tournament::standings::standings;
 
 const PLAYERS: usize = 24;
 const ROUNDS: usize = 5;
@@ -423,6 +429,9 @@ async fn a_whole_mcmahon_tournament_runs_through_the_server() {
                 "a withdrawn player is paired: {text}"
             );
         }
+        if number == 1 {
+            round_paired_notices(&mut ps, &t, &round).await;
+        }
         let expected = play_round(&mut ps, &round, number).await;
         let seen = results(&mut td, number, boards).await;
         let wanted: BTreeMap<u64, String> = expected
@@ -500,4 +509,325 @@ async fn a_whole_mcmahon_tournament_runs_through_the_server() {
     let (_, round1) = get_json(&server, &format!("/api/tournaments/{t}/rounds/1")).await;
     assert!(round1["boards"][0]["costs"].is_null(), "{round1}");
     td.refused(msg(&t, "pair", json!({})), "wrong_phase").await;
+    exports_read_back(&server, &t, lines, &published).await;
+}
+
+/// Each player of the first board of a published round has a `round_paired` notice
+/// naming the tournament, the round, the game and the opponent.
+async fn round_paired_notices(players: &mut [Client], t: &str, round: &Value) {
+    let board = &round["boards"][0];
+    for (me, them) in [("black", "white"), ("white", "black")] {
+        let i: usize = board[me].as_str().unwrap()[1..].parse().expect("pNN");
+        // A notice is kept on a task of its own, just after the round is published.
+        let notice = loop {
+            let list = players[i].ok(json!({"type": "list_notices"})).await;
+            let found = list["notices"]
+                .as_array()
+                .expect("notices")
+                .iter()
+                .find(|n| n["kind"] == "round_paired")
+                .cloned();
+            match found {
+                Some(notice) => break notice,
+                None => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+            }
+        };
+        let payload = &notice["payload"];
+        assert_eq!(payload["tournament_id"], t, "{notice}");
+        assert_eq!(payload["round"], round["round"], "{notice}");
+        assert_eq!(payload["game_id"], board["game_id"], "{notice}");
+        assert_eq!(payload["opponent"]["id"], board[them], "{notice}");
+        players[i].clear();
+    }
+}
+
+/// A plain GET of a file: the status, the head (lower case) and the body's bytes.
+async fn download(server: &TestServer, path: &str) -> (u16, String, Vec<u8>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.expect("sends");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("reads");
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head");
+    let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+    assert!(!head.contains("transfer-encoding"), "{head}");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    (status, head, raw[end + 4..].to_vec())
+}
+
+/// Each line of `imported`'s standings, by the player's id on the server (a file names a
+/// player by OpenGotha's key, the name in capitals): place, score and tie-breaks.
+fn lines_of(imported: &Imported) -> BTreeMap<String, (usize, i64, i64, i64, i64)> {
+    standings(&imported.record)
+        .iter()
+        .map(|st| {
+            let id = imported.record.field[st.seat].id.to_lowercase();
+            (
+                id,
+                (st.place, i64::from(st.score), st.sos, st.sosos, st.sodos),
+            )
+        })
+        .collect()
+}
+
+/// The exchange files, fetched as anyone would, say what the server's standings say.
+async fn exports_read_back(server: &TestServer, t: &str, lines: &[Value], rounds: &[Value]) {
+    let wanted: BTreeMap<String, (usize, i64, i64, i64, i64)> = lines
+        .iter()
+        .map(|l| {
+            let n = |k: &str| l[k].as_i64().expect("a number");
+            let place = l["place"].as_u64().expect("a place") as usize;
+            let p = l["player"].as_str().expect("a player").to_string();
+            (p, (place, n("score"), n("sos"), n("sosos"), n("sodos")))
+        })
+        .collect();
+    let regulations: Regulations =
+        serde_json::from_value(view(server, t).await["setup"]["regulations"].clone())
+            .expect("the regulations");
+
+    let (status, head, table) = download(server, &format!("/api/tournaments/{t}/export/egf")).await;
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/plain"), "{head}");
+    assert!(
+        head.contains(&format!("filename=\"tengen-{t}.h9\"")),
+        "{head}"
+    );
+    let table = String::from_utf8(table).expect("UTF-8");
+    assert!(table.contains("; EV[Tengen Open]"), "{table}");
+    let read = egf::read(&table, regulations).expect("the EGF table reads");
+    assert_eq!(lines_of(&read), wanted, "the EGF table's standings");
+
+    let (status, head, xml) =
+        download(server, &format!("/api/tournaments/{t}/export/opengotha")).await;
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: application/xml"), "{head}");
+    let xml = String::from_utf8(xml).expect("UTF-8");
+    let imported = opengotha::import(&xml).expect("the OpenGotha file imports");
+    assert_eq!(imported.record.rounds.len(), ROUNDS);
+    assert_eq!(
+        lines_of(&imported),
+        wanted,
+        "the OpenGotha file's standings"
+    );
+
+    let (status, head, zip) = download(server, &format!("/api/tournaments/{t}/export/sgf")).await;
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: application/zip"), "{head}");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("games.zip");
+    std::fs::write(&path, &zip).expect("written");
+    let script = "import sys, zipfile, json\n\
+                  z = zipfile.ZipFile(sys.argv[1])\n\
+                  assert z.testzip() is None\n\
+                  print(json.dumps([[i.filename, z.read(i).decode()] for i in z.infolist()]))";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: BTreeMap<String, String> =
+        serde_json::from_slice::<Vec<(String, String)>>(&out.stdout)
+            .expect("the archive's files")
+            .into_iter()
+            .collect();
+    let boards: usize = rounds
+        .iter()
+        .map(|r| r["boards"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(files.len(), boards, "one SGF per game: {:?}", files.keys());
+    for (r, round) in rounds.iter().enumerate() {
+        for b in round["boards"].as_array().unwrap() {
+            let name = format!("round-{}/board-{}.sgf", r + 1, b["board"]);
+            let text = files
+                .get(&name)
+                .unwrap_or_else(|| panic!("{name} is missing"));
+            let games = tengen::rules::sgf::parse(text).expect("a readable SGF");
+            assert_eq!(games.len(), 1, "{name}");
+            let root = &games[0][0];
+            let prop = |k: &str| root.get(k).map(|p| p.simple_text()).unwrap_or_default();
+            assert_eq!(prop("PB"), b["black"].as_str().unwrap(), "{name}");
+            assert_eq!(prop("PW"), b["white"].as_str().unwrap(), "{name}");
+            let winner = if b["outcome"] == "black" { "B+" } else { "W+" };
+            assert!(prop("RE").starts_with(winner), "{name}: {}", prop("RE"));
+        }
+    }
+    let (status, _, _) = download(server, "/api/tournaments/no-such-cup/export/egf").await;
+    assert_eq!(status, 404);
+}
+
+/// A POST of `body` with an optional bearer token: the status and the body as JSON.
+async fn post(server: &TestServer, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = server.server.as_ref().expect("running").addr();
+    let mut s = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    let mut req = format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(token) = token {
+        req.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    req.push_str(&format!(
+        "Content-Type: application/xml\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    s.write_all(req.as_bytes()).await.expect("sends");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("reads");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+fn gotha(players: &[(&str, &str, &str)]) -> String {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Tournament dataVersion=\"201\">\n<Players>\n",
+    );
+    for (name, first, rank) in players {
+        xml.push_str(&format!(
+            "<Player name=\"{name}\" firstName=\"{first}\" rank=\"{rank}\" club=\"Lyon\" country=\"FR\"/>\n"
+        ));
+    }
+    xml.push_str("</Players>\n</Tournament>\n");
+    xml
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score() {
+    let mut server = TestServer::start_with(tweak).await;
+    let mut td = director(&server).await;
+    let created = td
+        .ok(json!({"type": "create_tournament", "setup": setup()}))
+        .await;
+    let t = created["tournament"]["tournament_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    td.ok(msg(&t, "watch_tournament", json!({}))).await;
+    for account in ["leeann", "kimbo"] {
+        server.account(account).await;
+    }
+    let path = format!("/api/tournaments/{t}/players");
+    let file = gotha(&[("Lee", "Ann", "2D"), ("Kim", "Bo", "5K")]);
+    let td_token = server.token_as("td", Role::Admin);
+    let players = |v: Value| v["players"].as_array().unwrap().len();
+
+    // Every refusal has its code and changes nothing.
+    let refusals = [
+        (None, file.clone(), 401, "unauthorized"),
+        (Some(server.token("leeann")), file.clone(), 403, "forbidden"),
+        (
+            Some(td_token.clone()),
+            "a player list, but not XML".to_string(),
+            400,
+            "invalid_file",
+        ),
+        (
+            Some(td_token.clone()),
+            gotha(&[("Lee", "Ann", "3P")]),
+            400,
+            "invalid_file",
+        ),
+        (
+            Some(td_token.clone()),
+            gotha(&[("Lee", "Ann", "2D"), ("No", "Body", "1K")]),
+            404,
+            "not_found",
+        ),
+    ];
+    for (token, body, status, code) in refusals {
+        let (got, answer) = post(&server, &path, token.as_deref(), &body).await;
+        assert_eq!(
+            (got, answer["code"].as_str()),
+            (status, Some(code)),
+            "{answer}"
+        );
+        assert!(answer["error"].is_string(), "{answer}");
+        assert_eq!(players(view(&server, &t).await), 0);
+    }
+    let (got, _) = post(
+        &server,
+        "/api/tournaments/no-such-cup/players",
+        Some(&td_token),
+        &file,
+    )
+    .await;
+    assert_eq!(got, 404);
+
+    let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
+    assert_eq!((got, &answer), (200, &json!({"registered": 2})));
+    let changed = td.recv_type("registration_changed").await;
+    assert_eq!(changed["player"]["user"]["id"], "leeann");
+    let v = view(&server, &t).await;
+    let lee = &v["players"][0];
+    assert_eq!(
+        (lee["rank"].as_str(), lee["club"].as_str()),
+        (Some("2d"), Some("Lyon"))
+    );
+    assert_eq!(v["players"][1]["user"]["id"], "kimbo");
+    // Again: everyone is already in.
+    let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
+    assert_eq!((got, &answer), (200, &json!({"registered": 0})));
+    assert_eq!(players(view(&server, &t).await), 2);
+    // A score adjusted by hand, with its reason: logged, so it survives a restart, shown
+    // in the standings, and in OpenGotha's file as the start score's correction.
+    let adjust = |points: i64| {
+        let reason = "won the qualifier";
+        msg(
+            &t,
+            "adjust",
+            json!({"player": "leeann", "points": points, "reason": reason}),
+        )
+    };
+    td.refused(adjust(0), "bad_request").await;
+    td.clear();
+    td.ok(adjust(2)).await;
+    let changed = td.recv_type("standings_changed").await;
+    let lee = |standings: &Value| {
+        let lines = standings.as_array().expect("standings");
+        lines
+            .iter()
+            .find(|l| l["player"] == "leeann")
+            .expect("leeann")
+            .clone()
+    };
+    let wanted = json!([{"points": 2, "after_round": 0, "reason": "won the qualifier"}]);
+    assert_eq!(lee(&changed["standings"])["adjustments"], wanted);
+    let score = lee(&changed["standings"])["score"].clone();
+    td.close().await;
+    let dir = server.stop().await;
+    server = TestServer::start_in(dir, tweak).await;
+    let mut td = director(&server).await;
+    let (_, standings) = get_json(&server, &format!("/api/tournaments/{t}/standings")).await;
+    assert_eq!(lee(&standings["standings"])["adjustments"], wanted);
+    assert_eq!(lee(&standings["standings"])["score"], score);
+    let (_, _, xml) = download(&server, &format!("/api/tournaments/{t}/export/opengotha")).await;
+    let xml = String::from_utf8(xml).expect("UTF-8");
+    let imported = opengotha::import(&xml).expect("the OpenGotha file imports");
+    assert_eq!(imported.record.adjustments.len(), 1, "{xml}");
+    assert_eq!(lines_of(&imported)["leeann"].1, score.as_i64().unwrap());
+    // Once round one is paired, too late.
+    td.ok(msg(&t, "pair", json!({}))).await;
+    let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
+    assert_eq!((got, answer["code"].as_str()), (409, Some("wrong_phase")));
 }

@@ -573,6 +573,75 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
     ops.extend(self_service(g));
     ops.extend(notices(g));
     ops.extend(tournaments(g));
+    ops.extend(tournament_exports(g));
+    ops
+}
+
+/// A tournament's exchange files, and the import of a player list
+/// (client-protocol/tournament.md#http).
+fn tournament_exports(g: &mut SchemaGenerator) -> Vec<Operation> {
+    let mut ops: Vec<Operation> = [
+        (
+            "/api/tournaments/{id}/export/egf",
+            "A tournament's EGF results table",
+            "text/plain",
+        ),
+        (
+            "/api/tournaments/{id}/export/opengotha",
+            "A tournament as OpenGotha's XML file",
+            "application/xml",
+        ),
+        (
+            "/api/tournaments/{id}/export/sgf",
+            "Every ended game of a tournament as SGF, in one ZIP archive",
+            "application/zip",
+        ),
+    ]
+    .map(|(path, summary, media)| {
+        let mut op = Operation::new("get", path, "tournaments", summary)
+            .answer(200, "The file of the published rounds.", Body::Text(media))
+            .refusal(g, 400, "The id cannot be read.")
+            .refusal(g, 404, "No such tournament.")
+            .refusal(g, 503, "The store failed.");
+        if path.ends_with("/sgf") {
+            op = op.refusal(g, 500, "A game's log could not be read.");
+        }
+        op
+    })
+    .into();
+    ops.push(
+        Operation::new(
+            "post",
+            "/api/tournaments/{id}/players",
+            "tournaments",
+            "A director registers the players of an OpenGotha file",
+        )
+        .auth(Auth::Bearer)
+        .answer(
+            200,
+            "Registered: `{\"registered\": n}`, the players who were new.",
+            Body::Json(Schema::from(true)),
+        )
+        .refusal(g, 400, "`invalid_file`: the file does not read.")
+        .refusal(g, 401, "`unauthorized`: no token, or a refused one.")
+        .refusal(
+            g,
+            403,
+            "`forbidden` or `insufficient_scope`: not a director.",
+        )
+        .refusal(
+            g,
+            404,
+            "`not_found`: no such tournament, or a player without an account.",
+        )
+        .refusal(
+            g,
+            409,
+            "`wrong_phase` or `limit_reached`: round one is paired, or too many players.",
+        )
+        .refusal(g, 413, "`too_large`: a file over 2 MiB.")
+        .refusal(g, 503, "`unavailable`: the store failed."),
+    );
     ops
 }
 

@@ -35,8 +35,8 @@ pub use settings::{ColorChoice, FairPlay, GameSettings, HandicapPlacement};
 pub use speed::Speed;
 pub use summary::{GameSummary, Phase};
 pub use tournament::{
-    AppealView, BoardView, DrawView, PlayerView, RoundView, Stage, StandingView, TournamentAction,
-    TournamentSetup, TournamentView,
+    AdjustmentView, AppealView, BoardView, DrawView, PlayerView, RoundView, Stage, StandingView,
+    TournamentAction, TournamentSetup, TournamentView,
 };
 pub use user::{Role, UserInfo};
 

@@ -90,6 +90,13 @@ pub enum TournamentAction {
     },
     /// Director: publish the proposed round; its games start `start_delay_ms` later.
     Publish {},
+    /// Director: add `points` half points (negative: take them away) to a player's
+    /// score, with the reason.
+    Adjust {
+        player: String,
+        points: HalfPoints,
+        reason: String,
+    },
     /// A player: appeal to the chief referee (申诉).
     Appeal {
         message: String,
@@ -177,6 +184,19 @@ pub struct StandingView {
     /// the handicap (`3+/b0`); `0+`, `0-` or `0=` for a round without a game; `?` after
     /// the slash's part while the game is played.
     pub rounds: Vec<String>,
+    /// The changes to the score by hand, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adjustments: Vec<AdjustmentView>,
+}
+
+/// A director's change to a player's score by hand.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AdjustmentView {
+    /// Half points added (negative: taken away).
+    pub points: HalfPoints,
+    /// The rounds published when it was made; it counts from the score after them on.
+    pub after_round: usize,
+    pub reason: String,
 }
 
 /// An appeal to the chief referee and its ruling.

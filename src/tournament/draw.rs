@@ -161,6 +161,7 @@ mod tests {
                 })
                 .collect(),
             rounds: vec![],
+            adjustments: Vec::new(),
         };
         let seats: Vec<usize> = (0..16).collect();
         let server = Draw::new([42; 32]);

@@ -123,6 +123,22 @@ pub struct Record {
     pub regulations: Regulations,
     pub field: Vec<Entrant>,
     pub rounds: Vec<Round>,
+    /// Changes to scores by hand, in the order they were made.
+    #[serde(default)]
+    pub adjustments: Vec<Adjustment>,
+}
+
+/// A director's change to a player's score by hand, with its reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Adjustment {
+    pub seat: Seat,
+    /// Half points added to the score (negative: taken away).
+    pub points: HalfPoints,
+    /// The rounds published when it was made: it counts in the score after that many
+    /// rounds and every later one (0: from the start, as a McMahon start score's
+    /// correction would).
+    pub from_round: usize,
+    pub reason: String,
 }
 
 impl Record {
@@ -161,12 +177,23 @@ impl Record {
         self.regulations.start_score(self.field[seat].rank)
     }
 
-    /// The score after the first `rounds` rounds (McMahon score, or points).
+    /// The score after the first `rounds` rounds (McMahon score, or points), with the
+    /// adjustments made by then.
     pub fn score_after(&self, seat: Seat, rounds: usize) -> HalfPoints {
         self.start(seat)
             + (0..rounds)
                 .map(|r| self.gained(seat, r))
                 .sum::<HalfPoints>()
+            + self.adjusted(seat, rounds)
+    }
+
+    /// Half points added by hand to `seat`'s score after the first `rounds` rounds.
+    pub fn adjusted(&self, seat: Seat, rounds: usize) -> HalfPoints {
+        self.adjustments
+            .iter()
+            .filter(|a| a.seat == seat && a.from_round <= rounds)
+            .map(|a| a.points)
+            .sum()
     }
 
     /// The score after every round so far.

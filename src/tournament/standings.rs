@@ -82,7 +82,7 @@ pub fn standings(record: &Record) -> Vec<Standing> {
                 seat: s,
                 place: 0,
                 score: score[s],
-                wins: score[s] - record.start(s),
+                wins: score[s] - record.start(s) - record.adjusted(s, rounds),
                 sos: sos[s],
                 sosos,
                 sodos,

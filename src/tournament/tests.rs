@@ -2,9 +2,11 @@
 
 use proptest::prelude::*;
 
-use super::field::{Board, Entrant, Outcome, Record, Round, Seat, Status};
+use super::exchange;
+use super::field::{Adjustment, Board, Entrant, Outcome, Record, Round, Seat, Status};
 use super::pairing::{Costs, all_costs, draw, pair};
 use super::regulations::{ColourRule, HandicapRule, Regulations, Seeding, System, TieBreak};
+use super::standings::{Standing, standings};
 use crate::rating::Rank;
 
 fn regulations(system: System, handicap: bool) -> Regulations {
@@ -52,6 +54,7 @@ fn mcmahon(n: usize, seed: u64) -> Record {
         ),
         field: field(n, seed),
         rounds: Vec::new(),
+        adjustments: Vec::new(),
     }
 }
 
@@ -129,6 +132,7 @@ proptest! {
             regulations: regulations(System::McMahon { bar: Rank::Dan(2), floor: Rank::Kyu(20) }, seed % 2 == 0),
             field: field(n, seed),
             rounds: Vec::new(),
+            adjustments: Vec::new(),
         };
         for _ in 0..rounds.min(n - 1) {
             play(&mut record, seed);
@@ -225,7 +229,7 @@ proptest! {
         for p in field.iter_mut() {
             p.rank = Rank::Kyu(5);
         }
-        let record = Record { regulations: regulations(System::Swiss, false), field, rounds: Vec::new() };
+        let record = Record { regulations: regulations(System::Swiss, false), field, rounds: Vec::new(), adjustments: Vec::new() };
         let seats: Vec<Seat> = (0..8).collect();
         // Every pair of seat 0 but 0–7 is forbidden, and 1–2 as well.
         let mut forbidden: Vec<(Seat, Seat)> = (1..7).map(|s| (0, s)).collect();
@@ -246,6 +250,7 @@ fn colours_are_evened_out() {
         regulations: regulations(System::Swiss, false),
         field: field(4, 1),
         rounds: Vec::new(),
+        adjustments: Vec::new(),
     };
     for p in record.field.iter_mut() {
         p.rank = Rank::Kyu(5);
@@ -302,6 +307,7 @@ fn the_club_criterion_counts_only_when_asked_and_below_the_score_group() {
         regulations: regs.clone(),
         field: field.clone(),
         rounds: Vec::new(),
+        adjustments: Vec::new(),
     };
     let proposal = pair(&record, &[0, 1, 2, 3], &[], 5).unwrap();
     assert!(
@@ -315,6 +321,7 @@ fn the_club_criterion_counts_only_when_asked_and_below_the_score_group() {
         regulations: regs,
         field,
         rounds: Vec::new(),
+        adjustments: Vec::new(),
     };
     let proposal = pair(&record, &[0, 1, 2, 3], &[], 5).unwrap();
     assert!(proposal.boards.iter().all(|p| !p.costs.same_club));
@@ -338,6 +345,7 @@ fn score_groups_are_kept_when_they_can_be() {
             ),
             field,
             rounds: Vec::new(),
+            adjustments: Vec::new(),
         };
         let seats: Vec<Seat> = (0..24).collect();
         let proposal = pair(&record, &seats, &[], seed).unwrap();
@@ -399,7 +407,7 @@ proptest! {
         };
         let mut regs = regulations(system, !swiss && seed.is_multiple_of(3));
         regs.separate_countries = seed.is_multiple_of(2);
-        let mut record = Record { regulations: regs, field: field(players, seed), rounds: Vec::new() };
+        let mut record = Record { regulations: regs, field: field(players, seed), rounds: Vec::new(), adjustments: Vec::new() };
         for _ in 0..rounds.min(players.saturating_sub(2)) {
             play(&mut record, seed);
         }
@@ -438,4 +446,64 @@ proptest! {
             }
         }
     }
+}
+
+/// An adjustment counts in the score from the rounds it was made after, in the
+/// opponents' SOS through that score, and not in the half points earned; one made
+/// before round one is OpenGotha's start-score correction and reads back as one.
+#[test]
+fn an_adjustment_moves_the_score_its_opponents_sos_and_not_the_wins() {
+    let regs = regulations(System::Swiss, false);
+    let board = |black, white| Board {
+        black,
+        white,
+        handicap: 0,
+        outcome: Some(Outcome::Black),
+    };
+    let mut record = Record {
+        regulations: regs,
+        field: field(4, 1),
+        rounds: vec![Round {
+            boards: vec![board(0, 1), board(2, 3)],
+            byes: vec![],
+        }],
+        adjustments: Vec::new(),
+    };
+    let before = standings(&record);
+    record.adjustments.push(Adjustment {
+        seat: 3,
+        points: 4,
+        from_round: 1,
+        reason: "won the qualifier".into(),
+    });
+    assert_eq!(
+        record.score_after(3, 0),
+        0,
+        "it counts from round 1's score on"
+    );
+    assert_eq!(record.score(3), 4);
+    let after = standings(&record);
+    let line = |t: &[Standing], seat| t.iter().find(|s| s.seat == seat).unwrap().clone();
+    assert_eq!(line(&after, 3).score, 4);
+    assert_eq!(line(&after, 3).wins, 0);
+    assert_eq!(line(&after, 3).place, 1);
+    assert_eq!(line(&after, 2).sos, line(&before, 2).sos + 4);
+    let score_and_sos = |st: Standing| (st.score, st.sos);
+    assert_eq!(
+        score_and_sos(line(&after, 0)),
+        score_and_sos(line(&before, 0)),
+        "another's score and SOS stay"
+    );
+
+    record.regulations.system = System::McMahon {
+        bar: Rank::Dan(2),
+        floor: Rank::Kyu(25),
+    };
+    record.adjustments[0].from_round = 0;
+    record.adjustments[0].points = -2;
+    let xml = exchange::opengotha::export(&record, &[], &exchange::Event::default());
+    assert!(xml.contains("smmsCorrection=\"-1\""), "{xml}");
+    let back = exchange::opengotha::import(&xml).unwrap();
+    assert_eq!(back.record.adjustments.len(), 1);
+    assert_eq!(standings(&back.record), standings(&record));
 }

@@ -9,14 +9,15 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::entry::Entry;
-use super::state::{Tournament, fresh_secrets, nigiri_seed, outcome_of};
+use super::state::{Newcomer, Tournament, fresh_secrets, nigiri_seed, outcome_of};
 use crate::fanout::{Outbox, encode};
 use crate::ids::new_id;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::create::Seating;
+use crate::notify::Notices;
 use crate::protocol::{
-    ErrorCode, FairPlay, NigiriProof, Refusal, ServerMsg, TournamentAction, TournamentView,
-    UserInfo,
+    ErrorCode, FairPlay, NigiriProof, NoticeKind, NoticePayload, Refusal, ServerMsg,
+    TournamentAction, TournamentView, UserInfo,
 };
 use crate::rules::GameResult;
 use crate::standings::Ranks;
@@ -39,6 +40,8 @@ pub struct Deps {
     pub starter: Arc<Starter>,
     pub lifecycle: Lifecycle,
     pub ranks: Ranks,
+    /// Tells each player of a published round where they play.
+    pub notices: Arc<Notices>,
     pub shutdown: watch::Receiver<bool>,
 }
 
@@ -52,10 +55,15 @@ pub enum Command {
         outbox: Outbox,
         reply: oneshot::Sender<Answer>,
     },
-    /// The tournament now, with the costs if `viewer` directs it.
-    View {
-        viewer: Option<String>,
-        reply: oneshot::Sender<TournamentView>,
+    /// A director brings in players from a file; the answer is how many were new.
+    Import {
+        user: UserInfo,
+        players: Vec<Newcomer>,
+        reply: oneshot::Sender<Result<usize, Refusal>>,
+    },
+    /// The tournament as it is now.
+    Snapshot {
+        reply: oneshot::Sender<Box<Tournament>>,
     },
 }
 
@@ -139,9 +147,15 @@ impl Director {
                 let answer = self.act(user, action, outbox).await;
                 let _ = reply.send(answer);
             }
-            Command::View { viewer, reply } => {
-                let costs = viewer.is_some_and(|v| self.state.is_director(&v));
-                let _ = reply.send(self.state.view(costs));
+            Command::Import {
+                user,
+                players,
+                reply,
+            } => {
+                let _ = reply.send(self.import(&user, players).await);
+            }
+            Command::Snapshot { reply } => {
+                let _ = reply.send(Box::new(self.state.clone()));
             }
         }
     }
@@ -185,6 +199,16 @@ impl Director {
         self.commit(entries).await?;
         self.follow_up().await;
         Ok(None)
+    }
+
+    async fn import(&mut self, user: &UserInfo, players: Vec<Newcomer>) -> Result<usize, Refusal> {
+        if !self.state.is_director(&user.id) {
+            return Err(forbidden("only the tournament's directors may do this"));
+        }
+        let entries = self.state.import(players)?;
+        let new = entries.len();
+        self.commit(entries).await?;
+        Ok(new)
     }
 
     /// Who may ask, then what it would record.
@@ -254,6 +278,14 @@ impl Director {
                 directing()?;
                 s.publish(wall_ms(), new_id)?
             }
+            TournamentAction::Adjust {
+                player,
+                points,
+                reason,
+            } => {
+                directing()?;
+                s.adjust(s.player(&player)?, points, reason)?
+            }
             TournamentAction::Appeal { message } => s.appeal(&user.id, message, wall_ms())?,
             TournamentAction::RuleAppeal { appeal, ruling } => {
                 if !s.is_chief_referee(&user.id) {
@@ -290,11 +322,15 @@ impl Director {
             .map_err(|e| unavailable(&e))?;
         self.seq += entries.len() as u64;
         self.state = next;
+        let mut standings = false;
         for entry in &entries {
-            self.tell(entry);
+            standings |= self.tell(entry);
             if let Entry::Published { round, .. } = entry {
                 self.start_round(usize::from(*round) - 1).await;
             }
+        }
+        if standings {
+            self.standings_changed();
         }
         Ok(())
     }
@@ -313,25 +349,29 @@ impl Director {
         self.broadcast(&msg);
     }
 
-    /// The channel's events for an entry just applied.
-    fn tell(&mut self, entry: &Entry) {
+    /// The channel's events for an entry just applied; whether it changed the standings
+    /// (told once for all the entries of a commit).
+    fn tell(&mut self, entry: &Entry) -> bool {
         let id = self.state.id.clone();
         match entry {
             Entry::Registered { .. } | Entry::StatusChanged { .. } => {
                 let seat = match entry {
-                    Entry::StatusChanged { seat, .. } => *seat,
-                    _ => self.state.users.len() - 1,
+                    Entry::StatusChanged { seat, .. } => Some(*seat),
+                    Entry::Registered { user, .. } => self.state.seat_of(&user.id),
+                    _ => None,
                 };
-                let player = self.state.player_view(seat);
-                self.broadcast(&ServerMsg::RegistrationChanged {
-                    tournament_id: id,
-                    player,
-                });
-                self.standings_changed();
+                if let Some(seat) = seat {
+                    let player = self.state.player_view(seat);
+                    self.broadcast(&ServerMsg::RegistrationChanged {
+                        tournament_id: id,
+                        player,
+                    });
+                }
+                true
             }
             Entry::Paired { round, .. } | Entry::Published { round, .. } => {
                 let Some(view) = self.state.round_view(usize::from(*round) - 1, false) else {
-                    return;
+                    return false;
                 };
                 let msg = match entry {
                     Entry::Paired { .. } => ServerMsg::RoundPaired {
@@ -344,9 +384,11 @@ impl Director {
                     },
                 };
                 self.broadcast(&msg);
-                if matches!(entry, Entry::Published { .. }) {
-                    self.standings_changed();
+                let published = matches!(entry, Entry::Published { .. });
+                if published {
+                    self.tell_players(usize::from(*round) - 1);
                 }
+                published
             }
             Entry::Result {
                 round,
@@ -361,8 +403,9 @@ impl Director {
                     game_id,
                     outcome: *outcome,
                 });
-                self.standings_changed();
+                true
             }
+            Entry::Adjusted { .. } => true,
             Entry::Appealed { .. } | Entry::AppealRuled { .. } => {
                 let appeal = match entry {
                     Entry::AppealRuled { appeal, .. } => self
@@ -379,11 +422,41 @@ impl Director {
                         appeal,
                     });
                 }
+                false
             }
             Entry::Created { .. }
             | Entry::Configured { .. }
             | Entry::ByeAsked { .. }
-            | Entry::Finished {} => {}
+            | Entry::Finished {} => false,
+        }
+    }
+
+    /// A `round_paired` notice to each player of published round `index` (0-based): their
+    /// game and opponent, or only the round for a bye.
+    fn tell_players(&self, index: usize) {
+        let round = u32::try_from(index + 1).ok();
+        let notice = |game_id: Option<&String>, opponent: Option<&UserInfo>| NoticePayload {
+            tournament_id: Some(self.state.id.clone()),
+            round,
+            game_id: game_id.cloned(),
+            opponent: opponent.cloned(),
+            ..NoticePayload::default()
+        };
+        let users = &self.state.users;
+        let played = &self.state.played[index];
+        for (board, game) in self.state.record.rounds[index]
+            .boards
+            .iter()
+            .zip(&played.games)
+        {
+            for (me, them) in [(board.black, board.white), (board.white, board.black)] {
+                let payload = notice(Some(game), Some(&users[them]));
+                (self.deps.notices).notify(&users[me].id, NoticeKind::RoundPaired, payload);
+            }
+        }
+        for &bye in &self.state.record.rounds[index].byes {
+            let payload = notice(None, None);
+            (self.deps.notices).notify(&users[bye].id, NoticeKind::RoundPaired, payload);
         }
     }
 

@@ -8,6 +8,7 @@ use crate::protocol::{TournamentSetup, UserInfo};
 use crate::rating::Rank;
 use crate::tournament::field::{Outcome, Seat, Status};
 use crate::tournament::pairing::Proposed;
+use crate::tournament::regulations::HalfPoints;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -59,6 +60,14 @@ pub enum Entry {
         board: usize,
         outcome: Option<Outcome>,
     },
+    /// A director's change to a player's score, counted from the score after
+    /// `from_round` rounds on.
+    Adjusted {
+        seat: Seat,
+        points: HalfPoints,
+        from_round: usize,
+        reason: String,
+    },
     Appealed {
         from: String,
         message: String,
@@ -85,6 +94,7 @@ impl Entry {
             Entry::Paired { .. } => "paired",
             Entry::Published { .. } => "published",
             Entry::Result { .. } => "result",
+            Entry::Adjusted { .. } => "adjusted",
             Entry::Appealed { .. } => "appealed",
             Entry::AppealRuled { .. } => "appeal_ruled",
             Entry::Finished {} => "finished",

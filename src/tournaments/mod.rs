@@ -4,6 +4,7 @@
 
 pub mod director;
 pub mod entry;
+mod export;
 pub mod state;
 
 use std::collections::HashMap;
@@ -11,6 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{mpsc, oneshot};
 
+use crate::accounts::username::Username;
 use crate::fanout::Outbox;
 use crate::ids::new_id;
 use crate::protocol::{
@@ -18,9 +20,10 @@ use crate::protocol::{
 };
 use crate::store::{StoreError, TournamentEntry, TournamentRecord};
 use crate::time::wall_ms;
+use crate::tournament::exchange::opengotha;
 use director::{Answer, Command, Deps};
 use entry::Entry;
-use state::{Tournament, check_setup, fresh_secrets};
+use state::{Newcomer, Tournament, check_setup, fresh_secrets};
 
 /// Tournaments a list shows at most.
 pub const LISTED: u32 = 200;
@@ -167,41 +170,133 @@ impl Tournaments {
         action: TournamentAction,
         outbox: Outbox,
     ) -> Answer {
-        let director = self.director(id).await?;
-        let (reply, answer) = oneshot::channel();
-        let gone = || Refusal::new(ErrorCode::Unavailable, "the tournament's director stopped");
-        director
-            .send(Command::Act {
-                user,
-                action,
-                outbox,
-                reply,
-            })
-            .await
-            .map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())?
+        self.ask(id, |reply| Command::Act {
+            user,
+            action,
+            outbox,
+            reply,
+        })
+        .await?
     }
 
-    /// Tournament `id` as `viewer` may see it (the costs for its directors): from its
-    /// director if it runs, else folded from the store.
-    pub async fn view(&self, id: &str, viewer: Option<String>) -> Result<TournamentView, Refusal> {
+    /// Tournament `id` as it is now: from its director if it runs, else folded from the
+    /// store.
+    pub async fn current(&self, id: &str) -> Result<Tournament, Refusal> {
         if let Some(director) = self.running_director(id) {
             let (reply, answer) = oneshot::channel();
-            if director
-                .send(Command::View {
-                    viewer: viewer.clone(),
-                    reply,
-                })
-                .await
-                .is_ok()
-                && let Ok(view) = answer.await
+            if director.send(Command::Snapshot { reply }).await.is_ok()
+                && let Ok(state) = answer.await
             {
-                return Ok(view);
+                return Ok(*state);
             }
         }
         let (state, _) = self.load(id).await?.ok_or_else(|| unknown(id))?;
+        Ok(state)
+    }
+
+    /// Tournament `id` as `viewer` may see it (the costs for its directors).
+    pub async fn view(&self, id: &str, viewer: Option<String>) -> Result<TournamentView, Refusal> {
+        let state = self.current(id).await?;
         let costs = viewer.is_some_and(|v| state.is_director(&v));
         Ok(state.view(costs))
+    }
+
+    /// Registers in tournament `id` the players of an OpenGotha file (a player list, or a
+    /// whole tournament's file, whose players alone are read), as its director `by`
+    /// asks. Each is the account whose username is the player's name and first name run
+    /// together (OpenGotha's key: `Lee` `Ann` is `leeann`). A file that does not read is
+    /// `invalid_file`, a player without an account `not_found`; then nothing changes.
+    /// Returns how many were new.
+    pub async fn import(&self, id: &str, by: UserInfo, xml: &str) -> Result<usize, Refusal> {
+        let file = opengotha::import(xml).map_err(|e| {
+            Refusal::new(
+                ErrorCode::InvalidFile,
+                format!("the OpenGotha file cannot be read: {e}"),
+            )
+        })?;
+        let wanted: Vec<(String, Option<String>)> = file
+            .people
+            .iter()
+            .map(|p| {
+                let key = p.key();
+                let account = Username::canonical(&key).ok().map(Username::into_string);
+                (
+                    format!("{} {}", p.surname, p.first_name).trim().to_string(),
+                    account,
+                )
+            })
+            .collect();
+        let accounts = self
+            .stored(move |s| {
+                wanted
+                    .into_iter()
+                    .map(|(name, account)| {
+                        let found = match &account {
+                            Some(id) => s.user(id)?,
+                            None => None,
+                        };
+                        Ok(found
+                            .filter(|u| !u.disabled && u.role != Role::Guest)
+                            .map(|u| UserInfo {
+                                id: u.id,
+                                name: u.display_name,
+                                role: u.role,
+                            })
+                            .ok_or(name))
+                    })
+                    .collect::<Result<Vec<_>, StoreError>>()
+            })
+            .await?;
+        let missing: Vec<&String> = accounts.iter().filter_map(|a| a.as_ref().err()).collect();
+        if !missing.is_empty() {
+            let shown: Vec<&str> = missing.iter().take(10).map(|n| n.as_str()).collect();
+            let more = missing.len().saturating_sub(shown.len());
+            return Err(Refusal::new(
+                ErrorCode::NotFound,
+                format!(
+                    "{} player(s) of the file have no account here: {}{}",
+                    missing.len(),
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ),
+            ));
+        }
+        let players = accounts
+            .into_iter()
+            .zip(file.record.field)
+            .filter_map(|(account, entrant)| {
+                Some(Newcomer {
+                    user: account.ok()?,
+                    rank: entrant.rank,
+                    club: entrant.club,
+                    country: entrant.country,
+                })
+            })
+            .collect();
+        self.ask(id, |reply| Command::Import {
+            user: by,
+            players,
+            reply,
+        })
+        .await?
+    }
+
+    /// Sends the director of `id` the command `make` builds around its reply, and waits
+    /// for the reply.
+    async fn ask<T>(
+        &self,
+        id: &str,
+        make: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, Refusal> {
+        let director = self.director(id).await?;
+        let (reply, answer) = oneshot::channel();
+        let gone = || Refusal::new(ErrorCode::Unavailable, "the tournament's director stopped");
+        director.send(make(reply)).await.map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())
     }
 
     /// The newest tournaments.

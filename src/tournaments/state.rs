@@ -10,16 +10,18 @@
 use super::entry::Entry;
 use crate::lobby::nigiri;
 use crate::protocol::{
-    AppealView, BoardView, DrawView, ErrorCode, PlayerView, Refusal, RoundView, Stage,
-    StandingView, TournamentSetup, TournamentView, UserInfo,
+    AdjustmentView, AppealView, BoardView, DrawView, ErrorCode, PlayerView, Refusal, RoundView,
+    Stage, StandingView, TournamentSetup, TournamentView, UserInfo,
 };
 use crate::rating::Rank;
 use crate::rules::{Color, GameResult};
 use crate::tournament::draw::Draw;
-use crate::tournament::field::{Board, Entrant, Outcome, Record, Round, Seat, Status, Turn};
+use crate::tournament::field::{
+    Adjustment, Board, Entrant, Outcome, Record, Round, Seat, Status, Turn,
+};
 use crate::tournament::knockout::{advance, bracket};
 use crate::tournament::pairing::{Costs, Proposed, all_costs, draw, pair};
-use crate::tournament::regulations::{ColourRule, System};
+use crate::tournament::regulations::{ColourRule, HalfPoints, System};
 use crate::tournament::round_robin::berger;
 use crate::tournament::standings::standings;
 
@@ -33,6 +35,8 @@ pub const MAX_STAFF: usize = 50;
 pub const MAX_APPEALS: usize = 1_000;
 /// The longest name, club, country, appeal or ruling, in characters.
 pub const MAX_TEXT_CHARS: usize = 500;
+/// The most half points one adjustment adds or takes away.
+pub const MAX_ADJUSTMENT: HalfPoints = 20;
 
 fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     Refusal::new(code, message)
@@ -98,6 +102,15 @@ pub fn outcome_of(result: &GameResult) -> Option<Outcome> {
     }
 }
 
+/// A player a director brings in from a file: the account, and what the file says.
+#[derive(Debug, Clone)]
+pub struct Newcomer {
+    pub user: UserInfo,
+    pub rank: Rank,
+    pub club: String,
+    pub country: String,
+}
+
 /// A published round beside its record: the boards as proposed (with their costs),
 /// their games and referees.
 #[derive(Debug, Clone)]
@@ -147,6 +160,7 @@ impl Tournament {
                 regulations: setup.regulations.clone(),
                 field: Vec::new(),
                 rounds: Vec::new(),
+                adjustments: Vec::new(),
             },
             setup: setup.clone(),
             users: Vec::new(),
@@ -285,6 +299,45 @@ impl Tournament {
         })
     }
 
+    /// The registrations of `players` brought in by a director from a file, before round
+    /// one is paired: the window and the rank limits are the players' own registrations'
+    /// rules, not the director's. Players already registered are left as they are.
+    pub fn import(&self, players: Vec<Newcomer>) -> Result<Vec<Entry>, Refusal> {
+        if self.stage() != Stage::Registration {
+            return Err(refuse(
+                ErrorCode::WrongPhase,
+                "players are imported before round one is paired",
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let new: Vec<Newcomer> = players
+            .into_iter()
+            .filter(|p| self.seat_of(&p.user.id).is_none() && seen.insert(p.user.id.clone()))
+            .collect();
+        if self.users.len() + new.len() > MAX_PLAYERS {
+            return Err(refuse(
+                ErrorCode::LimitReached,
+                format!("a tournament takes at most {MAX_PLAYERS} players"),
+            ));
+        }
+        if new
+            .iter()
+            .any(|p| p.club.chars().count() > 100 || p.country.chars().count() > 100)
+        {
+            return Err(bad("a club or country has at most 100 characters"));
+        }
+        Ok(new
+            .into_iter()
+            .map(|p| Entry::Registered {
+                user: p.user,
+                rank: p.rank,
+                club: p.club,
+                country: p.country,
+                first_round: 1,
+            })
+            .collect())
+    }
+
     /// A player's status changes (withdrawn, disqualified).
     pub fn set_status(&self, seat: Seat, status: Status, reason: String) -> Result<Entry, Refusal> {
         if self.finished {
@@ -304,6 +357,30 @@ impl Tournament {
         Ok(Entry::StatusChanged {
             seat,
             status,
+            reason,
+        })
+    }
+
+    /// A change to `seat`'s score by hand: `points` half points (at most
+    /// [`MAX_ADJUSTMENT`] either way, not 0), with a reason, until the tournament is over.
+    pub fn adjust(&self, seat: Seat, points: HalfPoints, reason: String) -> Result<Entry, Refusal> {
+        if self.finished {
+            return Err(refuse(ErrorCode::WrongPhase, "the tournament is over"));
+        }
+        if points == 0 || points.abs() > MAX_ADJUSTMENT {
+            return Err(bad(format!(
+                "an adjustment is 1 to {MAX_ADJUSTMENT} half points, up or down"
+            )));
+        }
+        if reason.trim().is_empty() || reason.chars().count() > MAX_TEXT_CHARS {
+            return Err(bad(format!(
+                "an adjustment's reason has 1 to {MAX_TEXT_CHARS} characters"
+            )));
+        }
+        Ok(Entry::Adjusted {
+            seat,
+            points,
+            from_round: self.record.rounds.len(),
             reason,
         })
     }
@@ -708,6 +785,17 @@ impl Tournament {
                     b.outcome = *outcome;
                 }
             }
+            Entry::Adjusted {
+                seat,
+                points,
+                from_round,
+                reason,
+            } => self.record.adjustments.push(Adjustment {
+                seat: *seat,
+                points: *points,
+                from_round: *from_round,
+                reason: reason.clone(),
+            }),
             Entry::Appealed { from, message, at } => {
                 let appeal = u32::try_from(self.appeals.len() + 1).unwrap_or(u32::MAX);
                 self.appeals.push(AppealView {
@@ -811,6 +899,14 @@ impl Tournament {
                 cuss: st.cuss,
                 rounds: (0..self.record.rounds.len())
                     .map(|r| self.cell(st.seat, r, &place))
+                    .collect(),
+                adjustments: (self.record.adjustments.iter())
+                    .filter(|a| a.seat == st.seat)
+                    .map(|a| AdjustmentView {
+                        points: a.points,
+                        after_round: a.from_round,
+                        reason: a.reason.clone(),
+                    })
                     .collect(),
             })
             .collect()

@@ -198,6 +198,7 @@ pub fn needed(msg: &ClientMsg, role: Role) -> Scope {
             | T::Pair {}
             | T::Swap { .. }
             | T::Publish {}
+            | T::Adjust { .. }
             | T::RuleAppeal { .. } => Scope::TournamentDirect,
         },
     }

@@ -274,6 +274,7 @@ pub fn read(text: &str, regulations: Regulations) -> Result<Imported, TableError
         regulations,
         field,
         rounds: Vec::with_capacity(rounds),
+        adjustments: Vec::new(),
     };
     for round in 0..rounds {
         let r = read_round(&mut record, &cells, round)?;

@@ -16,7 +16,7 @@ use quick_xml::escape::escape;
 use quick_xml::events::{BytesStart, Event as XmlEvent};
 use quick_xml::reader::Reader;
 
-use super::super::field::{Board, Entrant, Outcome, Record, Round, Status, Turn};
+use super::super::field::{Adjustment, Board, Entrant, Outcome, Record, Round, Status, Turn};
 use super::super::regulations::{
     ColourRule, HalfPoints, HandicapRule, Regulations, Seeding, System, TieBreak,
 };
@@ -107,7 +107,7 @@ pub fn export(record: &Record, people: &[Person], event: &Event) -> String {
                 ("rating", &rating.to_string()),
                 ("ratingOrigin", ""),
                 ("registeringStatus", "FIN"),
-                ("smmsCorrection", "0"),
+                ("smmsCorrection", &smms_correction(record, seat).to_string()),
             ],
         );
     }
@@ -169,6 +169,15 @@ fn distinct(record: &Record, people: &[Person]) -> Vec<Person> {
             person
         })
         .collect()
+}
+
+/// OpenGotha's correction of a McMahon start score, in whole points: the adjustments
+/// made before round one (a half point, or one made later, it cannot say).
+fn smms_correction(record: &Record, seat: usize) -> HalfPoints {
+    match record.regulations.system {
+        System::McMahon { .. } => record.adjusted(seat, 0) / 2,
+        _ => 0,
+    }
 }
 
 /// `participating`: a `0` for each round before the player's first, and for a player no
@@ -511,6 +520,7 @@ pub fn import(xml: &str) -> Result<Imported, GothaError> {
     let mut people = Vec::new();
     let mut field = Vec::new();
     let mut flags = Vec::new();
+    let mut adjustments = Vec::new();
     let mut seat_of = HashMap::new();
     for p in of("Player") {
         if field.len() == MAX_PLAYERS {
@@ -544,6 +554,15 @@ pub fn import(xml: &str) -> Result<Imported, GothaError> {
             .iter()
             .take_while(|&&taking_part| !taking_part)
             .count();
+        let correction: HalfPoints = p.number("smmsCorrection", 0)?;
+        if correction != 0 {
+            adjustments.push(Adjustment {
+                seat: field.len(),
+                points: correction.saturating_mul(2),
+                from_round: 0,
+                reason: "OpenGotha's smmsCorrection".into(),
+            });
+        }
         field.push(Entrant {
             id: key,
             rank,
@@ -662,6 +681,7 @@ pub fn import(xml: &str) -> Result<Imported, GothaError> {
             regulations,
             field,
             rounds,
+            adjustments,
         },
     })
 }

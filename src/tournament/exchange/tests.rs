@@ -135,6 +135,7 @@ fn simulate(spec: &Spec) -> (Record, Vec<Person>) {
         regulations,
         field,
         rounds: Vec::new(),
+        adjustments: Vec::new(),
     };
     let (late, gone) = (0, n - 1);
     if let Some(first) = spec.late {
@@ -562,6 +563,7 @@ fn the_documented_table_is_what_is_written() {
                 byes: vec![1],
             },
         ],
+        adjustments: Vec::new(),
     };
     let person = |surname: &str, first_name: &str| Person {
         surname: surname.into(),
