@@ -440,29 +440,7 @@ impl Session {
     async fn lobby(&mut self, id: Option<RequestId>, msg: LobbyMsg) -> Result<(), Refusal> {
         let hub = self.hub.clone();
         match msg {
-            LobbyMsg::Auth { token } => {
-                let (user, grant) =
-                    crate::accounts::admit(hub.store(), &hub.verifier, &token).await?;
-                match &self.user {
-                    Some(current) if current.id != user.id => {
-                        return Err(Refusal::new(
-                            ErrorCode::Forbidden,
-                            "this connection is already logged in as someone else",
-                        ));
-                    }
-                    Some(current) if *current != user => {
-                        self.set_grant(grant);
-                        self.renew(user.clone()).await;
-                    }
-                    Some(_) => self.set_grant(grant),
-                    None => {
-                        let max = hub.config.limits.max_connections_per_user;
-                        let slot = self.per_user.enter(&user.id, max)?;
-                        self.log_in(user.clone(), grant, slot);
-                    }
-                }
-                self.send(&ServerMsg::Authenticated { id, user });
-            }
+            LobbyMsg::Auth { token } => self.auth(id, &token).await?,
             LobbyMsg::Ping {} => self.send(&ServerMsg::Pong {
                 id,
                 server_time: wall_ms(),
@@ -589,25 +567,67 @@ impl Session {
                 let tournament = hub.tournaments.create(&self.user()?, *setup).await?;
                 self.send(&ServerMsg::Tournament { id, tournament });
             }
+            msg @ (LobbyMsg::GetVacation {}
+            | LobbyMsg::StartVacation {}
+            | LobbyMsg::EndVacation {}
+            | LobbyMsg::ListNotices { .. }
+            | LobbyMsg::MarkNoticesRead { .. }
+            | LobbyMsg::GetNotificationSettings {}
+            | LobbyMsg::SetNotificationSettings { .. }) => self.own(id, msg).await?,
+        }
+        Ok(())
+    }
+
+    /// `auth`: a login, or a new token for the same user (their role may have changed).
+    async fn auth(&mut self, id: Option<RequestId>, token: &str) -> Result<(), Refusal> {
+        let hub = self.hub.clone();
+        let (user, grant) = crate::accounts::admit(hub.store(), &hub.verifier, token).await?;
+        match &self.user {
+            Some(current) if current.id != user.id => {
+                return Err(Refusal::new(
+                    ErrorCode::Forbidden,
+                    "this connection is already logged in as someone else",
+                ));
+            }
+            Some(current) if *current != user => {
+                self.set_grant(grant);
+                self.renew(user.clone()).await;
+            }
+            Some(_) => self.set_grant(grant),
+            None => {
+                let max = hub.config.limits.max_connections_per_user;
+                let slot = self.per_user.enter(&user.id, max)?;
+                self.log_in(user.clone(), grant, slot);
+            }
+        }
+        self.send(&ServerMsg::Authenticated { id, user });
+        Ok(())
+    }
+
+    /// The logged-in player's own vacation and notices.
+    async fn own(&mut self, id: Option<RequestId>, msg: LobbyMsg) -> Result<(), Refusal> {
+        let user = self.user()?;
+        match msg {
             LobbyMsg::GetVacation {} => {
-                let vacation = hub.vacations.status(&self.user()?.id).await?;
+                let vacation = self.hub.vacations.status(&user.id).await?;
                 self.send(&ServerMsg::VacationStatus { id, vacation });
             }
             LobbyMsg::StartVacation {} => {
-                let vacation = hub.vacations.go(&self.user()?.id).await?;
+                let vacation = self.hub.vacations.go(&user.id).await?;
                 self.send(&ServerMsg::VacationStatus { id, vacation });
             }
             LobbyMsg::EndVacation {} => {
-                let vacation = hub.vacations.back(&self.user()?.id).await?;
+                let vacation = self.hub.vacations.back(&user.id).await?;
                 self.send(&ServerMsg::VacationStatus { id, vacation });
             }
             msg @ (LobbyMsg::ListNotices { .. }
             | LobbyMsg::MarkNoticesRead { .. }
             | LobbyMsg::GetNotificationSettings {}
             | LobbyMsg::SetNotificationSettings { .. }) => {
-                let reply = notices::answer(&hub, &self.user()?, id, msg).await?;
+                let reply = notices::answer(&self.hub, &user, id, msg).await?;
                 self.send(&reply);
             }
+            _ => {}
         }
         Ok(())
     }

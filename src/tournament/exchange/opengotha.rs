@@ -517,63 +517,13 @@ pub fn import(xml: &str) -> Result<Imported, GothaError> {
         of("PairingParameterSet").next(),
     )?;
 
-    let mut people = Vec::new();
-    let mut field = Vec::new();
-    let mut flags = Vec::new();
-    let mut adjustments = Vec::new();
-    let mut seat_of = HashMap::new();
-    for p in of("Player") {
-        if field.len() == MAX_PLAYERS {
-            return Err(GothaError::TooManyPlayers);
-        }
-        let person = Person {
-            surname: p.require("name")?.to_string(),
-            first_name: p.require("firstName")?.to_string(),
-            rating: p.get("rating").map(|_| p.number("rating", 0)).transpose()?,
-            egf_pin: p.get("egfPin").unwrap_or_default().to_string(),
-        };
-        let key = person.key();
-        let rank_text = p.require("rank")?;
-        let rank = rank_text
-            .parse::<Rank>()
-            .map_err(|_| GothaError::UnknownRank {
-                line: p.line,
-                key: key.clone(),
-                rank: rank_text.to_string(),
-            })?;
-        if seat_of.insert(key.clone(), field.len()).is_some() {
-            return Err(GothaError::DuplicatePlayer { line: p.line, key });
-        }
-        let participating: Vec<bool> = p
-            .get("participating")
-            .unwrap_or_default()
-            .chars()
-            .map(|c| c != '0')
-            .collect();
-        let leading = participating
-            .iter()
-            .take_while(|&&taking_part| !taking_part)
-            .count();
-        let correction: HalfPoints = p.number("smmsCorrection", 0)?;
-        if correction != 0 {
-            adjustments.push(Adjustment {
-                seat: field.len(),
-                points: correction.saturating_mul(2),
-                from_round: 0,
-                reason: "OpenGotha's smmsCorrection".into(),
-            });
-        }
-        field.push(Entrant {
-            id: key,
-            rank,
-            club: p.get("club").unwrap_or_default().to_string(),
-            country: p.get("country").unwrap_or_default().to_string(),
-            first_round: u8::try_from(leading + 1).unwrap_or(u8::MAX),
-            status: Status::Playing,
-        });
-        flags.push(participating);
-        people.push(person);
-    }
+    let Players {
+        people,
+        mut field,
+        flags,
+        adjustments,
+        seat_of,
+    } = players(of("Player"))?;
 
     let mut rounds: Vec<Round> = Vec::new();
     let mut placed: Vec<Vec<bool>> = Vec::new();
@@ -683,6 +633,85 @@ pub fn import(xml: &str) -> Result<Imported, GothaError> {
             rounds,
             adjustments,
         },
+    })
+}
+
+/// The players of an OpenGotha file, in its order, and what each one's element says.
+struct Players {
+    people: Vec<Person>,
+    field: Vec<Entrant>,
+    /// Each player's `participating` flags, round by round.
+    flags: Vec<Vec<bool>>,
+    /// Their `smmsCorrection`s, as adjustments from round one.
+    adjustments: Vec<Adjustment>,
+    /// Each player's seat by their key (surname and first name).
+    seat_of: HashMap<String, usize>,
+}
+
+fn players<'a>(elements: impl Iterator<Item = &'a Element>) -> Result<Players, GothaError> {
+    let mut people = Vec::new();
+    let mut field = Vec::new();
+    let mut flags = Vec::new();
+    let mut adjustments = Vec::new();
+    let mut seat_of = HashMap::new();
+    for p in elements {
+        if field.len() == MAX_PLAYERS {
+            return Err(GothaError::TooManyPlayers);
+        }
+        let person = Person {
+            surname: p.require("name")?.to_string(),
+            first_name: p.require("firstName")?.to_string(),
+            rating: p.get("rating").map(|_| p.number("rating", 0)).transpose()?,
+            egf_pin: p.get("egfPin").unwrap_or_default().to_string(),
+        };
+        let key = person.key();
+        let rank_text = p.require("rank")?;
+        let rank = rank_text
+            .parse::<Rank>()
+            .map_err(|_| GothaError::UnknownRank {
+                line: p.line,
+                key: key.clone(),
+                rank: rank_text.to_string(),
+            })?;
+        if seat_of.insert(key.clone(), field.len()).is_some() {
+            return Err(GothaError::DuplicatePlayer { line: p.line, key });
+        }
+        let participating: Vec<bool> = p
+            .get("participating")
+            .unwrap_or_default()
+            .chars()
+            .map(|c| c != '0')
+            .collect();
+        let leading = participating
+            .iter()
+            .take_while(|&&taking_part| !taking_part)
+            .count();
+        let correction: HalfPoints = p.number("smmsCorrection", 0)?;
+        if correction != 0 {
+            adjustments.push(Adjustment {
+                seat: field.len(),
+                points: correction.saturating_mul(2),
+                from_round: 0,
+                reason: "OpenGotha's smmsCorrection".into(),
+            });
+        }
+        field.push(Entrant {
+            id: key,
+            rank,
+            club: p.get("club").unwrap_or_default().to_string(),
+            country: p.get("country").unwrap_or_default().to_string(),
+            first_round: u8::try_from(leading + 1).unwrap_or(u8::MAX),
+            status: Status::Playing,
+        });
+        flags.push(participating);
+        people.push(person);
+    }
+    Ok(Players {
+        people,
+        field,
+        flags,
+        adjustments,
+        seat_of,
     })
 }
 
