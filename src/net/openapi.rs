@@ -325,11 +325,12 @@ fn json_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Body {
     Body::Json(g.subschema_for::<T>())
 }
 
-fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
-    const TEXT: &str = "text/plain";
-    const SGF: &str = "application/x-go-sgf";
-    let games = "games";
-    let mut ops = vec![
+const TEXT: &str = "text/plain";
+const SGF: &str = "application/x-go-sgf";
+
+/// The WebSocket, the probes, the metrics and the documents.
+fn service() -> Vec<Operation> {
+    vec![
         Operation::new(
             "get",
             "/ws",
@@ -386,7 +387,12 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
             "The AsyncAPI 3 document.",
             Body::Json(Schema::from(true)),
         ),
-    ];
+    ]
+}
+
+fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
+    let games = "games";
+    let mut ops = service();
     let status = g.subschema_for::<GameStatus>().to_value();
     ops.push(
         Operation::new(
@@ -515,6 +521,16 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
         .refusal(g, 500, "The token could not be signed.")
         .refusal(g, 503, "The store failed."),
     ]);
+    ops.extend(accounts(g));
+    ops.extend(self_service(g));
+    ops.extend(notices(g));
+    ops.extend(tournaments(g));
+    ops.extend(tournament_exports(g));
+    ops
+}
+
+/// The account routes (`net/auth.rs`), each with the account refusals.
+fn accounts(g: &mut SchemaGenerator) -> Vec<Operation> {
     let session = |g: &mut SchemaGenerator| json_of::<SessionBody>(g);
     let accounts = [
         Operation::new(
@@ -569,12 +585,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
         )
         .answer(201, "A guest session.", session(g)),
     ];
-    ops.extend(accounts.into_iter().map(|op| op.auth_refusals(g)));
-    ops.extend(self_service(g));
-    ops.extend(notices(g));
-    ops.extend(tournaments(g));
-    ops.extend(tournament_exports(g));
-    ops
+    accounts.into_iter().map(|op| op.auth_refusals(g)).collect()
 }
 
 /// A tournament's exchange files, and the import of a player list
@@ -768,7 +779,6 @@ fn self_service(g: &mut SchemaGenerator) -> Vec<Operation> {
 /// (`net/notices.rs`).
 fn notices(g: &mut SchemaGenerator) -> Vec<Operation> {
     use ErrorCode as E;
-    const TEXT: &str = "text/plain";
     let tag = "notifications";
     let settings = |g: &mut SchemaGenerator| json_of::<NotificationSettings>(g);
     let unauthorized = "No token, or a refused one.";
