@@ -5,24 +5,13 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::protocol::Branch;
 use crate::rules::{Color, Game, IllegalMove, Move, Vertex};
 
 /// The most levels (an opponent's move and its reply) a plan may have.
 pub const MAX_DEPTH: usize = 30;
 /// The largest plan, as compact JSON.
 pub const MAX_BYTES: usize = 16 * 1024;
-
-/// One answer: if the opponent plays `when`, the planner plays `play`, and `then` is
-/// the plan for the opponent's next move.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Branch {
-    #[serde(rename = "if")]
-    pub when: Vertex,
-    pub play: Vertex,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub then: Vec<Branch>,
-}
 
 /// A stored plan: the branches answering the opponent's move number `move_number`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -219,7 +219,7 @@ pub enum GameAction {
         move_number: u32,
         #[serde(default)]
         after: Option<Vertex>,
-        replies: Vec<crate::correspondence::plan::Branch>,
+        replies: Vec<super::plan::Branch>,
     },
     /// Free handicap: Black places all its stones at once.
     PlaceHandicap {

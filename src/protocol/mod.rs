@@ -8,6 +8,7 @@ mod event;
 mod names;
 mod notice;
 mod offer;
+mod plan;
 mod referee;
 mod request;
 pub mod schema;
@@ -25,6 +26,7 @@ pub use notice::{
     MailMode, Notice, NoticeKind, NoticePayload, NotificationSettings, Vacation, mail_modes_schema,
 };
 pub use offer::{BotListing, BotOffer, time_system};
+pub use plan::Branch;
 pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Report, Ruling};
 pub use request::RequestId;
 pub use server::{
