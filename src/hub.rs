@@ -12,10 +12,10 @@ use futures_util::future::BoxFuture;
 
 use crate::accounts::tokens::open::OpenTokens;
 use crate::auth::Verifier;
+use crate::away::Vacations;
 use crate::cluster::lobby::Home;
 use crate::cluster::{Bus, BusError, Node};
 use crate::config::Config;
-use crate::correspondence::away::Vacations;
 use crate::correspondence::vacation::Policy;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::Lobby;

@@ -8,6 +8,7 @@
 pub mod accounts;
 pub mod archive;
 pub mod auth;
+pub mod away;
 pub mod bot;
 pub mod clock;
 pub mod cluster;

@@ -5,9 +5,10 @@
 //! - [`calendar`]: the wall time these clocks run on, moving with tokio's clock.
 //! - [`plan`]: plans of conditional moves, checked and answered as pure functions.
 //! - [`vacation`]: vacation days, how they accrue and what a vacation costs.
-//! - [`away`]: the service that sends players on vacation and back, in all their games.
+//!
+//! The service that sends players on vacation and back, in all their games, is
+//! [`crate::away`]: it drives rooms and the registry, which stand on this module.
 
-pub mod away;
 pub mod calendar;
 pub mod plan;
 pub mod vacation;

@@ -13,9 +13,9 @@ use std::sync::{Arc, Weak};
 use tokio::sync::Notify;
 use tokio::time::sleep_until;
 
-use super::calendar;
-use super::vacation::{HOUR_MS, Policy};
 use crate::clock::Millis;
+use crate::correspondence::calendar;
+use crate::correspondence::vacation::{HOUR_MS, Policy};
 use crate::notify::Notices;
 use crate::protocol::{ErrorCode, GameSettings, NoticeKind, NoticePayload, Refusal, Vacation};
 use crate::registry::Registry;
