@@ -15,7 +15,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 
-use common::{Client, TestServer, get_json};
+use common::{Client, TestServer, get_json, http_typed};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tengen::config::Config;
@@ -671,32 +671,10 @@ async fn exports_read_back(server: &TestServer, t: &str, lines: &[Value], rounds
     assert_eq!(status, 404);
 }
 
-/// A POST of `body` with an optional bearer token: the status and the body as JSON.
+/// A POST of an XML `body` with an optional bearer token: the status and the body as JSON.
 async fn post(server: &TestServer, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let addr = server.server.as_ref().expect("running").addr();
-    let mut s = tokio::net::TcpStream::connect(addr)
-        .await
-        .expect("connects");
-    let mut req = format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    if let Some(token) = token {
-        req.push_str(&format!("Authorization: Bearer {token}\r\n"));
-    }
-    req.push_str(&format!(
-        "Content-Type: application/xml\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    ));
-    s.write_all(req.as_bytes()).await.expect("sends");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).await.expect("reads");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    let (status, body) = http_typed(server, "POST", path, token, "application/xml", body).await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
 
 fn gotha(players: &[(&str, &str, &str)]) -> String {

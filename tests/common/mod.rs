@@ -596,6 +596,18 @@ pub async fn http_text(
     bearer: Option<&str>,
     body: &str,
 ) -> (u16, String) {
+    http_typed(server, method, path, bearer, "application/json", body).await
+}
+
+/// [`http_text`] with a body of another media type (`application/xml`).
+pub async fn http_typed(
+    server: &TestServer,
+    method: &str,
+    path: &str,
+    bearer: Option<&str>,
+    media: &str,
+    body: &str,
+) -> (u16, String) {
     let addr = server.server.as_ref().expect("running").addr();
     let mut s = TcpStream::connect(addr).await.expect("connects");
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
@@ -603,7 +615,7 @@ pub async fn http_text(
         req.push_str(&format!("Authorization: Bearer {token}\r\n"));
     }
     if !body.is_empty() {
-        req.push_str("Content-Type: application/json\r\n");
+        req.push_str(&format!("Content-Type: {media}\r\n"));
     }
     req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
     s.write_all(req.as_bytes()).await.expect("sends");
