@@ -115,13 +115,11 @@ async fn create(
     headers: HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let result = match signed_in(&desk, &headers).await {
-        Ok(user) => match body(&headers, bytes) {
-            Ok(req) => desk.tokens.create(&user, req).await,
-            Err(p) => Err(p),
-        },
-        Err(p) => Err(p),
+    let result = async {
+        let user = signed_in(&desk, &headers).await?;
+        desk.tokens.create(&user, body(&headers, bytes)?).await
     };
+    let result = result.await;
     answer(StatusCode::CREATED, result)
 }
 
@@ -158,15 +156,12 @@ async fn make_bot(
     headers: HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let result = match signed_in(&desk, &headers).await {
-        Ok(user) => match body(&headers, bytes) {
-            Ok(req) => bots::make_bot(desk.hub.store(), &user, req)
-                .await
-                .map(|user| MadeBot { user }),
-            Err(p) => Err(p),
-        },
-        Err(p) => Err(p),
+    let result = async {
+        let user = signed_in(&desk, &headers).await?;
+        let user = bots::make_bot(desk.hub.store(), &user, body(&headers, bytes)?).await?;
+        Ok(MadeBot { user })
     };
+    let result = result.await;
     answer(StatusCode::OK, result)
 }
 
