@@ -423,32 +423,55 @@ fn the_log_is_checkpointed_while_open_and_reused_under_steady_writes() {
     // The log is held open from here on.
     store.sync_log().expect("flushed");
     let db_before = size(&path);
-    // One commit per move, games all over the file, with no pause: every commit adds
-    // at least one page to the log, and no commit ever checkpoints by itself. Write
-    // until the checkpointer has copied pages in and the log is well under what was
-    // written, however slowly its thread is scheduled; a log that only grows never
-    // gets there, and the cap ends the test with it failing.
-    const CAP: u64 = 200_000;
-    let (mut commits, mut seq) = (0u64, 0u64);
-    let reused = |commits: u64| size(&wal) < commits * 4096 / 2;
-    while commits < CAP
-        && !(commits >= 2 * CHECKPOINT_PAGES as u64 && size(&path) > db_before && reused(commits))
-    {
-        seq += 1;
-        for g in 0..200 {
-            store
-                .append(&events(&format!("g{g}"), seq..=seq))
-                .expect("append");
+    // One commit per move, games all over the file: every commit adds at least one
+    // page to the log, and no commit ever checkpoints by itself. The writer goes flat
+    // out for a burst of commits, then slowly, a commit at a time, until the log starts
+    // afresh (the checkpoint sequence number in the log's header, offset 12, moves), so
+    // a checkpointer thread starved by a loaded machine does not lose a race to a writer
+    // that never stops; a log that is never reset fails at the deadline.
+    let restarts = || {
+        let mut header = [0u8; 16];
+        fs::File::open(&wal)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header))
+            .map_or(0, |()| {
+                u32::from_be_bytes([header[12], header[13], header[14], header[15]])
+            })
+    };
+    const BURST: u64 = 2 * CHECKPOINT_PAGES as u64;
+    const ROUNDS: u32 = 8;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut seqs = [0u64; 200];
+    let mut commit = |g: usize| {
+        seqs[g] += 1;
+        store
+            .append(&events(&format!("g{g}"), seqs[g]..=seqs[g]))
+            .expect("append");
+    };
+    let mut commits = 0u64;
+    for _ in 0..ROUNDS {
+        let seen = restarts();
+        for _ in 0..BURST {
+            commit((commits % 200) as usize);
+            commits += 1;
+        }
+        while restarts() == seen {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the log was never reset: {} bytes after {commits} commits",
+                size(&wal)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            commit((commits % 200) as usize);
             commits += 1;
         }
     }
     assert!(size(&path) > db_before, "the checkpointer copied pages in");
     assert!(
-        reused(commits),
+        size(&wal) < commits * 4096 / 2,
         "the log was reused, not grown: {} bytes for {commits} commits",
         size(&wal)
     );
-    assert_eq!(store.events("g7").expect("events").len() as u64, seq);
+    assert_eq!(store.events("g7").expect("events").len() as u64, seqs[7]);
     #[cfg(unix)]
     {
         // Rewritten from its start, the log is still the file first opened, so the
