@@ -20,7 +20,7 @@ use crate::correspondence::vacation::Policy;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::Lobby;
 use crate::notify::{Mailing, Notices};
-use crate::protocol::{CalledGame, GameSummary, NoticeKind, NoticePayload, Refusal, UserInfo};
+use crate::protocol::{CalledGame, GameSummary, Refusal, UserInfo};
 use crate::registry::{Clustered, Local, Placement, Registry};
 use crate::room::{RoomContext, RoomNews};
 use crate::shutdown::Shutdown;
@@ -148,12 +148,12 @@ impl Hub {
         self.shutdown.open()
     }
 
-    /// The store, for reads (archive, readiness).
     /// Whether a game has a room here now (a sleeping correspondence game has none).
     pub fn is_awake(&self, game_id: &str) -> bool {
         self.games.is_awake(game_id)
     }
 
+    /// The store, for reads (archive, readiness).
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.games.context().store
     }
@@ -248,24 +248,8 @@ impl Hub {
                 player,
                 opponent,
                 deadline_ms,
-            } => {
-                let payload = NoticePayload {
-                    game_id: Some(game_id.to_string()),
-                    opponent: Some(opponent),
-                    deadline: Some(deadline_ms),
-                    ..NoticePayload::default()
-                };
-                self.notices
-                    .notify(&player.id, NoticeKind::Deadline, payload);
-            }
-            RoomNews::Replay { of, game_id } => {
-                let starter = self.starter.clone();
-                tokio::spawn(async move {
-                    if let Err(refusal) = starter.replay(&of, game_id).await {
-                        tracing::error!(game = %of, %refusal, "a replay ruling stands, but its game did not start");
-                    }
-                });
-            }
+            } => (self.notices).deadline_near(&game_id, &player, opponent, deadline_ms),
+            RoomNews::Replay { of, game_id } => self.starter.clone().replay_soon(of, game_id),
             placed => self.games.placed(placed),
         }
     }

@@ -348,6 +348,23 @@ impl Notices {
         }
     }
 
+    /// `player`'s deadline in `game_id` is near (`correspondence.deadline_warn_hours`).
+    pub fn deadline_near(
+        self: &Arc<Self>,
+        game_id: &str,
+        player: &UserInfo,
+        opponent: UserInfo,
+        deadline_ms: i64,
+    ) {
+        let payload = NoticePayload {
+            game_id: Some(game_id.to_string()),
+            opponent: Some(opponent),
+            deadline: Some(deadline_ms),
+            ..NoticePayload::default()
+        };
+        self.notify(&player.id, NoticeKind::Deadline, payload);
+    }
+
     /// Hears the game-lifecycle bus: each player of a game that ended is told.
     pub fn listen(self: &Arc<Self>, mut news: broadcast::Receiver<GameNews>) {
         let me = Arc::downgrade(self);

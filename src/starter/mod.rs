@@ -125,6 +125,16 @@ impl Starter {
         started
     }
 
+    /// [`Starter::replay`] in a task of its own, so the room that reported the ruling
+    /// does not wait on the new game; a failure is logged (the ruling stands).
+    pub fn replay_soon(self: Arc<Self>, of: Arc<str>, id: String) {
+        tokio::spawn(async move {
+            if let Err(refusal) = self.replay(&of, id).await {
+                tracing::error!(game = %of, %refusal, "a replay ruling stands, but its game did not start");
+            }
+        });
+    }
+
     /// A referee's `replay` ruling on game `of` (committed): the new game `id` with the
     /// same players and settings, starting at once (a scheduled start is not repeated).
     pub async fn replay(&self, of: &str, id: String) -> Result<String, Refusal> {
