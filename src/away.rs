@@ -17,10 +17,10 @@ use crate::clock::Millis;
 use crate::correspondence::calendar;
 use crate::correspondence::vacation::{HOUR_MS, Policy};
 use crate::notify::Notices;
-use crate::protocol::{ErrorCode, GameSettings, NoticeKind, NoticePayload, Refusal, Vacation};
+use crate::protocol::{ErrorCode, NoticeKind, NoticePayload, Refusal, Vacation};
 use crate::registry::Registry;
 use crate::room::RoomCmd;
-use crate::store::{GameQuery, GameStatus, Store, StoreError, VacationRow};
+use crate::store::{Store, StoreError, VacationRow};
 
 /// The longest the task sleeps with nobody away: a vacation begun is a nudge.
 const IDLE: Millis = 3_600_000;
@@ -131,23 +131,9 @@ impl Vacations {
         user_id: &str,
         away: bool,
     ) -> Result<(Vec<String>, Vec<String>), Refusal> {
-        let (store, who) = (self.store.clone(), user_id.to_string());
-        let games = blocking(move || {
-            store.list_games(&GameQuery {
-                player: Some(who),
-                status: Some(GameStatus::Live),
-                limit: GameQuery::MAX_LIMIT,
-                ..GameQuery::default()
-            })
-        })
-        .await?;
+        let games = crate::desk::live_games(&self.store, user_id).await?;
         let (mut done, mut not) = (Vec::new(), Vec::new());
         for game in games {
-            let correspondence = serde_json::from_str::<GameSettings>(&game.settings)
-                .is_ok_and(|s| s.correspondence);
-            if !correspondence {
-                continue;
-            }
             let told = match self.games.room(&game.id).await {
                 Ok(room) => {
                     let who = user_id.to_string();

@@ -14,6 +14,7 @@ pub mod clock;
 pub mod cluster;
 pub mod config;
 pub mod correspondence;
+pub mod desk;
 pub mod estimate;
 pub mod fanout;
 pub mod hub;

@@ -500,3 +500,83 @@ async fn the_player_to_move_is_warned_a_day_before_the_deadline_once() {
     assert_eq!(ended_at, deadline, "the notice named the flag's instant");
     assert_eq!(deadline_notices(&mut white).await.len(), 1);
 }
+
+/// `who`'s `list_correspondence`: their games.
+async fn desk(c: &mut Client) -> Vec<Value> {
+    let reply = c.ok(json!({"type": "list_correspondence"})).await;
+    assert_eq!(reply["type"], "correspondence_games", "{reply}");
+    reply["games"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test(start_paused = true)]
+async fn each_player_lists_their_games_with_the_move_the_deadline_and_their_own_plan() {
+    let server = server().await;
+    let clock = json!({"system": "simple", "per_move_ms": 3 * DAY});
+    let (mut black, white, id) = game(&server, clock).await;
+    let mut dave = server.login("dave").await;
+    assert_eq!(desk(&mut dave).await, Vec::<Value>::new());
+    // A live game of theirs is no correspondence game.
+    let mut live = server.login("black").await;
+    let mut other = server.login("carol").await;
+    let live_settings =
+        json!({"board_size": 9, "clock": {"system": "absolute", "main_ms": 600_000}});
+    start_game(&mut live, &mut other, live_settings).await;
+    play(&mut black, &id, 1, "E5").await;
+    let turn_began = record(&server, &id).await.created_at_ms;
+    black.ok(plan(&id, 2, three_levels())).await;
+    black.close().await;
+    white.close().await;
+    sleep(Duration::from_secs(31)).await;
+    assert!(!awake(&server, &id));
+    // Asleep a day later, the game is listed with White's deadline three days after E5.
+    sleep(days(1)).await;
+    let mut black = server.login("black").await;
+    let mut white = server.login("white").await;
+    let deadline = turn_began + 3 * DAY as i64;
+    for (c, you, planned) in [(&mut black, "black", true), (&mut white, "white", false)] {
+        let games = desk(c).await;
+        assert_eq!(games.len(), 1, "{games:?}");
+        let g = &games[0];
+        assert_eq!(g["game_id"], id.as_str());
+        assert_eq!(
+            (&g["you"], &g["to_move"], &g["deadline"], &g["planned"]),
+            (
+                &json!(you),
+                &json!("white"),
+                &json!(deadline),
+                &json!(planned)
+            ),
+            "{g}"
+        );
+        assert_eq!(
+            (&g["phase"], &g["move_number"]),
+            (&json!("play"), &json!(1))
+        );
+    }
+    // The plan comes back in its player's snapshot alone, as far as it has been followed.
+    let (_, mine) = rejoin(&server, "black", &id).await;
+    assert_eq!(
+        mine["plan"],
+        json!({"move_number": 2, "replies": three_levels()})
+    );
+    let (mut white, theirs) = rejoin(&server, "white", &id).await;
+    assert!(theirs.get("plan").is_none(), "{theirs}");
+    play(&mut white, &id, 2, "C3").await;
+    assert_eq!(next_move(&mut white).await["vertex"], "G7");
+    let (_, mine) = rejoin(&server, "black", &id).await;
+    assert_eq!(mine["plan"]["move_number"], 4, "{mine}");
+    assert_eq!(mine["plan"]["replies"][0]["play"], "C7", "{mine}");
+    let games = desk(&mut white).await;
+    assert_eq!(games[0]["to_move"], "white");
+    let replied = turn_began + 31_000 + DAY as i64;
+    assert_eq!(games[0]["deadline"], json!(replied + 3 * DAY as i64));
+}
+
+#[tokio::test]
+async fn a_guest_has_no_correspondence_games_to_list() {
+    let server = TestServer::start().await;
+    let mut guest = Client::connect(&server.url).await;
+    guest
+        .refused(json!({"type": "list_correspondence"}), "unauthorized")
+        .await;
+}

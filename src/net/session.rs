@@ -568,6 +568,7 @@ impl Session {
                 self.send(&ServerMsg::Tournament { id, tournament });
             }
             msg @ (LobbyMsg::GetVacation {}
+            | LobbyMsg::ListCorrespondence {}
             | LobbyMsg::StartVacation {}
             | LobbyMsg::EndVacation {}
             | LobbyMsg::ListNotices { .. }
@@ -604,7 +605,7 @@ impl Session {
         Ok(())
     }
 
-    /// The logged-in player's own vacation and notices.
+    /// The logged-in player's own vacation, correspondence games and notices.
     async fn own(&mut self, id: Option<RequestId>, msg: LobbyMsg) -> Result<(), Refusal> {
         let user = self.user()?;
         match msg {
@@ -619,6 +620,11 @@ impl Session {
             LobbyMsg::EndVacation {} => {
                 let vacation = self.hub.vacations.back(&user.id).await?;
                 self.send(&ServerMsg::VacationStatus { id, vacation });
+            }
+            LobbyMsg::ListCorrespondence {} => {
+                let hub = &self.hub;
+                let games = crate::desk::list(hub.store(), &hub.games, &user.id).await?;
+                self.send(&ServerMsg::CorrespondenceGames { id, games });
             }
             msg @ (LobbyMsg::ListNotices { .. }
             | LobbyMsg::MarkNoticesRead { .. }

@@ -52,6 +52,8 @@ pub enum LobbyMsg {
     ListSeeks {},
     /// Live and recently finished games.
     ListGames {},
+    /// Your correspondence games not over, with whose move it is and their deadline.
+    ListCorrespondence {},
     /// Receive `lobby` updates (seeks and games appearing and going) until `unwatch_lobby`.
     WatchLobby {},
     UnwatchLobby {},

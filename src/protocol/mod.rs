@@ -26,7 +26,7 @@ pub use notice::{
     MailMode, Notice, NoticeKind, NoticePayload, NotificationSettings, Vacation, mail_modes_schema,
 };
 pub use offer::{BotListing, BotOffer, time_system};
-pub use plan::Branch;
+pub use plan::{Branch, StoredPlan};
 pub use referee::{CalledGame, MAX_REASON_CHARS, RefereeCall, Report, Ruling};
 pub use request::RequestId;
 pub use server::{
@@ -35,7 +35,7 @@ pub use server::{
 };
 pub use settings::{ColorChoice, FairPlay, GameSettings, HandicapPlacement};
 pub use speed::Speed;
-pub use summary::{GameSummary, Phase};
+pub use summary::{CorrespondenceGame, GameSummary, Phase};
 pub use tournament::{
     AdjustmentView, AppealView, BoardView, DrawView, PlayerView, RoundView, Stage, StandingView,
     TournamentAction, TournamentSetup, TournamentView,

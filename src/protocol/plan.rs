@@ -16,3 +16,12 @@ pub struct Branch {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub then: Vec<Branch>,
 }
+
+/// A player's own stored plan, as their snapshot carries it: the branches answering the
+/// opponent's move `move_number`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoredPlan {
+    pub move_number: u32,
+    pub replies: Vec<Branch>,
+}

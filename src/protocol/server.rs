@@ -10,9 +10,10 @@ use super::event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 use super::names;
 use super::notice::{Notice, NotificationSettings, Vacation};
 use super::offer::BotListing;
+use super::plan::StoredPlan;
 use super::request::RequestId;
 use super::settings::GameSettings;
-use super::summary::{GameSummary, Phase};
+use super::summary::{CorrespondenceGame, GameSummary, Phase};
 use super::tournament::{AppealView, PlayerView, RoundView, StandingView, TournamentView};
 use super::user::UserInfo;
 use crate::clock::ClockView;
@@ -132,6 +133,9 @@ pub struct Snapshot {
     /// Your colour when you play in this game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub you: Option<Color>,
+    /// Correspondence games: your own stored plan of conditional moves, sent to you alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<StoredPlan>,
 }
 
 /// A message from the server.
@@ -187,6 +191,12 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<RequestId>,
         games: Vec<GameSummary>,
+    },
+    /// The reply to `list_correspondence`.
+    CorrespondenceGames {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        games: Vec<CorrespondenceGame>,
     },
     /// The reply to `report`.
     ReportFiled {

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::user::UserInfo;
-use crate::rules::GameResult;
+use crate::rules::{Color, GameResult};
 
 /// The stage a game is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -37,4 +37,22 @@ pub struct GameSummary {
     pub spectators: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,
+    /// Correspondence games in play: the player to move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_move: Option<Color>,
+    /// Correspondence games in play: when the player to move runs out of time (server
+    /// Unix ms); absent while their clock stands still (vacation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<i64>,
+}
+
+/// One of your correspondence games, as `list_correspondence` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CorrespondenceGame {
+    #[serde(flatten)]
+    pub game: GameSummary,
+    /// Your colour in it.
+    pub you: Color,
+    /// Whether you have a plan of conditional moves stored in it.
+    pub planned: bool,
 }

@@ -765,9 +765,10 @@ impl Room {
                 (missed, true, last)
             }
             None => {
-                let snapshot =
+                let mut snapshot =
                     self.live
                         .snapshot(&self.id, self.now(), self.timeline.wall_ms(), color);
+                snapshot.plan = color.and_then(|c| self.plans.stored(c));
                 let frame = encode(&ServerMsg::Snapshot(Box::new(snapshot)));
                 (vec![frame], false, last)
             }
@@ -1062,6 +1063,7 @@ impl Room {
 
     fn summary(&self) -> GameSummary {
         let (move_number, phase) = self.live.as_spectators_see(self.released);
+        let turn = self.live.turn_deadline();
         GameSummary {
             game_id: self.id.to_string(),
             black: self.live.black.clone(),
@@ -1074,6 +1076,8 @@ impl Room {
             phase,
             spectators: self.crowd.spectators() as u32,
             result: self.live.result(),
+            to_move: turn.map(|(color, _)| color),
+            deadline: turn.and_then(|(_, deadline)| deadline),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::live::LiveGame;
 use crate::correspondence::plan::{Answer, Plan, PlanError};
-use crate::protocol::{ErrorCode, Phase, Refusal};
+use crate::protocol::{ErrorCode, Phase, Refusal, StoredPlan};
 use crate::rules::Color;
 use crate::store::Append;
 
@@ -30,6 +30,14 @@ impl Plans {
             }
         }
         plans
+    }
+
+    /// `color`'s plan as their own snapshot shows it.
+    pub fn stored(&self, color: Color) -> Option<StoredPlan> {
+        self.0[color.index()].as_ref().map(|p| StoredPlan {
+            move_number: p.move_number,
+            replies: p.replies.clone(),
+        })
     }
 
     pub fn set(&mut self, color: Color, plan: Option<Plan>) {

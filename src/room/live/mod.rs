@@ -288,6 +288,25 @@ impl LiveGame {
         [stage, flag, forfeit, warning].into_iter().flatten().min()
     }
 
+    /// A correspondence game in play: the player to move, and the instant their time runs
+    /// out (None while their clock stands still). None for any other game, and for one
+    /// whose spectators see it late (its turn would tell them the moves to come).
+    pub fn turn_deadline(&self) -> Option<(Color, Option<i64>)> {
+        if !self.settings.correspondence
+            || self.settings.delays_spectators()
+            || self.phase() != Phase::Play
+        {
+            return None;
+        }
+        let deadline = self
+            .stage
+            .clock_runs()
+            .then(|| self.clock.deadline())
+            .flatten()
+            .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX));
+        Some((self.to_move(), deadline))
+    }
+
     /// Warns the player to move `ms` before their deadline (correspondence games).
     pub fn warn_before_deadline(&mut self, ms: Millis) {
         self.deadline_warn_ms = ms;

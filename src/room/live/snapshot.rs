@@ -84,6 +84,7 @@ impl LiveGame {
             chat: self.chat.iter().cloned().collect(),
             nigiri: self.nigiri.clone(),
             you,
+            plan: None,
         }
     }
 
