@@ -62,6 +62,8 @@ static ASSETS: &[Asset] = &[
     asset!("/js/ui.js", "js/ui.js", JS),
     asset!("/js/notices.js", "js/notices.js", JS),
     asset!("/js/vacation.js", "js/vacation.js", JS),
+    asset!("/js/correspondence.js", "js/correspondence.js", JS),
+    asset!("/js/planner.js", "js/planner.js", JS),
     asset!("/js/replay.js", "js/replay.js", JS),
     asset!("/js/archive.js", "js/archive.js", JS),
     asset!("/js/prefs.js", "js/prefs.js", JS),

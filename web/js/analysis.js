@@ -4,10 +4,13 @@
 // holds the line on the board (two SGF letters a move, `..` a pass), so the link shares
 // it; saving stores the whole tree on the server as a review (`#/analysis?review=<id>`,
 // client-protocol/archive.md#reviews), which anyone can open: the address stays the
-// review's, and it opens at the move the analysis began from.
+// review's, and it opens at the move the analysis began from. With `plan=1` and the
+// `game` of a correspondence game you play, the board plans your conditional moves
+// there (planner.js).
 
 import { LETTERS, parseVertex, vertexName } from './coords.js';
 import { Goban } from './goban.js';
+import { Planner } from './planner.js';
 import { place, step } from './replay.js';
 import { MoveNode, fromSgfPoint, readSgf, writeSgf } from './sgf.js';
 import { colourName, el, fill, icon, other, showError, toast } from './ui.js';
@@ -62,6 +65,7 @@ export class AnalysisView {
     this.game = query.get('game');
     this.from = null;
     this.saved = null;
+    this.planner = query.get('plan') && this.game ? new Planner(conn, this.game, this) : null;
   }
 
   mount(container) {
@@ -73,6 +77,14 @@ export class AnalysisView {
     fill(container, this.root);
     this.onKey = (e) => this.key(e);
     document.addEventListener('keydown', this.onKey);
+    if (this.planner) {
+      // The address stays the planner's; the board waits for the game's snapshot.
+      this.saved = 'plan';
+      this.load(19, NO_STONES, new MoveNode());
+      this.go(this.tree);
+      this.planner.start();
+      return;
+    }
     const review = this.query.get('review');
     if (review) {
       // The address stays the review's from the start: a reload, a bookmark or "Copy
@@ -103,6 +115,7 @@ export class AnalysisView {
 
   unmount() {
     document.removeEventListener('keydown', this.onKey);
+    this.planner?.stop();
   }
 
   load(size, setup, tree) {
@@ -129,6 +142,10 @@ export class AnalysisView {
   }
 
   play(vertex) {
+    if (vertex === 'pass' && this.planner && (this.node === this.planner.root || this.planner.inPlan(this.node))) {
+      toast('Passes are not planned', 'error');
+      return;
+    }
     const move = { color: this.toMove(), vertex };
     const after = step(this.pos, move, this.size);
     const p = parseVertex(vertex, this.size);
@@ -136,7 +153,10 @@ export class AnalysisView {
       toast(`${vertex} would be suicide`, 'error');
       return;
     }
-    this.go(this.node.child(move));
+    const known = this.node.children.length;
+    const next = this.node.child(move);
+    if (this.planner && this.node.children.length > known) this.planner.changed();
+    this.go(next);
   }
 
   go(node) {
@@ -222,8 +242,9 @@ export class AnalysisView {
     const file = el('input', { type: 'file', accept: '.sgf,application/x-go-sgf', 'data-testid': 'sgf-file', 'aria-label': 'Load an SGF file', onchange: (e) => this.open(e.target.files[0]) });
     fill(this.side,
       el('div', { class: 'status', 'data-testid': 'analysis-status' },
-        el('strong', {}, 'Analysis board'), el('span', { class: 'muted' }, ` · move ${line.length} · ${colourName(this.toMove())} to play`),
-        el('div', { class: 'small muted' }, 'A private board: nothing you play here reaches a game. Playing where no variation goes adds one.')),
+        el('strong', {}, this.planner ? 'Planner' : 'Analysis board'), el('span', { class: 'muted' }, ` · move ${line.length} · ${colourName(this.toMove())} to play`),
+        this.planner ? null : el('div', { class: 'small muted' }, 'A private board: nothing you play here reaches a game. Playing where no variation goes adds one.')),
+      this.planner ? this.planner.panel() : null,
       el('div', { class: 'players' },
         el('div', { class: 'captures', 'data-testid': 'analysis-captures-black' }, `Black captures: ${this.pos.prisoners.black}`),
         el('div', { class: 'captures', 'data-testid': 'analysis-captures-white' }, `White captures: ${this.pos.prisoners.white}`)),
@@ -232,8 +253,8 @@ export class AnalysisView {
         b(icon('forward', 'Forward (→)'), 'analysis-forward', 'Forward (→)', () => here.children[0] && this.go(here.children[0])),
         b('Pass', 'analysis-pass', 'Pass', () => this.play('pass')),
         b('Copy link', 'analysis-share', 'Copy a link to this line', () => this.share()),
-        this.conn.token ? b('Save & share', 'analysis-save', 'Store this board with every variation on the server, to share its link', () => this.save()) : null),
-      this.saved ? el('div', { class: 'small' }, `Saved review${this.owner ? ` by ${this.owner}` : ''}: `,
+        this.conn.token && !this.planner ? b('Save & share', 'analysis-save', 'Store this board with every variation on the server, to share its link', () => this.save()) : null),
+      this.saved && !this.planner ? el('div', { class: 'small' }, `Saved review${this.owner ? ` by ${this.owner}` : ''}: `,
         el('a', { href: `#/analysis?review=${encodeURIComponent(this.saved)}`, 'data-testid': 'review-link' }, `review ${this.saved}`),
         this.game ? el('span', {}, ' · from ', el('a', { href: `#/game/${encodeURIComponent(this.game)}` }, `game ${this.game}`)) : null) : null,
       el('div', { class: 'review' }, el('div', { class: 'small muted' }, variations.length ? 'Next moves here:' : 'No move tried here yet.'),

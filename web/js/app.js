@@ -4,7 +4,7 @@
 // `#/game/<id>` a game, `#/archive?…` the finished games, `#/analysis?…` an analysis board,
 // `#/user/<id>` a profile, `#/leaderboard` the ratings, `#/referee` the open calls and
 // reports (referees and admins), `#/tournaments` the tournaments and `#/tournament/<id>`
-// one of them; the bell of notices in the header. Without the dev
+// one of them, `#/correspondence` your correspondence games; the bell of notices in the header. Without the dev
 // login the dialog offers accounts instead.
 
 import { AccountForms, Session } from './account.js';
@@ -12,6 +12,7 @@ import { AnalysisView } from './analysis.js';
 import { ArchiveView } from './archive.js';
 import { Automatch } from './automatch.js';
 import { Connection } from './connection.js';
+import { CorrespondenceView } from './correspondence.js';
 import { GameView } from './game.js';
 import { BotsView } from './bots.js';
 import { LeaderboardView } from './leaderboard.js';
@@ -79,6 +80,7 @@ class App {
     else if (user) this.view = new ProfileView(this.conn, decodeURIComponent(user[1]));
     else if (location.hash === '#/leaderboard') this.view = new LeaderboardView(this.conn);
     else if (location.hash === '#/bots') this.view = new BotsView(this.conn);
+    else if (location.hash === '#/correspondence') this.view = new CorrespondenceView(this.conn);
     else if (/^#\/archive(\?|$)/.test(location.hash)) this.view = new ArchiveView(this.conn, query());
     else if (location.hash === '#/referee') this.view = new RefereeView(this.conn);
     else if (location.hash.startsWith('#/analysis')) this.view = new AnalysisView(this.conn, query());
@@ -160,6 +162,7 @@ class App {
         el('a', { href: '#/leaderboard', class: 'nav', 'data-testid': 'nav-leaderboard' }, 'Leaderboard'),
         el('a', { href: '#/bots', class: 'nav', 'data-testid': 'nav-bots' }, 'Bots'),
         el('a', { href: '#/tournaments', class: 'nav', 'data-testid': 'nav-tournaments' }, 'Tournaments'),
+        el('a', { href: '#/correspondence', class: 'nav', 'data-testid': 'nav-correspondence', title: 'Your correspondence games' }, 'Correspondence'),
         el('a', { href: `#/user/${encodeURIComponent(user.id)}`, class: 'nav', 'data-testid': 'nav-profile' }, 'Profile'),
         isReferee(user) ? el('a', { href: '#/referee', class: 'nav', 'data-testid': 'nav-referee' }, 'Referee') : null,
         this.bell.element,

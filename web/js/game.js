@@ -56,6 +56,8 @@ export class GameView {
     this.armed = null;
     /** Each move's clocks and time used, from the record and the live events. */
     this.times = null;
+    /** The numbers of the moves played from a plan of conditional moves. */
+    this.planned = new Set();
     /** A rematch: offered to us (a challenge), offered by us, or declined by them. */
     this.rematch = { offer: null, sent: null, declined: false };
     /** When the page lost the server (Date.now()): clocks stand still until a snapshot. */
@@ -242,6 +244,8 @@ export class GameView {
       const past = new MoveTimes(this.s.settings.clock);
       for (const ev of record.events || []) {
         past.add(ev);
+        // A move the server played from its player's plan (correspondence.md#plans).
+        if (ev.type === 'move_played' && ev.planned) this.planned.add(ev.move_number);
         if (ev.seq <= upTo && REFEREE_EVENTS.has(ev.type) && !this.notes.some((n) => n.seq === ev.seq)) this.notes.push(ev);
       }
       this.times.merge(past);
@@ -281,6 +285,7 @@ export class GameView {
         }
         s.last = p;
         s.moves.push({ color: ev.color, vertex: ev.vertex });
+        if (ev.planned) this.planned.add(s.moves.length);
         s.toMove = other(ev.color);
         s.pauseBy = null;
         if (ev.sealed) s.sealedBy = null;
@@ -918,7 +923,9 @@ export class GameView {
       b('last', 'review-live', 'The live position (End)', () => this.s.moves.length),
       el('button', { type: 'button', 'data-testid': 'analyze', title: 'Try variations from this position on a private board', onclick: () => {
         location.hash = analysisLink(this.s.size, setStones(this.s.size, this.s.handicap, this.s.settings.ruleset), this.s.moves.slice(0, this.cursor ?? this.s.moves.length), this.id);
-      } }, 'Analyze'));
+      } }, 'Analyze'),
+      // A correspondence game's player plans their conditional moves on the analysis board.
+      this.planLink = el('a', { class: 'button', href: `#/analysis?game=${encodeURIComponent(this.id)}&plan=1`, 'data-testid': 'plan-open', title: 'Plan your replies to your opponent\'s moves' }, 'Plan moves'));
     this.nav.querySelector('[data-testid="review-live"]').append(this.live);
     return this.nav;
   }
@@ -931,6 +938,7 @@ export class GameView {
     this.nav.querySelector('[data-testid="review-at"]').textContent = this.cursor === null
       ? (live ? `Move ${n} · live` : `Move ${n} · end`) : `Move ${at} of ${n}`;
     this.live.hidden = !(this.cursor !== null && live);
+    this.planLink.hidden = !(this.s.settings.correspondence && this.s.you && this.s.phase === 'play');
     this.nav.classList.toggle('reviewing', this.cursor !== null);
   }
 
@@ -943,7 +951,8 @@ export class GameView {
         type: 'button', class: `move${i + 1 === at ? ' current' : ''}`, 'data-testid': 'move', 'data-move': i + 1,
         title: this.times.used(i + 1) === null ? null : `took ${spent(this.times.used(i + 1))}`,
         onclick: () => this.show(i + 1),
-      }, `${i + 1}. ${m.color === 'black' ? 'B' : 'W'} ${m.vertex}`)));
+      }, `${i + 1}. ${m.color === 'black' ? 'B' : 'W'} ${m.vertex}`,
+      this.planned.has(i + 1) ? el('span', { class: 'badge move-planned', 'data-testid': 'move-planned', title: 'played by the server from a plan of conditional moves' }, ' planned') : null)));
     const list = el('ol', { class: 'move-list', 'data-testid': 'move-list' }, items);
     // The current move in view inside the list, without scrolling the page.
     requestAnimationFrame(() => {

@@ -4,7 +4,7 @@
 // size and speed, and the bots. Kept current by
 // `watch_lobby` and a periodic `list_games`.
 
-import { clockFields, clockFromForm, showClock } from './clockform.js';
+import { clockFields, clockFromForm, showClock, useDays } from './clockform.js';
 import { SPEEDS, speed } from './speed.js';
 import { describeClock, describeSettings, el, fill, icon, mayRate, randomSeed, resultText, showError, toast, who } from './ui.js';
 
@@ -289,7 +289,14 @@ export class LobbyView {
           option(0, 'none', true), [2, 3, 4, 5, 6, 7, 8, 9].map((n) => option(n, `${n} stones`)))),
         field('Placement', el('select', { name: 'handicap_placement', 'data-testid': 'seek-placement' },
           option('fixed', 'star points', true), option('free', 'free (Black chooses)')), 'needs-handicap'),
+        el('label', { class: 'field check wide', title: 'A move a day or so, whenever you have a minute: the clock counts days' },
+          el('input', { type: 'checkbox', name: 'correspondence', 'data-testid': 'seek-correspondence', onchange: () => this.showClockFields() }),
+          el('span', {}, 'Correspondence (clock in days)')),
         clockFields(field, 'seek', () => this.showClockFields()),
+        // The correspondence game's own options (a "weekends off" box belongs here too).
+        el('div', { class: 'field wide needs-correspondence corr-options', 'data-testid': 'seek-corr-options' },
+          el('label', { class: 'field check', title: 'Whether a player may spend vacation days in this game (correspondence.md#vacation)' },
+            el('input', { type: 'checkbox', name: 'vacation', checked: true, 'data-testid': 'seek-vacation' }), el('span', {}, 'Vacation allowed'))),
         field('Opponent', el('input', { type: 'text', name: 'opponent', placeholder: 'anyone (open seek) or a user id', 'data-testid': 'seek-opponent', oninput: () => this.updateSubmit(), autocomplete: 'off' }), 'wide'),
         el('label', { class: 'field check wide', title: mayRate(this.conn.user) ? 'The result changes both players’ ratings' : GUESTS_UNRATED },
           el('input', { type: 'checkbox', name: 'rated', 'data-testid': 'seek-rated', disabled: !mayRate(this.conn.user) }), el('span', {}, 'Rated'),
@@ -302,9 +309,13 @@ export class LobbyView {
   showClockFields() {
     const f = this.form;
     if (!f) return;
+    const correspondence = f.elements.correspondence.checked;
+    useDays(f, correspondence);
     showClock(f);
     const shown = {
-      'needs-handicap': Number(f.elements.handicap.value) >= 2,
+      'needs-correspondence': correspondence,
+      // A correspondence game places its handicap stones fixed.
+      'needs-handicap': Number(f.elements.handicap.value) >= 2 && !correspondence,
       'needs-ancient': f.elements.ruleset.value === 'ancient-chinese',
     };
     for (const [cls, on] of Object.entries(shown)) f.querySelectorAll(`.${cls}`).forEach((n) => { n.hidden = !on; });
@@ -324,9 +335,13 @@ export class LobbyView {
     if (f.komi.value !== '') settings.komi = n('komi');
     if (n('handicap') >= 2) {
       settings.handicap = n('handicap');
-      settings.handicap_placement = f.handicap_placement.value;
+      settings.handicap_placement = f.correspondence.checked ? 'fixed' : f.handicap_placement.value;
     }
     settings.clock = clockFromForm(this.form);
+    if (f.correspondence.checked) {
+      settings.correspondence = true;
+      settings.vacation = f.vacation.checked;
+    }
     return settings;
   }
 

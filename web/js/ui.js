@@ -119,8 +119,9 @@ export function formatMs(ms) {
   return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
 
-/** A duration in words for settings: 600000 → "10 min", 30000 → "30 s". */
+/** A duration in words for settings: 600000 → "10 min", 30000 → "30 s", whole days as "3 d". */
 export function span(ms) {
+  if (ms % 86_400_000 === 0 && ms >= 86_400_000) return `${ms / 86_400_000} d`;
   if (ms % 60000 === 0 && ms >= 60000) return `${ms / 60000} min`;
   return `${ms / 1000} s`;
 }
@@ -142,6 +143,7 @@ export function describeClock(c) {
 export function describeSettings(s, { colour = true, clock = true } = {}) {
   const parts = [`${s.board_size}×${s.board_size}`];
   if (s.rated) parts.push('rated');
+  if (s.correspondence) parts.push('correspondence');
   parts.push(s.ruleset);
   if (s.handicap >= 2) parts.push(`${s.handicap} stones${s.handicap_placement === 'free' ? ' (free)' : ''}`);
   if (s.komi !== undefined && s.komi !== null) parts.push(`komi ${s.komi}`);
