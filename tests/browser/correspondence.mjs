@@ -10,7 +10,8 @@
 // branch entered and deleted); the page opened again shows the stored tree, and her
 // dashboard says a plan is stored. Bob plays the planned move: Alice's reply is on both
 // boards at once, marked as planned. A plan with a move the rules refuse (a ko
-// recapture) is refused in the server's words, and nothing is stored.
+// recapture) is refused in the server's words, and nothing is stored. On his own turn
+// Bob plans after his move, which storing plays; Alice's answer gets his planned reply.
 
 import { PHONE, assert, devLogin, expectAttr, game, log, openPage, run, shot } from './lib.mjs';
 
@@ -124,4 +125,17 @@ await run('correspondence', async () => {
   await alice.locator('[data-testid="plan-state"]', { hasText: 'Your stored plan.' }).waitFor();
   await branch('G3', 'C7').waitFor();
   assert(await alice.locator('[data-testid="plan-branch"]').count() === 1, 'the refused plan changed nothing');
+
+  log('on his own turn bob plans after his move, which storing plays');
+  await bob.click('[data-testid="plan-open"]');
+  await bob.locator('[data-testid="planner"]', { hasText: 'It is your move' }).waitFor();
+  for (const v of ['D4', 'E4', 'F5']) await bob.click(`[data-testid="goban"] [data-vertex="${v}"]`);
+  await bob.click('[data-testid="plan-store"]');
+  await bob.locator('[data-testid="plan-state"]', { hasText: 'Your stored plan.' }).waitFor();
+  await alice.goto(new URL(`#/game/${gameId}`, alice.url()).href);
+  await alice.locator('[data-stone="D4"][data-color="white"]').waitFor();
+  await alice.click('[data-testid="goban"] [data-vertex="E4"]');
+  await expectAttr(alice, '[data-testid="game"]', 'data-moves', '6');
+  await alice.locator('[data-stone="F5"][data-color="white"]').waitFor();
+  await alice.locator('[data-testid="move"][data-move="6"] [data-testid="move-planned"]').waitFor();
 });
