@@ -65,14 +65,14 @@ export class CorrespondenceView {
     const row = (g) => {
       const opponent = g.you === 'black' ? g.white : g.black;
       const yours = g.to_move === g.you;
-      const left = g.phase !== 'play' ? g.phase
-        : g.deadline == null ? 'clock stopped' : timeLeft(g.deadline, now);
+      const left = g.deadline == null ? 'a clock that stands still' : timeLeft(g.deadline, now);
+      const said = g.phase !== 'play' ? (g.phase === 'scoring' ? 'counting' : g.phase) : yours ? `${left} left` : `they have ${left}`;
       return el('li', { class: 'corr-game', 'data-testid': 'corr-row', 'data-game-id': g.game_id },
         el('span', { class: 'corr-opponent', 'data-testid': 'corr-opponent' },
           el('span', { class: `stone-icon stone-icon-${g.you}`, title: `you play ${g.you}` }), ` vs ${opponent.name}`),
         el('span', { class: 'muted small' }, ` ${g.board_size}×${g.board_size} · move ${g.move_number}`),
         el('span', { class: 'corr-left', 'data-testid': 'corr-left', 'data-deadline': g.deadline ?? '', title: 'time left to the player to move' },
-          yours ? `${left} left` : `they have ${left}`),
+          said),
         g.planned ? el('span', { class: 'badge', 'data-testid': 'corr-planned', title: 'you have a plan of conditional moves stored' }, 'plan stored') : null,
         el('a', { class: 'button', href: `#/game/${g.game_id}`, 'data-testid': 'corr-open' }, yours ? 'Play' : 'Open'));
     };
