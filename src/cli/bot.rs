@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
-use tengen::bot::{self, BotConfig, BotFile, ChallengePlan};
+use tengen::bot::{self, BotConfig, BotFile, ChallengePlan, Entry};
 use tengen::protocol::GameSettings;
+use tengen::rating::Rank;
 use tracing_subscriber::EnvFilter;
 
 #[derive(Debug, clap::Args)]
@@ -62,6 +63,14 @@ pub struct Args {
     /// Accept open seeks the offer admits.
     #[arg(long)]
     pub answer_seeks: bool,
+
+    /// Enter this tournament (by id) on connecting, and play its games as they are
+    /// published.
+    #[arg(long, value_name = "ID")]
+    pub tournament: Option<String>,
+    /// Tournament: the rank declared, e.g. 5k or 2d [default: the rank of the bot's rating]
+    #[arg(long, value_name = "RANK", requires = "tournament")]
+    pub rank: Option<Rank>,
 
     /// Challenge this user (by id), again after every game; a bot with an offer that
     /// admits the settings accepts at once.
@@ -149,6 +158,13 @@ fn resolve(args: Args) -> anyhow::Result<BotConfig> {
         }),
         (None, None) => None,
     };
+    let tournament = match (args.tournament, file.tournament) {
+        (Some(id), from_file) => Some(Entry {
+            id,
+            rank: args.rank.or(from_file.and_then(|e| e.rank)),
+        }),
+        (None, from_file) => from_file,
+    };
     let max_games = args.max_games.or(file.max_games).unwrap_or(1);
     if max_games == 0 {
         bail!("--max-games must be at least 1");
@@ -167,6 +183,7 @@ fn resolve(args: Args) -> anyhow::Result<BotConfig> {
                 .or(file.untimed_move_secs)
                 .unwrap_or(300),
         ),
+        tournament,
     })
 }
 
