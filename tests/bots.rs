@@ -7,91 +7,22 @@
 mod common;
 
 use std::collections::{BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::bot::{Bot, GNUGO, require_gnugo};
 use common::{Client, TestServer};
 use serde_json::{Value, json};
 use tengen::bot::gtp::{Engine, QUICK};
 use tengen::protocol::Role;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::process::{Child, Command};
 use tokio::task::AbortHandle;
 use tokio::time::{Instant, sleep};
-
-const GNUGO: &str = "/usr/games/gnugo";
 
 /// The engine as the tests run it. `--never-resign` where a game must reach a count.
 fn gnugo(never_resign: bool) -> String {
     let resign = if never_resign { " --never-resign" } else { "" };
     format!("{GNUGO} --mode gtp --chinese-rules --level 1{resign}")
-}
-
-fn require_gnugo() {
-    assert!(
-        Path::new(GNUGO).exists(),
-        "GNU Go is missing at {GNUGO}: install it with `apt-get install gnugo` \
-         (the README's test command does this)"
-    );
-}
-
-/// A `tengen bot` child process; killed when dropped, its log printed if the test failed.
-struct Bot {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Bot {
-    fn start(server: &TestServer, url: &str, name: &str, args: &[&str]) -> Bot {
-        static STARTED: AtomicUsize = AtomicUsize::new(0);
-        let n = STARTED.fetch_add(1, Ordering::Relaxed);
-        let log = server.dir.path().join(format!("bot-{name}-{n}.log"));
-        let file = std::fs::File::create(&log).expect("log file");
-        let child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .arg("bot")
-            .args(["--server", url])
-            .args(args)
-            .env("TENGEN_BOT_TOKEN", server.token_as(name, Role::Bot))
-            .env("TENGEN_LOG", "info,tengen::bot=debug")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(file)
-            .kill_on_drop(true)
-            .spawn()
-            .expect("tengen bot starts");
-        Bot { child, log }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id().expect("running")
-    }
-
-    /// Waits for the bot to stop by itself (`--games`) and checks it succeeded.
-    async fn finishes(&mut self) {
-        let status = tokio::time::timeout(Duration::from_secs(20), self.child.wait())
-            .await
-            .expect("the bot stops after its games")
-            .expect("wait");
-        assert!(status.success(), "bot exited with {status}");
-    }
-}
-
-impl Drop for Bot {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-        // The log of a failed test, or of every test with TENGEN_TEST_BOT_LOGS set.
-        if std::thread::panicking() || std::env::var_os("TENGEN_TEST_BOT_LOGS").is_some() {
-            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-            let tail: Vec<&str> = text.lines().rev().take(80).collect();
-            eprintln!("--- {} (last lines) ---", self.log.display());
-            for line in tail.into_iter().rev() {
-                eprintln!("{line}");
-            }
-        }
-    }
 }
 
 /// Waits until `bot` is listed by `list_bots` (its offer is up).
@@ -940,4 +871,85 @@ async fn an_illegal_engine_move_becomes_a_pass_on_the_engines_board_too() {
     );
     alice.ok(json!({"type": "resign", "game_id": game})).await;
     alice.recv_type("game_ended").await;
+}
+
+/// Two bots enter a tournament by themselves (`--tournament`, with a declared rank), and
+/// play the game its director publishes: with no offer up, the game is one the
+/// tournament's starter created, which each bridge joins from `game_started`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_enter_a_tournament_and_play_its_round() {
+    require_gnugo();
+    let server = TestServer::start().await;
+    let mut td = Client::connect(&format!(
+        "{}?token={}",
+        server.url,
+        server.token_as("td", Role::Admin)
+    ))
+    .await;
+    let setup = json!({
+        "name": "Bot Cup",
+        "regulations": {"system": {"kind": "swiss"}, "rounds": 1, "handicap": null,
+            "colours": "draw", "seeding": "split_and_fold", "tie_breaks": ["sos"],
+            "bye": 2, "missed_round": 0, "separate_clubs": false, "separate_countries": false},
+        "settings": {"board_size": 9, "clock": {"system": "absolute", "main_ms": 120_000}},
+        "registration_opens": 0,
+        "registration_closes": 4_102_444_800_000_i64
+    });
+    let created = td
+        .ok(json!({"type": "create_tournament", "setup": setup}))
+        .await;
+    let t = created["tournament"]["tournament_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    td.ok(json!({"type": "watch_tournament", "tournament_id": t}))
+        .await;
+    let engine = gnugo(false);
+    let _bots: Vec<Bot> = [("kuro", "5k"), ("shiro", "2d")]
+        .into_iter()
+        .map(|(name, rank)| {
+            let args = [
+                "--engine",
+                &engine,
+                "--no-offer",
+                "--tournament",
+                &t,
+                "--rank",
+                rank,
+            ];
+            Bot::start(&server, &server.url, name, &args)
+        })
+        .collect();
+    let mut ranks = BTreeSet::new();
+    while ranks.len() < 2 {
+        let changed = td.recv_type("registration_changed").await;
+        let player = &changed["player"];
+        ranks.insert(format!("{} {}", player["user"]["id"], player["rank"]));
+    }
+    assert_eq!(
+        ranks,
+        BTreeSet::from([r#""kuro" "5k""#.to_string(), r#""shiro" "2d""#.to_string()]),
+        "each bot declared its rank"
+    );
+    td.ok(json!({"type": "pair", "tournament_id": t})).await;
+    td.ok(json!({"type": "publish", "tournament_id": t})).await;
+    let started = td.recv_type("round_started").await;
+    let game = started["round"]["boards"][0]["game_id"].clone();
+    let until = Instant::now() + Duration::from_secs(120);
+    let result = loop {
+        if let Some(r) = td.pending().iter().find(|v| v["type"] == "board_result") {
+            break r.clone();
+        }
+        assert!(Instant::now() < until, "the bots never finished their game");
+        td.ok(json!({"type": "ping"})).await;
+        sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!(result["game_id"], game, "{result}");
+    assert!(
+        matches!(result["outcome"].as_str(), Some("black" | "white")),
+        "{result}"
+    );
+    let (status, view) = common::get_json(&server, &format!("/api/tournaments/{t}")).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["stage"], "finished", "{view}");
 }

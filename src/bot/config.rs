@@ -9,6 +9,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::protocol::{BotOffer, GameSettings};
+use crate::rating::Rank;
 
 /// Everything the bot needs to run.
 #[derive(Debug, Clone)]
@@ -32,6 +33,19 @@ pub struct BotConfig {
     /// How long an engine may think about one move in an untimed game (timed games use
     /// the clock).
     pub untimed_move_limit: Duration,
+    /// A tournament to enter on connecting; its games are then played like any other.
+    pub tournament: Option<Entry>,
+}
+
+/// A tournament the bot registers for (`--tournament`), with the rank it declares.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// The tournament's id.
+    pub id: String,
+    /// The declared rank; without one the server takes the rank of the bot's rating.
+    #[serde(default)]
+    pub rank: Option<Rank>,
 }
 
 /// A challenge the bot issues, again after each game, so that two bots can be set to
@@ -72,6 +86,7 @@ pub struct BotFile {
     pub no_offer: Option<bool>,
     pub offer: Option<BotOffer>,
     pub challenge: Option<ChallengeFile>,
+    pub tournament: Option<Entry>,
 }
 
 /// `[challenge]` in the bot file.
@@ -113,6 +128,7 @@ impl BotFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rating::Rank;
     use crate::rules::Ruleset;
 
     #[test]
@@ -133,6 +149,10 @@ max_handicap = 9
 [challenge]
 opponent = "gnugo-2"
 settings = { board_size = 9, color = "black", clock = { system = "byoyomi", main_ms = 60000, periods = 3, period_ms = 10000 } }
+
+[tournament]
+id = "wmfp1057c2"
+rank = "3k"
 "#,
         )
         .unwrap();
@@ -144,6 +164,11 @@ settings = { board_size = 9, color = "black", clock = { system = "byoyomi", main
         let challenge = file.challenge.unwrap();
         assert_eq!(challenge.opponent, "gnugo-2");
         assert_eq!(challenge.settings.unwrap().board_size, 9);
+        let entry = file.tournament.unwrap();
+        assert_eq!(entry.id, "wmfp1057c2");
+        assert_eq!(entry.rank, Some(Rank::Kyu(3)));
         assert!(BotFile::parse("sever = 'x'").unwrap_err().contains("sever"));
+        let bad_rank = BotFile::parse("[tournament]\nid = 'x'\nrank = '3p'").unwrap_err();
+        assert!(bad_rank.contains("rank"), "{bad_rank}");
     }
 }

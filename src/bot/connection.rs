@@ -24,7 +24,7 @@ use super::bridge::{GameBridge, Outgoing, ToGame};
 use super::config::BotConfig;
 use crate::protocol::{
     Challenge, ClientMsg, ErrorCode, EventFrame, GameAction, GameEvent, GameSummary, LobbyMsg,
-    Phase, Request, RequestId, ServerFrame, ServerMsg, UserInfo, decode_server,
+    Phase, Request, RequestId, ServerFrame, ServerMsg, TournamentAction, UserInfo, decode_server,
 };
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -61,6 +61,7 @@ enum Sent {
     Challenge,
     ListGames,
     ListSeeks,
+    Register,
     Other,
 }
 
@@ -107,6 +108,9 @@ pub struct BotRunner {
     starting: HashSet<String>,
     /// When to list the lobby again for challenges that wait for the bot.
     relist_at: Option<Instant>,
+    /// The tournament of `config.tournament` has us as a player (asked again on each
+    /// connection until it has).
+    registered: bool,
     summary: Summary,
 }
 
@@ -135,6 +139,7 @@ impl BotRunner {
             accepts_in_flight: HashSet::new(),
             starting: HashSet::new(),
             relist_at: None,
+            registered: false,
             summary: Summary::default(),
         }
     }
@@ -247,6 +252,7 @@ impl BotRunner {
         }
         // Games that started while we were away, or before this process started.
         wire.push(self.request(LobbyMsg::ListGames {}.into(), Sent::ListGames));
+        wire.extend(self.register());
         if self.config.answer_seeks {
             wire.push(self.request(LobbyMsg::WatchLobby {}.into(), Sent::Other));
         }
@@ -354,6 +360,26 @@ impl BotRunner {
         };
         // Our own values, strings and numbers only: serializing cannot fail.
         serde_json::to_string(&request).unwrap_or_default()
+    }
+
+    /// Enters the tournament we are to play in, unless it has us already. Its games
+    /// then come as any game does, with `game_started` when a round is published.
+    fn register(&mut self) -> Option<String> {
+        let entry = self
+            .config
+            .tournament
+            .clone()
+            .filter(|_| !self.registered)?;
+        let action = TournamentAction::Register {
+            rank: entry.rank,
+            club: String::new(),
+            country: String::new(),
+        };
+        let msg = ClientMsg::Tournament {
+            tournament_id: entry.id,
+            action,
+        };
+        Some(self.request(msg, Sent::Register))
     }
 
     /// The offer follows capacity, and a challenge is posted when one is due.
@@ -522,6 +548,10 @@ impl BotRunner {
                     let _ = slot.tx.send(ToGame::Joined).await;
                 }
             }
+            Sent::Register => {
+                tracing::info!("registered for the tournament");
+                self.registered = true;
+            }
             Sent::Accept { challenge_id } => {
                 self.accepts_in_flight.remove(&challenge_id);
                 // The slot stays taken until the game's `game_started` (if not come yet).
@@ -595,6 +625,12 @@ impl BotRunner {
             Sent::ListGames => {
                 tracing::warn!(code = code_name, %message, "the server would not list the games");
                 self.games_listed = true;
+            }
+            Sent::Register if code == ErrorCode::AlreadyRegistered => self.registered = true,
+            Sent::Register => {
+                // Closed, full, outside its ranks: the operator must see it; a later
+                // connection asks again (registration may not have opened yet).
+                tracing::error!(code = code_name, %message, "the tournament refused the registration");
             }
             Sent::ListSeeks | Sent::Other => {
                 tracing::warn!(code = code_name, %message, "a request was refused");

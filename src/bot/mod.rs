@@ -19,5 +19,5 @@ pub mod gtp;
 pub mod scoring;
 pub mod time;
 
-pub use config::{BotConfig, BotFile, ChallengePlan};
+pub use config::{BotConfig, BotFile, ChallengePlan, Entry};
 pub use connection::{BotError, Summary, run};

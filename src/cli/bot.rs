@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
-use tengen::bot::{self, BotConfig, BotFile, ChallengePlan};
+use tengen::bot::{self, BotConfig, BotFile, ChallengePlan, Entry};
 use tengen::protocol::GameSettings;
+use tengen::rating::Rank;
 use tracing_subscriber::EnvFilter;
 
 #[derive(Debug, clap::Args)]
@@ -62,6 +63,14 @@ pub struct Args {
     /// Accept open seeks the offer admits.
     #[arg(long)]
     pub answer_seeks: bool,
+
+    /// Enter this tournament (by id) on connecting, and play its games as they are
+    /// published.
+    #[arg(long, value_name = "ID")]
+    pub tournament: Option<String>,
+    /// Tournament: the rank declared, e.g. 5k or 2d [default: the rank of the bot's rating]
+    #[arg(long, value_name = "RANK")]
+    pub rank: Option<Rank>,
 
     /// Challenge this user (by id), again after every game; a bot with an offer that
     /// admits the settings accepts at once.
@@ -149,6 +158,20 @@ fn resolve(args: Args) -> anyhow::Result<BotConfig> {
         }),
         (None, None) => None,
     };
+    let tournament = match (
+        args.tournament
+            .or(file.tournament.as_ref().map(|e| e.id.clone())),
+        args.rank,
+    ) {
+        (Some(id), rank) => Some(Entry {
+            id,
+            rank: rank.or(file.tournament.and_then(|e| e.rank)),
+        }),
+        (None, Some(_)) => {
+            bail!("--rank is the rank declared in a tournament: say which with --tournament")
+        }
+        (None, None) => None,
+    };
     let max_games = args.max_games.or(file.max_games).unwrap_or(1);
     if max_games == 0 {
         bail!("--max-games must be at least 1");
@@ -167,6 +190,7 @@ fn resolve(args: Args) -> anyhow::Result<BotConfig> {
                 .or(file.untimed_move_secs)
                 .unwrap_or(300),
         ),
+        tournament,
     })
 }
 
@@ -262,6 +286,47 @@ async fn stop_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn resolved(flags: &[&str]) -> anyhow::Result<BotConfig> {
+        let base = [
+            "bot",
+            "--token",
+            "t",
+            "--server",
+            "ws://h/ws",
+            "--engine",
+            "gnugo",
+        ];
+        let cli = Cli::try_parse_from(base.iter().chain(flags))?;
+        resolve(cli.args)
+    }
+
+    #[test]
+    fn a_tournament_is_entered_with_the_declared_rank() {
+        let entry = resolved(&["--tournament", "cup", "--rank", "3k"])
+            .unwrap()
+            .tournament;
+        assert_eq!(
+            entry,
+            Some(Entry {
+                id: "cup".into(),
+                rank: Some(Rank::Kyu(3))
+            })
+        );
+        let unranked = resolved(&["--tournament", "cup"]).unwrap().tournament;
+        assert_eq!(unranked.and_then(|e| e.rank), None);
+        assert!(resolved(&[]).unwrap().tournament.is_none());
+        let no_tournament = resolved(&["--rank", "3k"]).unwrap_err().to_string();
+        assert!(no_tournament.contains("--tournament"), "{no_tournament}");
+        assert!(resolved(&["--tournament", "cup", "--rank", "3p"]).is_err());
+    }
 
     #[test]
     fn challenge_flags_override_the_file() {

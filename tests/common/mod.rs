@@ -3,6 +3,7 @@
 //! clients that speak JSON.
 #![allow(dead_code)]
 
+pub mod bot;
 pub mod cluster;
 pub mod process;
 pub mod services;
