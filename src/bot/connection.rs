@@ -493,7 +493,8 @@ impl BotRunner {
             | ServerMsg::Notice { .. }
             | ServerMsg::UnreadNotices { .. }
             | ServerMsg::NotificationSettings { .. }
-            | ServerMsg::VacationStatus { .. } => {}
+            | ServerMsg::VacationStatus { .. }
+            | ServerMsg::Calendar { .. } => {}
         }
         wire
     }

@@ -570,6 +570,8 @@ impl Session {
             msg @ (LobbyMsg::GetVacation {}
             | LobbyMsg::StartVacation {}
             | LobbyMsg::EndVacation {}
+            | LobbyMsg::GetCalendar {}
+            | LobbyMsg::SetCalendar { .. }
             | LobbyMsg::ListNotices { .. }
             | LobbyMsg::MarkNoticesRead { .. }
             | LobbyMsg::GetNotificationSettings {}
@@ -619,6 +621,14 @@ impl Session {
             LobbyMsg::EndVacation {} => {
                 let vacation = self.hub.vacations.back(&user.id).await?;
                 self.send(&ServerMsg::VacationStatus { id, vacation });
+            }
+            LobbyMsg::GetCalendar {} => {
+                let calendar = self.hub.calendars.get(&user.id).await?;
+                self.send(&ServerMsg::Calendar { id, calendar });
+            }
+            LobbyMsg::SetCalendar { calendar } => {
+                let calendar = self.hub.calendars.set(&user.id, calendar).await?;
+                self.send(&ServerMsg::Calendar { id, calendar });
             }
             msg @ (LobbyMsg::ListNotices { .. }
             | LobbyMsg::MarkNoticesRead { .. }
