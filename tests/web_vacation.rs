@@ -11,6 +11,11 @@ use common::TestServer;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_profile_shows_the_vacation_balance_and_sends_its_player_away_and_back() {
     let server = TestServer::start().await;
-    browser::run_scenario("vacation.mjs", &server.http("/"), &["vacation-away.png", "calendar.png"]).await;
+    browser::run_scenario(
+        "vacation.mjs",
+        &server.http("/"),
+        &["vacation-away.png", "calendar.png"],
+    )
+    .await;
     server.stop().await;
 }
