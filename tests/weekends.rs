@@ -189,3 +189,26 @@ async fn a_sleeping_game_flags_at_the_weekend_shifted_deadline() {
     let snapshot = carol.recv_type("snapshot").await;
     assert_eq!(snapshot["settings"]["weekends"], true, "{snapshot}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_change_counts_from_the_next_turn_and_a_restart_keeps_the_weekend() {
+    let server = TestServer::start_with(quiet).await;
+    let (black, mut white, id, started) = game(&server, true).await;
+    // White drops the weekend during their turn: this turn keeps it.
+    let none = set_calendar(&mut white, json!({"time_zone": "UTC", "weekend": []})).await;
+    assert_eq!(none["weekend"], json!([]));
+    black.close().await;
+    white.close().await;
+    sleep(Duration::from_millis(DAY)).await;
+    let dir = server.stop().await;
+    // Rebuilt from its log after a restart, the game still stands White's clock on the
+    // weekend their turn began with.
+    let server = TestServer::start_in(dir, quiet).await;
+    until(started + 3 * DAY + HOUR).await;
+    assert_eq!(result(&server, &id).await, None);
+    until(started + 5 * DAY - 1).await;
+    assert_eq!(result(&server, &id).await, None);
+    until(started + 5 * DAY).await;
+    sleep(Duration::from_millis(1)).await;
+    assert_eq!(result(&server, &id).await.as_deref(), Some("B+T"));
+}
