@@ -17,7 +17,7 @@ use crate::clock::Millis;
 use crate::correspondence::calendar;
 use crate::correspondence::vacation::{HOUR_MS, Policy};
 use crate::notify::Notices;
-use crate::protocol::{ErrorCode, NoticeKind, NoticePayload, Refusal, Vacation};
+use crate::protocol::{ErrorCode, GameSettings, NoticeKind, NoticePayload, Refusal, Vacation};
 use crate::registry::Registry;
 use crate::room::RoomCmd;
 use crate::store::{Store, StoreError, VacationRow};
@@ -131,28 +131,18 @@ impl Vacations {
         user_id: &str,
         away: bool,
     ) -> Result<(Vec<String>, Vec<String>), Refusal> {
-        let games = crate::desk::live_games(&self.store, user_id).await?;
-        let (mut done, mut not) = (Vec::new(), Vec::new());
-        for game in games {
-            let told = match self.games.room(&game.id).await {
-                Ok(room) => {
-                    let who = user_id.to_string();
-                    room.ask(|reply| RoomCmd::Vacation {
-                        user_id: who,
-                        away,
-                        reply,
-                    })
-                    .await
-                    .unwrap_or(false)
-                }
-                Err(_) => false,
-            };
-            match told {
-                true => done.push(game.id),
-                false => not.push(game.id),
-            }
-        }
-        Ok((done, not))
+        tell_games(
+            &self.store,
+            &self.games,
+            user_id,
+            |_| true,
+            |who, reply| RoomCmd::Vacation {
+                user_id: who,
+                away,
+                reply,
+            },
+        )
+        .await
     }
 
     /// Ends the vacations that are spent and warns the players of those nearly so:
@@ -227,6 +217,39 @@ async fn run(me: Weak<Vacations>) {
     }
 }
 
+/// Asks each of `user_id`'s correspondence games not over whose settings pass `wanted`
+/// the command `ask(user_id, reply)` makes, waking the sleeping ones: the games that
+/// answered yes, and the others.
+pub(crate) async fn tell_games(
+    store: &Arc<dyn Store>,
+    games: &Registry,
+    user_id: &str,
+    wanted: impl Fn(&GameSettings) -> bool,
+    ask: impl Fn(String, tokio::sync::oneshot::Sender<bool>) -> RoomCmd,
+) -> Result<(Vec<String>, Vec<String>), Refusal> {
+    let listed = crate::desk::live_games(store, user_id).await?;
+    let (mut done, mut not) = (Vec::new(), Vec::new());
+    for game in listed {
+        let fits = serde_json::from_str::<GameSettings>(&game.settings)
+            .is_ok_and(|s| wanted(&s));
+        if !fits {
+            continue;
+        }
+        let told = match games.room(&game.id).await {
+            Ok(room) => room
+                .ask(|reply| ask(user_id.to_string(), reply))
+                .await
+                .unwrap_or(false),
+            Err(_) => false,
+        };
+        match told {
+            true => done.push(game.id),
+            false => not.push(game.id),
+        }
+    }
+    Ok((done, not))
+}
+
 fn now_ms() -> i64 {
     i64::try_from(calendar::now_ms()).unwrap_or(i64::MAX)
 }
@@ -241,7 +264,7 @@ fn view(row: &VacationRow) -> Vacation {
     }
 }
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, Refusal> {
     match tokio::task::spawn_blocking(f).await {

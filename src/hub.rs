@@ -13,6 +13,7 @@ use futures_util::future::BoxFuture;
 use crate::accounts::tokens::open::OpenTokens;
 use crate::auth::Verifier;
 use crate::away::Vacations;
+use crate::calendars::Calendars;
 use crate::cluster::lobby::Home;
 use crate::cluster::{Bus, BusError, Node};
 use crate::config::Config;
@@ -46,6 +47,8 @@ pub struct Hub {
     pub notices: Arc<Notices>,
     /// Players on vacation from their correspondence games.
     pub vacations: Arc<Vacations>,
+    /// Players' time zones and weekend days.
+    pub calendars: Calendars,
     next_conn: AtomicU64,
     /// The signal to stop, and the guards of the open connections.
     pub(crate) shutdown: Shutdown,
@@ -73,6 +76,7 @@ impl Hub {
         let shutdown = Shutdown::default();
         let tournament_store = store.clone();
         let store_for_vacations = store.clone();
+        let store_for_calendars = store.clone();
         Arc::new_cyclic(|me: &Weak<Hub>| {
             let hub = me.clone();
             let rooms_ctx = RoomContext {
@@ -99,6 +103,7 @@ impl Hub {
                 games.clone(),
                 notices.clone(),
             );
+            let calendars = Calendars::new(store_for_calendars, games.clone());
             let max_games = config.limits.max_games_per_user;
             let starter = Starter::new(lobby.clone(), games.clone(), lifecycle.clone(), max_games);
             let starter = Arc::new(starter);
@@ -121,6 +126,7 @@ impl Hub {
                 tournaments,
                 notices,
                 vacations,
+                calendars,
                 next_conn: AtomicU64::new(1),
                 shutdown,
                 cluster,

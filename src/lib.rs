@@ -10,6 +10,7 @@ pub mod archive;
 pub mod auth;
 pub mod away;
 pub mod bot;
+pub mod calendars;
 pub mod clock;
 pub mod cluster;
 pub mod config;

@@ -11,7 +11,7 @@ use common::services::postgres_db;
 use common::{TestServer, get, get_json, play, start_game};
 use serde_json::{Value, json};
 use tengen::config::{Config, StoreBackend};
-use tengen::store::{AccountStore, EventLog, GameStore, PgStore};
+use tengen::store::{AccountStore, CalendarStore, EventLog, GameStore, PgStore};
 
 fn on_postgres(url: &str) -> impl FnOnce(&mut Config) + '_ {
     move |c| {
@@ -113,6 +113,12 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
     let server = TestServer::start().await;
     let finished = game(&server, &["E5", "C3", "G7"], true).await;
     let live = game(&server, &["D4"], false).await;
+    // A player's calendar (client-protocol/correspondence.md#weekends).
+    let mut bob = server.login("bob").await;
+    let calendar = json!({"time_zone": "Asia/Dubai", "weekend": ["friday", "saturday"]});
+    bob.ok(json!({"type": "set_calendar", "calendar": calendar}))
+        .await;
+    drop(bob);
     let dir = server.stop().await;
 
     let db = postgres_db();
@@ -152,6 +158,12 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
         store.users("", 100).expect("pg"),
         sqlite.users("", 100).expect("sqlite")
     );
+    let kept = store.calendar("bob").expect("pg");
+    assert_eq!(
+        kept.as_ref().map(|c| c.time_zone.as_str()),
+        Some("Asia/Dubai")
+    );
+    assert_eq!(kept, sqlite.calendar("bob").expect("sqlite"));
 
     // A game whose log differs between the two is refused by name, and nothing changes.
     store

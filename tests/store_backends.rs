@@ -12,8 +12,8 @@ use std::sync::Arc;
 use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
 use tengen::protocol::Role;
 use tengen::store::{
-    Append, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore, KibitzRecord,
-    MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
+    Append, CalendarRow, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore,
+    KibitzRecord, MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
     RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation, SqliteStore, Store,
     StoreError, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry, TournamentRecord, UserChange,
     UserRecord, VacationRow,
@@ -114,6 +114,7 @@ on_both!(
     personal_tokens_are_bounded_used_and_revoked,
     a_player_without_rated_games_becomes_a_bot_once,
     vacations_are_kept_and_spent_in_batches,
+    calendars_are_kept_and_replaced,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -548,6 +549,24 @@ fn vacations_are_kept_and_spent_in_batches(b: &Backend) {
     )
     .expect("put");
     assert_eq!(s.away_accounts().expect("away"), []);
+}
+
+fn calendars_are_kept_and_replaced(b: &Backend) {
+    let s = &b.store;
+    assert_eq!(s.calendar("alice").expect("read"), None);
+    let berlin = CalendarRow {
+        time_zone: "Europe/Berlin".into(),
+        weekend: 0b110_0000,
+    };
+    s.put_calendar("alice", &berlin).expect("put");
+    assert_eq!(s.calendar("alice").expect("read"), Some(berlin));
+    let dubai = CalendarRow {
+        time_zone: "Asia/Dubai".into(),
+        weekend: 0b011_0000,
+    };
+    s.put_calendar("alice", &dubai).expect("put");
+    assert_eq!(s.calendar("alice").expect("read"), Some(dubai));
+    assert_eq!(s.calendar("bob").expect("read"), None);
 }
 
 fn deadline(game_id: &str, due_ms: i64) -> Append {

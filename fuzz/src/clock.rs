@@ -110,7 +110,7 @@ pub fn check(data: &[u8]) {
         } else {
             Color::White
         };
-        let before = clock;
+        let before = clock.clone();
         let deadline = clock.deadline();
         let running = clock.running();
         let flagged = clock.flagged();

@@ -520,7 +520,8 @@ impl BotRunner {
             | ServerMsg::UnreadNotices { .. }
             | ServerMsg::NotificationSettings { .. }
             | ServerMsg::VacationStatus { .. }
-            | ServerMsg::CorrespondenceGames { .. } => {}
+            | ServerMsg::CorrespondenceGames { .. }
+            | ServerMsg::Calendar { .. } => {}
         }
         wire
     }

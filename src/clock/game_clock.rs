@@ -7,6 +7,7 @@ use thiserror::Error;
 use super::Millis;
 use super::player::PlayerClock;
 use super::settings::TimeControl;
+use super::weekend::Weekend;
 use crate::rules::Color;
 
 /// A side lost on time. Final: once a game clock has recorded a flag, its clocks stay
@@ -84,7 +85,7 @@ struct Turn {
 /// things happen. At most one side's clock runs; time is charged to a side's
 /// [`PlayerClock`] whenever its clock stops (a move, a pause, a stop); while it runs,
 /// only the instant it started is kept, so nothing needs updating between events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameClock {
     time_control: TimeControl,
     /// Black's and White's clocks, by [`Color::index`].
@@ -96,6 +97,13 @@ pub struct GameClock {
     /// side's clock stands still even on its turn, and runs again from its return.
     #[serde(default)]
     away: [bool; 2],
+    /// The weekends each side's running clock stands still on (correspondence games
+    /// with `weekends`), by [`Color::index`]: taken from `next_weekends` whenever the
+    /// side's clock starts, so a change made during a turn counts from the next one.
+    #[serde(skip)]
+    weekends: [Option<Weekend>; 2],
+    #[serde(skip)]
+    next_weekends: [Option<Weekend>; 2],
 }
 
 impl GameClock {
@@ -109,6 +117,8 @@ impl GameClock {
             paused: None,
             flagged: None,
             away: [false; 2],
+            weekends: [None, None],
+            next_weekends: [None, None],
         }
     }
 
@@ -133,7 +143,7 @@ impl GameClock {
     pub fn start(&mut self, color: Color, now: Millis) -> Result<(), Flagged> {
         self.halt(now)?;
         self.paused = None;
-        self.turn = Some(Turn { color, since: now });
+        self.begin(color, now);
         Ok(())
     }
 
@@ -186,10 +196,7 @@ impl GameClock {
             }
         };
         self.paused = None;
-        self.turn = Some(Turn {
-            color: color.opponent(),
-            since: now,
-        });
+        self.begin(color.opponent(), now);
         Ok(charge)
     }
 
@@ -202,7 +209,10 @@ impl GameClock {
         }
         let turn = self.turn.filter(|turn| !self.is_away(turn.color))?;
         let left = self.player(turn.color).remaining_ms(&self.time_control)?;
-        Some(turn.since.saturating_add(left))
+        Some(match &self.weekends[turn.color.index()] {
+            Some(weekend) => weekend.deadline(turn.since, left),
+            None => turn.since.saturating_add(left),
+        })
     }
 
     /// The side that has lost on time by `now`, if any: the running side once
@@ -242,7 +252,7 @@ impl GameClock {
             return;
         }
         if let Some(color) = self.paused.take() {
-            self.turn = Some(Turn { color, since: now });
+            self.begin(color, now);
         }
     }
 
@@ -283,12 +293,38 @@ impl GameClock {
         self.turn.map(|turn| self.used(turn, now))
     }
 
-    /// The time `turn` has used by `now`: none while its side is away.
+    /// The time `turn` has used by `now`: none while its side is away, nor on its
+    /// weekend days.
     fn used(&self, turn: Turn, now: Millis) -> Millis {
-        match self.is_away(turn.color) {
-            true => 0,
-            false => now.saturating_sub(turn.since),
+        match (self.is_away(turn.color), &self.weekends[turn.color.index()]) {
+            (true, _) => 0,
+            (false, Some(weekend)) => weekend.chargeable(turn.since, now),
+            (false, None) => now.saturating_sub(turn.since),
         }
+    }
+
+    /// `color`'s clock runs from `since`, charged by the weekend it has now.
+    fn begin(&mut self, color: Color, since: Millis) {
+        let i = color.index();
+        self.weekends[i].clone_from(&self.next_weekends[i]);
+        self.turn = Some(Turn { color, since });
+    }
+
+    /// `color`'s clock stands still on `weekend` from now on, or never (None): at once
+    /// when it is not running or had no weekend yet (the game's start), else from its
+    /// next start (the turn under way keeps the calendar it began with, so a weekend
+    /// cannot be moved onto a deadline).
+    pub fn set_weekend(&mut self, color: Color, weekend: Option<Weekend>) {
+        let i = color.index();
+        if self.running() != Some(color) || self.next_weekends[i].is_none() {
+            self.weekends[i].clone_from(&weekend);
+        }
+        self.next_weekends[i] = weekend;
+    }
+
+    /// The weekend `color`'s clock will be charged by from its next start.
+    pub fn weekend(&self, color: Color) -> Option<&Weekend> {
+        self.next_weekends[color.index()].as_ref()
     }
 
     /// When the running side's clock started (moved later by a [`hold`](Self::hold)).
@@ -314,7 +350,7 @@ impl GameClock {
             if self.player_mut(color).spend(&tc, used).is_err() {
                 return Err(self.record_flag(color));
             }
-            self.turn = Some(Turn { color, since: now });
+            self.begin(color, now);
         }
         self.away[color.index()] = away;
         Ok(())
@@ -398,6 +434,48 @@ mod tests {
     }
 
     #[test]
+    fn a_side_on_its_weekend_stands_still_and_a_change_counts_from_its_next_turn() {
+        use crate::clock::weekend::weekday_at;
+        const DAY: Millis = 86_400_000;
+        // Thursday 4 June 2026, 00:00 UTC.
+        let thu = 1_780_531_200_000;
+        assert_eq!(weekday_at("UTC", thu), Some(jiff::civil::Weekday::Thursday));
+        let fri_sat = [jiff::civil::Weekday::Friday, jiff::civil::Weekday::Saturday];
+        let weekend = Weekend::new("UTC", &fri_sat).unwrap();
+        let mut g = GameClock::new(TimeControl::Simple {
+            per_move_ms: 2 * DAY,
+        });
+        g.start(B, thu).unwrap();
+        // The first weekend counts at once, though Black's clock runs.
+        g.set_weekend(B, Some(weekend.clone()));
+        // Thursday, then Friday and Saturday off: due at Monday's midnight.
+        assert_eq!(g.deadline(), Some(thu + 4 * DAY));
+        assert_eq!(g.view(thu + 3 * DAY).black.period_ms, DAY);
+        assert_eq!(g.check_flag(thu + 4 * DAY - 1), None);
+        assert_eq!(g.check_flag(thu + 4 * DAY), Some(B));
+        // White has no weekend: their clock runs through it.
+        g.on_move(B, thu + 3 * DAY, 0).unwrap();
+        assert_eq!(g.deadline(), Some(thu + 5 * DAY));
+        // Black drops their weekend during White's turn: it counts from Black's next.
+        g.set_weekend(B, Some(Weekend::new("UTC", &[]).unwrap()));
+        g.on_move(W, thu + 4 * DAY, 0).unwrap();
+        assert_eq!(g.deadline(), Some(thu + 6 * DAY));
+        // Black takes it back during their own turn: this turn keeps none.
+        g.set_weekend(B, Some(weekend.clone()));
+        assert_eq!(g.weekend(B), Some(&weekend));
+        assert_eq!(g.deadline(), Some(thu + 6 * DAY));
+        g.on_move(B, thu + 5 * DAY, 0).unwrap();
+        g.on_move(W, thu + 6 * DAY, 0).unwrap();
+        // From Wednesday 10 June, weekend again: Wednesday and Thursday use the two
+        // days, so the flag falls at the weekend's first instant, not after it.
+        assert_eq!(g.deadline(), Some(thu + 8 * DAY));
+        g.on_move(B, thu + 7 * DAY + 1, 0).unwrap();
+        g.on_move(W, thu + 8 * DAY, 0).unwrap();
+        // Started on the weekend (Friday 12 June): the clock runs from Sunday.
+        assert_eq!(g.deadline(), Some(thu + 12 * DAY));
+    }
+
+    #[test]
     fn an_away_side_stands_still_and_a_hold_moves_its_deadline() {
         let mut g = GameClock::new(TimeControl::Absolute { main_ms: 1_000 });
         g.start(B, 0).unwrap();
@@ -455,7 +533,7 @@ mod tests {
     fn a_move_exactly_at_the_deadline_is_late() {
         let mut g = GameClock::new(TimeControl::Absolute { main_ms: 60_000 });
         g.start(B, 0).unwrap();
-        let mut early = g;
+        let mut early = g.clone();
         assert!(early.on_move(B, 59_999, 0).is_ok());
         assert_eq!(g.on_move(B, 60_000, 0), Err(Flagged { color: B }));
         assert_eq!(g.player(B).main_ms, 0);
@@ -514,7 +592,7 @@ mod tests {
         g.on_move(W, P + P - 1, 0).unwrap();
         assert_eq!(g.player(W).periods_left, 2, "P - 1 consumes none");
         // Black in the last period: P - 1 survives, P flags.
-        let mut survives = g;
+        let mut survives = g.clone();
         survives.on_move(B, 2 * P - 1 + P - 1, 0).unwrap();
         assert_eq!(survives.player(B).periods_left, 1);
         assert_eq!(g.deadline(), Some(2 * P - 1 + P));

@@ -13,16 +13,19 @@
 //! - [`game_clock`]: the [`GameClock`] of a game (both sides, whose clock runs, pause,
 //!   the next deadline the room arms a timer for).
 //! - [`lag`]: the [`LagQuota`] that gives back time lost to the network.
+//! - [`weekend`]: a correspondence player's [`Weekend`], on which their clock stands.
 
 pub mod game_clock;
 pub mod lag;
 pub mod player;
 pub mod settings;
+pub mod weekend;
 
 pub use game_clock::{ClockView, Flagged, GameClock, MoveCharge};
 pub use lag::{LagQuota, LagSettings};
 pub use player::{OutOfTime, PlayerClock};
 pub use settings::{ClockError, ClockLimits, TimeControl};
+pub use weekend::{Weekend, WeekendError};
 
 /// Milliseconds on the caller's monotonic timeline (an instant) or a duration in
 /// milliseconds; plain `u64` so the clock stays free of any time source.

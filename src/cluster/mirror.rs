@@ -215,9 +215,10 @@ impl Mirror {
                 let _ = reply.send(Err(unexpected()));
             }
             RoomCmd::LeaveRemote { .. } | RoomCmd::LeaveNode { .. } => {}
-            // A vacation reaches the games whose rooms run on the player's node (or
-            // sleep): its reply dropped says this one was not reached.
-            RoomCmd::Vacation { .. } => {}
+            // A vacation or a calendar reaches the games whose rooms run on the player's
+            // node (or sleep): its reply dropped says this one was not reached (a
+            // calendar is read again when the game's room is next built).
+            RoomCmd::Vacation { .. } | RoomCmd::Calendar { .. } => {}
             RoomCmd::Release => self.orphaned = true,
         }
     }

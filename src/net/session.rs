@@ -571,6 +571,8 @@ impl Session {
             | LobbyMsg::ListCorrespondence {}
             | LobbyMsg::StartVacation {}
             | LobbyMsg::EndVacation {}
+            | LobbyMsg::GetCalendar {}
+            | LobbyMsg::SetCalendar { .. }
             | LobbyMsg::ListNotices { .. }
             | LobbyMsg::MarkNoticesRead { .. }
             | LobbyMsg::GetNotificationSettings {}
@@ -625,6 +627,14 @@ impl Session {
                 let hub = &self.hub;
                 let games = crate::desk::list(hub.store(), &hub.games, &user.id).await?;
                 self.send(&ServerMsg::CorrespondenceGames { id, games });
+            }
+            LobbyMsg::GetCalendar {} => {
+                let calendar = self.hub.calendars.get(&user.id).await?;
+                self.send(&ServerMsg::Calendar { id, calendar });
+            }
+            LobbyMsg::SetCalendar { calendar } => {
+                let calendar = self.hub.calendars.set(&user.id, calendar).await?;
+                self.send(&ServerMsg::Calendar { id, calendar });
             }
             msg @ (LobbyMsg::ListNotices { .. }
             | LobbyMsg::MarkNoticesRead { .. }

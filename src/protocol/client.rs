@@ -9,6 +9,7 @@ use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use super::calendar::Calendar;
 use super::error::{ErrorCode, Refusal};
 use super::names;
 use super::notice::{MailMode, NoticeKind};
@@ -165,6 +166,12 @@ pub enum LobbyMsg {
     StartVacation {},
     /// Come back from vacation: your clocks run again.
     EndVacation {},
+    /// Your time zone and weekend days, for correspondence games with `weekends`.
+    GetCalendar {},
+    /// Change them: from your next turn on in each game under way.
+    SetCalendar {
+        calendar: Calendar,
+    },
     /// Your mail address and how each kind of notice is mailed.
     GetNotificationSettings {},
     /// Change them: `address` (empty removes it) and the modes of the kinds named.

@@ -56,6 +56,9 @@ pub enum ErrorCode {
     /// Going on vacation with less than an hour of vacation left
     /// (client-protocol/correspondence.md#vacation).
     NoVacationLeft,
+    /// A calendar whose `time_zone` is not an IANA time zone
+    /// (client-protocol/correspondence.md#weekends).
+    InvalidTimeZone,
     /// A file that cannot be read: an OpenGotha import that is not well-formed XML, not
     /// a tournament, or names an unknown rank.
     InvalidFile,

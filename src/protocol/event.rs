@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::calendar::Calendar;
 use super::referee::Ruling;
 use super::settings::GameSettings;
 use super::user::UserInfo;
@@ -185,6 +186,13 @@ pub enum GameEvent {
     VacationSpent {
         color: Color,
         ms: u64,
+    },
+    /// The calendar a player's clock stands still by in a correspondence game with
+    /// `weekends` (client-protocol/correspondence.md#weekends): set at the start, and
+    /// again when the player changes it; it counts from their next turn.
+    WeekendSet {
+        color: Color,
+        calendar: Calendar,
     },
     /// The player to move in a correspondence game was warned (a `deadline` notice) that
     /// their time runs out at `deadline` (server Unix ms).

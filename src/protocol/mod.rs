@@ -2,6 +2,7 @@
 //! module that knows the JSON shapes; `client-protocol/` documents them and a test checks
 //! its examples against these types.
 
+mod calendar;
 mod client;
 mod error;
 mod event;
@@ -19,6 +20,7 @@ mod summary;
 mod tournament;
 mod user;
 
+pub use calendar::{Calendar, Day};
 pub use client::{ClientMsg, DecodeError, GameAction, LobbyMsg, Request, decode, request_id};
 pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, GroupTax, NigiriProof, ScoreView};

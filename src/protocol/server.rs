@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use super::calendar::Calendar;
 use super::error::ErrorCode;
 use super::event::{EventFrame, GameEvent, NigiriProof, ScoreView};
 use super::names;
@@ -332,6 +333,12 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<RequestId>,
         vacation: Vacation,
+    },
+    /// The reply to `get_calendar` and `set_calendar`.
+    Calendar {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        calendar: Calendar,
     },
     /// The reply to `get_notification_settings` and `set_notification_settings`.
     NotificationSettings {

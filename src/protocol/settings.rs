@@ -131,6 +131,10 @@ pub struct GameSettings {
     #[serde(skip_serializing_if = "is_true")]
     #[schemars(default = "yes")]
     pub vacation: bool,
+    /// Correspondence games: whether each player's clock stands still on their weekend
+    /// days, in their own time zone (client-protocol/correspondence.md#weekends).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub weekends: bool,
 }
 
 fn is_true(b: &bool) -> bool {
@@ -173,6 +177,7 @@ const FIELDS: &[&str] = &[
     "spectator_delay_ms",
     "correspondence",
     "vacation",
+    "weekends",
 ];
 
 /// The largest komi either way, in points.
@@ -248,6 +253,7 @@ impl GameSettings {
                 "spectator_delay_ms" => s.spectator_delay_ms = field(&name, value)?,
                 "correspondence" => s.correspondence = field(&name, value)?,
                 "vacation" => s.vacation = field(&name, value)?,
+                "weekends" => s.weekends = field(&name, value)?,
                 _ => {
                     return Err(format!(
                         "settings.{name} is not a setting; the settings are {}",
@@ -317,6 +323,7 @@ impl Default for GameSettings {
             spectator_delay_ms: 0,
             correspondence: false,
             vacation: true,
+            weekends: false,
         }
     }
 }
@@ -450,6 +457,10 @@ impl GameSettings {
         let clock_limits = if self.correspondence {
             self.check_correspondence()?;
             clock_limits.for_correspondence()
+        } else if self.weekends {
+            return Err(bad(
+                "settings.weekends: only a correspondence game has weekends".into(),
+            ));
         } else {
             *clock_limits
         };

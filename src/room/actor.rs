@@ -23,7 +23,8 @@ use crate::correspondence::plan::{Answer, Plan};
 use crate::correspondence::vacation::DAY_MS;
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
-    CalledGame, ErrorCode, GameAction, GameEvent, GameSummary, Phase, Refusal, ServerMsg, UserInfo,
+    Calendar, CalledGame, ErrorCode, GameAction, GameEvent, GameSummary, Phase, Refusal, ServerMsg,
+    UserInfo,
 };
 use crate::rules::{Color, Move, Vertex};
 use crate::store::{Append, EventRecord, KibitzRecord, StoreError};
@@ -98,6 +99,13 @@ pub enum RoomCmd {
     Vacation {
         user_id: String,
         away: bool,
+        reply: oneshot::Sender<bool>,
+    },
+    /// `user_id` changed their calendar (client-protocol/correspondence.md#weekends):
+    /// answered whether this game (one with `weekends`, not over) took it.
+    Calendar {
+        user_id: String,
+        calendar: Calendar,
         reply: oneshot::Sender<bool>,
     },
 }
@@ -399,6 +407,8 @@ impl Room {
                 self.presence(*color).await;
             }
         }
+        // Calendars set or changed while no room held the game.
+        self.read_calendars().await;
         // A plan that was due when the room stopped (its reply not yet stored).
         self.follow_plans().await;
         loop {
@@ -508,6 +518,52 @@ impl Room {
         let step = self
             .live
             .step(vec![GameEvent::Vacation { color, away }], self.moment(0));
+        !step.events.is_empty() && self.commit(step).await.is_ok()
+    }
+
+    /// Records the players' calendars from the store where the game's differ (the game
+    /// just began, or a player changed theirs while it slept), in a game with weekends.
+    async fn read_calendars(&mut self) {
+        if !self.takes_calendars() {
+            return;
+        }
+        for color in [Color::Black, Color::White] {
+            let (store, who) = (self.ctx.store.clone(), self.live.player(color).id.clone());
+            let row = tokio::task::spawn_blocking(move || store.calendar(&who)).await;
+            let calendar = match row {
+                Ok(Ok(row)) => row.map_or_else(Calendar::default, |r| {
+                    Calendar::from_bits(r.time_zone, r.weekend)
+                }),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "a player's calendar could not be read");
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            self.set_calendar(color, calendar).await;
+        }
+    }
+
+    /// Whether the players' calendars count here: a correspondence game with weekends,
+    /// not over.
+    fn takes_calendars(&self) -> bool {
+        let settings = &self.live.settings;
+        settings.correspondence && settings.weekends && self.live.phase() != Phase::Ended
+    }
+
+    /// `color`'s calendar is `calendar` from their next turn (at once at the start):
+    /// a `weekend_set` event unless the game has it already. Whether it is kept.
+    async fn set_calendar(&mut self, color: Color, calendar: Calendar) -> bool {
+        let Ok(weekend) = calendar.weekend() else {
+            return false;
+        };
+        if self.live.clock().weekend(color) == Some(&weekend) {
+            return true;
+        }
+        let step = self.live.step(
+            vec![GameEvent::WeekendSet { color, calendar }],
+            self.moment(0),
+        );
         !step.events.is_empty() && self.commit(step).await.is_ok()
     }
 
@@ -682,6 +738,19 @@ impl Room {
                 reply,
             } => {
                 let _ = reply.send(self.vacation(&user_id, away).await);
+            }
+            RoomCmd::Calendar {
+                user_id,
+                calendar,
+                reply,
+            } => {
+                let taken = match self.live.color_of(&user_id) {
+                    Some(color) if self.takes_calendars() => {
+                        self.set_calendar(color, calendar).await
+                    }
+                    _ => false,
+                };
+                let _ = reply.send(taken);
             }
             RoomCmd::Calls { user, reply } => {
                 let calls = self.live.open_calls();

@@ -199,6 +199,10 @@ pub(crate) const TABLES: &[Table] = &[
             ("last_digest_ms", Int),
         ],
     ),
+    table(
+        "calendars",
+        &[("user_id", Text), ("time_zone", Text), ("weekend", Int)],
+    ),
 ];
 
 const fn table(name: &'static str, columns: &'static [(&'static str, Kind)]) -> Table {

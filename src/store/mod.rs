@@ -36,6 +36,7 @@
 
 mod accounts;
 mod bots;
+mod calendars;
 pub mod copy;
 mod deadlines;
 mod error;
@@ -60,6 +61,7 @@ pub use accounts::{
     UserRecord,
 };
 pub use bots::{BotStore, MadeBot};
+pub use calendars::{CalendarRow, CalendarStore};
 pub use deadlines::DeadlineStore;
 pub use error::StoreError;
 pub use fairplay::{FairPlayStore, KibitzRecord, NewReport, StoredReport};
@@ -100,6 +102,7 @@ pub trait Store:
     + PlanStore
     + NoticeStore
     + VacationStore
+    + CalendarStore
 {
 }
 
@@ -118,5 +121,6 @@ impl<S> Store for S where
         + PlanStore
         + NoticeStore
         + VacationStore
+        + CalendarStore
 {
 }

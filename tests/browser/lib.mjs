@@ -43,8 +43,8 @@ export const socketUrls = [];
  * events, coarse pointer); `before(context)` runs before the page loads (e.g. a fake
  * clock).
  */
-export async function openPage(who, { viewport = LAPTOP, touch = false, before = null, path: at = '' } = {}) {
-  const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch });
+export async function openPage(who, { viewport = LAPTOP, touch = false, before = null, path: at = '', timezoneId } = {}) {
+  const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch, timezoneId });
   if (before) await before(context);
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);

@@ -3,7 +3,9 @@
 //   node tests/browser/vacation.mjs http://127.0.0.1:7482/
 //
 // Ben finds his vacation balance on his profile (the server's 10 days to start with),
-// goes on vacation and is shown away, then comes back and has paid the hour begun.
+// goes on vacation and is shown away, then comes back and has paid the hour begun. Ada,
+// whose browser is in Berlin, takes its time zone when offered and picks Friday and
+// Saturday for her weekend, a third day waiting while two are ticked.
 
 import { PHONE, assert, devLogin, expectAttr, log, openPage, problems, run, shot } from './lib.mjs';
 
@@ -31,8 +33,32 @@ await run('vacation', async () => {
   assert(left >= 10 * DAY - HOUR && left < 10 * DAY - HOUR + 60_000, `an hour paid: ${left}`);
   assert((await ben.textContent('[data-testid="vacation-balance"]')).includes('9 d 23 h'), 'days and hours');
 
-  // Ben has played no game: his profile's ratings are a 404, which the page shows and
-  // the browser logs once.
-  const notFound = 'ben: console error: Failed to load resource: the server responded with a status of 404 (Not Found)';
-  problems.splice(0, problems.length, ...problems.filter((p) => p !== notFound));
+  log('ada\'s weekend: her browser\'s time zone offered once, then two days at most');
+  const ada = await openPage('ada', { viewport: PHONE, timezoneId: 'Europe/Berlin' });
+  await devLogin(ada, 'ada');
+  await ada.goto(new URL('#/user/ada', ada.url()).href);
+  const calendar = '[data-testid="calendar"]';
+  await expectAttr(ada, calendar, 'data-zone', 'UTC');
+  await expectAttr(ada, calendar, 'data-weekend', 'saturday,sunday');
+  await ada.click('[data-testid="calendar-suggest-yes"]');
+  await expectAttr(ada, calendar, 'data-zone', 'Europe/Berlin');
+  assert(await ada.locator('[data-testid="calendar-suggest"]').count() === 0, 'asked once');
+  assert(await ada.isDisabled('[data-testid="calendar-day-friday"]'), 'a third day waits');
+  await ada.uncheck('[data-testid="calendar-day-sunday"]');
+  await ada.check('[data-testid="calendar-day-friday"]');
+  await shot(ada, 'calendar.png', { fullPage: true });
+  await ada.click('[data-testid="calendar-save"]');
+  await expectAttr(ada, calendar, 'data-weekend', 'friday,saturday');
+
+  log('the weekend is kept, and the zone is not offered again');
+  await ada.goto(new URL('#/', ada.url()).href);
+  await ada.goto(new URL('#/user/ada', ada.url()).href);
+  await expectAttr(ada, calendar, 'data-weekend', 'friday,saturday');
+  await expectAttr(ada, calendar, 'data-zone', 'Europe/Berlin');
+  assert(await ada.locator('[data-testid="calendar-suggest"]').count() === 0, 'not offered again');
+
+  // Neither has played a game: each profile's ratings are a 404, which the page shows
+  // and the browser logs.
+  const notFound = (who) => `${who}: console error: Failed to load resource: the server responded with a status of 404 (Not Found)`;
+  problems.splice(0, problems.length, ...problems.filter((p) => p !== notFound('ben') && p !== notFound('ada')));
 });

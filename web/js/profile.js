@@ -1,13 +1,13 @@
 // A player's profile (`#/user/<id>`): their standing in each pool, their rating
 // history drawn as a plot, and their escaper record (games left and then lost by
-// forfeit), from `GET /api/users/{id}`; on your own, your vacation and notification settings. Ratings change a moment after a
+// forfeit), from `GET /api/users/{id}`; on your own, your vacation, weekend and notification settings. Ratings change a moment after a
 // rated game ends, so the page has a button to read them again.
 
 import { ratingPlot } from './plot.js';
 import { POOLS, getJson, points } from './ratings.js';
 import { notificationSettings } from './notices.js';
 import { selfService } from './selfservice.js';
-import { vacationBox } from './vacation.js';
+import { calendarBox, vacationBox } from './vacation.js';
 import { el, fill } from './ui.js';
 
 export class ProfileView {
@@ -46,6 +46,7 @@ export class ProfileView {
       fill(this.body, el('p', { class: 'muted', 'data-testid': 'profile-missing' },
         err.status === 404 ? `${this.id} has not played a game here yet.` : `The profile cannot be read: ${err.message}`),
       this.own() ? vacationBox(this.conn) : null,
+      this.own() ? calendarBox(this.conn) : null,
       this.own() ? notificationSettings(this.conn) : null);
     }
   }
@@ -77,6 +78,7 @@ export class ProfileView {
       recent.length ? el('table', { class: 'stack-table' }, el('tbody', {}, recent)) : null,
       this.escapes(p.escapes),
       this.own() ? vacationBox(this.conn) : null,
+      this.own() ? calendarBox(this.conn) : null,
       this.own() ? notificationSettings(this.conn) : null);
   }
 

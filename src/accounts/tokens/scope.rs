@@ -176,7 +176,10 @@ pub fn needed(msg: &ClientMsg, role: Role) -> Scope {
         ) => Scope::Read,
         ClientMsg::Lobby(L::Offer { .. } | L::WithdrawOffer {}) => Scope::Bot,
         ClientMsg::Lobby(
-            L::ListNotices { .. } | L::GetNotificationSettings {} | L::GetVacation {},
+            L::ListNotices { .. }
+            | L::GetNotificationSettings {}
+            | L::GetVacation {}
+            | L::GetCalendar {},
         ) => Scope::Read,
         ClientMsg::Lobby(L::CreateTournament { .. }) => Scope::TournamentDirect,
         ClientMsg::Lobby(_) => Scope::to_act_as(role),

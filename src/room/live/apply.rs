@@ -110,6 +110,11 @@ impl LiveGame {
                     .set_away(*color, *away, now)
                     .map_err(|f| f.to_string())
             }
+            GameEvent::WeekendSet { color, calendar } => {
+                self.expect(self.settings.correspondence && self.settings.weekends)?;
+                self.clock.set_weekend(*color, calendar.weekend().ok());
+                Ok(())
+            }
             GameEvent::DeadlineWarned { color, deadline } => {
                 self.warned = Some((*color, *deadline));
                 Ok(())

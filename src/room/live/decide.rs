@@ -97,7 +97,7 @@ impl Draft {
         if !game.settings.clock.is_timed() {
             return Ok(None);
         }
-        let mut clock = game.clock;
+        let mut clock = game.clock.clone();
         op(&mut clock)?;
         Ok(Some(clock.view(self.at.now)))
     }

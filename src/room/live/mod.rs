@@ -356,7 +356,7 @@ impl LiveGame {
     pub fn presence(&self, color: Color, online: bool, at: Moment) -> Step {
         let clock = match online && color == self.game.to_move() {
             true => self.clock_started(at.now),
-            false => self.clock,
+            false => self.clock.clone(),
         };
         let clock = (self.settings.clock.is_timed() && !self.settings.correspondence)
             .then(|| clock.view(at.now))
@@ -416,7 +416,7 @@ impl LiveGame {
     /// The clocks with the player to move's started at `now`, if play is on and no
     /// clock runs.
     fn clock_started(&self, now: Millis) -> GameClock {
-        let mut clock = self.clock;
+        let mut clock = self.clock.clone();
         if self.stage.clock_runs() && clock.running().is_none() {
             // No clock runs, so nothing is charged and nothing can flag.
             let _ = clock.start(self.game.to_move(), now);

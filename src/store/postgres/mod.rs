@@ -11,6 +11,7 @@
 
 mod accounts;
 mod bots;
+mod calendars;
 mod connections;
 mod copy;
 mod deadlines;

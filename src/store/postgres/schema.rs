@@ -249,6 +249,14 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
     "#,
+    // 10: SQLite's version 15, each account's time zone and weekend days.
+    r#"
+    CREATE TABLE calendars (
+        user_id   TEXT COLLATE "C" PRIMARY KEY,
+        time_zone TEXT NOT NULL,
+        weekend   BIGINT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes and understands.

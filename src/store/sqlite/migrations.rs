@@ -273,6 +273,14 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
     ",
+    // 15: each account's time zone and weekend days (store/calendars.rs).
+    "
+    CREATE TABLE calendars (
+        user_id   TEXT PRIMARY KEY NOT NULL,
+        time_zone TEXT NOT NULL,
+        weekend   INTEGER NOT NULL
+    ) STRICT;
+    ",
 ];
 
 /// The schema version this build writes and understands.

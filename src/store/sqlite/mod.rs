@@ -25,6 +25,7 @@ use move_log::MoveLog;
 
 mod accounts;
 mod bots;
+mod calendars;
 mod checkpoint;
 mod copy;
 mod deadlines;
