@@ -57,9 +57,13 @@ pub(super) async fn answer(
             id,
             settings: notices.settings(&user.id).await?,
         },
-        LobbyMsg::SetNotificationSettings { address, modes } => ServerMsg::NotificationSettings {
+        LobbyMsg::SetNotificationSettings {
+            address,
+            modes,
+            push_kinds,
+        } => ServerMsg::NotificationSettings {
             id,
-            settings: notices.set_settings(&user.id, address, modes).await?,
+            settings: (notices.set_settings(&user.id, address, modes, push_kinds)).await?,
         },
         _ => {
             return Err(Refusal::new(
@@ -149,6 +153,10 @@ pub(super) struct Change {
     #[serde(default)]
     #[schemars(schema_with = "crate::protocol::mail_modes_schema")]
     modes: BTreeMap<NoticeKind, MailMode>,
+    /// Whether the kinds named are pushed to your browsers; those left out stay.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::protocol::push_kinds_schema")]
+    push_kinds: BTreeMap<NoticeKind, bool>,
 }
 
 async fn change(
@@ -185,7 +193,7 @@ async fn change(
         }
     };
     match (hub.notices)
-        .set_settings(&user.id, change.address, change.modes)
+        .set_settings(&user.id, change.address, change.modes, change.push_kinds)
         .await
     {
         Ok(settings) => Json(settings).into_response(),

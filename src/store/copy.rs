@@ -199,6 +199,16 @@ pub(crate) const TABLES: &[Table] = &[
             ("last_digest_ms", Int),
         ],
     ),
+    table(
+        "push_subscriptions",
+        &[
+            ("endpoint", Text),
+            ("account", Text),
+            ("p256dh", Text),
+            ("auth", Text),
+            ("created_ms", Int),
+        ],
+    ),
 ];
 
 const fn table(name: &'static str, columns: &'static [(&'static str, Kind)]) -> Table {

@@ -47,6 +47,7 @@ mod mutes;
 mod notices;
 mod plans;
 mod postgres;
+mod push;
 mod ratings;
 mod reviews;
 mod sqlite;
@@ -71,6 +72,7 @@ pub use mutes::MuteStore;
 pub use notices::{MailPrefs, NewNotice, NoticeRow, NoticeStore};
 pub use plans::PlanStore;
 pub use postgres::PgStore;
+pub use push::{PushStore, PushSubscription, Subscribed};
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
 pub use reviews::{ReviewRecord, ReviewStore};
 pub use sqlite::{SqliteStore, SyncMode};
@@ -99,6 +101,7 @@ pub trait Store:
     + DeadlineStore
     + PlanStore
     + NoticeStore
+    + PushStore
     + VacationStore
 {
 }
@@ -117,6 +120,7 @@ impl<S> Store for S where
         + DeadlineStore
         + PlanStore
         + NoticeStore
+        + PushStore
         + VacationStore
 {
 }

@@ -22,6 +22,7 @@ mod mutes;
 mod notices;
 mod plans;
 mod prepared;
+mod push;
 mod ratings;
 mod reviews;
 mod schema;

@@ -249,6 +249,17 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
     "#,
+    // 10: SQLite's version 15, browsers' Web Push subscriptions.
+    r#"
+    CREATE TABLE push_subscriptions (
+        endpoint   TEXT COLLATE "C" PRIMARY KEY,
+        account    TEXT COLLATE "C" NOT NULL,
+        p256dh     TEXT NOT NULL,
+        auth       TEXT NOT NULL,
+        created_ms BIGINT NOT NULL
+    );
+    CREATE INDEX push_subscriptions_by_account ON push_subscriptions (account, created_ms);
+    "#,
 ];
 
 /// The schema version this build writes and understands.

@@ -273,6 +273,17 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
     ",
+    // 15: browsers' Web Push subscriptions (store/push.rs).
+    "
+    CREATE TABLE push_subscriptions (
+        endpoint   TEXT PRIMARY KEY NOT NULL,
+        account    TEXT NOT NULL,
+        p256dh     TEXT NOT NULL,
+        auth       TEXT NOT NULL,
+        created_ms INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX push_subscriptions_by_account ON push_subscriptions (account, created_ms);
+    ",
 ];
 
 /// The schema version this build writes and understands.
