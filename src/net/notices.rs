@@ -87,9 +87,11 @@ pub fn routes() -> Router<Arc<Hub>> {
 }
 
 /// A refusal as the API answers it, with its stable code.
-fn refused(r: Refusal) -> Response {
+pub(super) fn refused(r: Refusal) -> Response {
     let status = match r.code {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::LimitReached => StatusCode::CONFLICT,
         ErrorCode::Forbidden | ErrorCode::InsufficientScope => StatusCode::FORBIDDEN,
         ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -104,7 +106,7 @@ fn refused(r: Refusal) -> Response {
 
 /// The logged-in user of a profile request that needs `need` of a personal token
 /// (reading the settings any token may; changing them is acting as the account).
-async fn user_of(
+pub(super) async fn user_of(
     hub: &Hub,
     headers: &HeaderMap,
     need: fn(Role) -> Scope,
@@ -168,29 +170,9 @@ async fn change(
         Ok(user) => user,
         Err(refusal) => return refusal,
     };
-    let body = match body {
-        Ok(body) => body,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return refused(Refusal::new(
-                ErrorCode::TooLarge,
-                format!("the body is larger than {MAX_BODY_BYTES} bytes"),
-            ));
-        }
-        Err(e) => {
-            return refused(Refusal::new(
-                ErrorCode::BadRequest,
-                format!("the body cannot be read: {}", e.body_text()),
-            ));
-        }
-    };
-    let change: Change = match from_object(&body) {
+    let change: Change = match body_of(body, "{\"address\"?: ..., \"modes\"?: {...}}") {
         Ok(change) => change,
-        Err(e) => {
-            return refused(Refusal::new(
-                ErrorCode::BadRequest,
-                format!("the body must be {{\"address\"?: ..., \"modes\"?: {{...}}}}: {e}"),
-            ));
-        }
+        Err(refusal) => return refusal,
     };
     match (hub.notices)
         .set_settings(&user.id, change.address, change.modes, change.push_kinds)
@@ -199,6 +181,35 @@ async fn change(
         Ok(settings) => Json(settings).into_response(),
         Err(r) => refused(r),
     }
+}
+
+/// A JSON object body of at most [`MAX_BODY_BYTES`] read into `T`; a refusal that says
+/// the body must be `shape` otherwise.
+pub(super) fn body_of<T: serde::de::DeserializeOwned>(
+    body: Result<Bytes, BytesRejection>,
+    shape: &str,
+) -> Result<T, Response> {
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return Err(refused(Refusal::new(
+                ErrorCode::TooLarge,
+                format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+            )));
+        }
+        Err(e) => {
+            return Err(refused(Refusal::new(
+                ErrorCode::BadRequest,
+                format!("the body cannot be read: {}", e.body_text()),
+            )));
+        }
+    };
+    from_object(&body).map_err(|e| {
+        refused(Refusal::new(
+            ErrorCode::BadRequest,
+            format!("the body must be {shape}: {e}"),
+        ))
+    })
 }
 
 #[derive(Deserialize)]
