@@ -11,7 +11,7 @@ use common::services::postgres_db;
 use common::{TestServer, get, get_json, play, start_game};
 use serde_json::{Value, json};
 use tengen::config::{Config, StoreBackend};
-use tengen::store::{AccountStore, EventLog, GameStore, PgStore};
+use tengen::store::{AccountStore, EventLog, GameStore, PgStore, PushStore};
 
 fn on_postgres(url: &str) -> impl FnOnce(&mut Config) + '_ {
     move |c| {
@@ -113,6 +113,23 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
     let server = TestServer::start().await;
     let finished = game(&server, &["E5", "C3", "G7"], true).await;
     let live = game(&server, &["D4"], false).await;
+    let browser = tengen::store::PushSubscription {
+        account: "alice".into(),
+        endpoint: "https://push.example.net/wpush/alice".into(),
+        p256dh: "BCVxsr7N".into(),
+        auth: "BTBZMqHH6r4Tts7J_aSIgg".into(),
+        created_ms: 7,
+    };
+    let hub_store = server
+        .server
+        .as_ref()
+        .expect("running")
+        .hub()
+        .store()
+        .clone();
+    hub_store
+        .add_push_subscription(&browser, 10)
+        .expect("a browser subscribed");
     let dir = server.stop().await;
 
     let db = postgres_db();
@@ -152,6 +169,7 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
         store.users("", 100).expect("pg"),
         sqlite.users("", 100).expect("sqlite")
     );
+    assert_eq!(store.push_subscriptions("alice").expect("pg"), [browser]);
 
     // A game whose log differs between the two is refused by name, and nothing changes.
     store

@@ -172,7 +172,7 @@ async fn change(
     };
     let change: Change = match body_of(body, "{\"address\"?: ..., \"modes\"?: {...}}") {
         Ok(change) => change,
-        Err(refusal) => return refusal,
+        Err(r) => return refused(r),
     };
     match (hub.notices)
         .set_settings(&user.id, change.address, change.modes, change.push_kinds)
@@ -188,27 +188,27 @@ async fn change(
 pub(super) fn body_of<T: serde::de::DeserializeOwned>(
     body: Result<Bytes, BytesRejection>,
     shape: &str,
-) -> Result<T, Response> {
+) -> Result<T, Refusal> {
     let body = match body {
         Ok(body) => body,
         Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return Err(refused(Refusal::new(
+            return Err(Refusal::new(
                 ErrorCode::TooLarge,
                 format!("the body is larger than {MAX_BODY_BYTES} bytes"),
-            )));
+            ));
         }
         Err(e) => {
-            return Err(refused(Refusal::new(
+            return Err(Refusal::new(
                 ErrorCode::BadRequest,
                 format!("the body cannot be read: {}", e.body_text()),
-            )));
+            ));
         }
     };
     from_object(&body).map_err(|e| {
-        refused(Refusal::new(
+        Refusal::new(
             ErrorCode::BadRequest,
             format!("the body must be {shape}: {e}"),
-        ))
+        )
     })
 }
 

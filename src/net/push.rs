@@ -70,12 +70,12 @@ pub fn routes() -> Router<Arc<Hub>> {
 }
 
 /// The pusher, or the refusal of a server without `[push]`.
-fn pusher(hub: &Hub) -> Result<&Pusher, Response> {
+fn pusher(hub: &Hub) -> Result<&Pusher, Refusal> {
     hub.notices.pusher().ok_or_else(|| {
-        refused(Refusal::new(
+        Refusal::new(
             ErrorCode::NotFound,
             "this server sends no push notifications",
-        ))
+        )
     })
 }
 
@@ -85,7 +85,7 @@ async fn key(State(hub): State<Arc<Hub>>) -> Response {
             key: pusher.public_key().to_string(),
         })
         .into_response(),
-        Err(refusal) => refusal,
+        Err(r) => refused(r),
     }
 }
 
@@ -96,11 +96,12 @@ async fn subscribe(
 ) -> Response {
     let done = async {
         let user = user_of(&hub, &headers, Scope::to_act_as).await?;
-        let pusher = pusher(&hub)?;
+        let pusher = pusher(&hub).map_err(refused)?;
         let sub: NewSubscription = body_of(
             body,
             "{\"endpoint\": ..., \"keys\": {\"p256dh\": ..., \"auth\": ...}}",
-        )?;
+        )
+        .map_err(refused)?;
         if sub.expiration_time.is_some_and(|at| at <= wall_ms() as f64) {
             return Err(refused(Refusal::new(
                 ErrorCode::InvalidSubscription,
@@ -125,8 +126,8 @@ async fn unsubscribe(
 ) -> Response {
     let done = async {
         let user = user_of(&hub, &headers, Scope::to_act_as).await?;
-        let pusher = pusher(&hub)?;
-        let sub: OldSubscription = body_of(body, "{\"endpoint\": ...}")?;
+        let pusher = pusher(&hub).map_err(refused)?;
+        let sub: OldSubscription = body_of(body, "{\"endpoint\": ...}").map_err(refused)?;
         match pusher.unsubscribe(&user.id, &sub.endpoint).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(refused(Refusal::new(
