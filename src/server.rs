@@ -55,7 +55,7 @@ pub enum StartError {
     #[error(transparent)]
     Mail(#[from] crate::notify::MailError),
     #[error(transparent)]
-    Push(#[from] crate::notify::VapidError),
+    Push(#[from] crate::notify::PushError),
     #[error(
         "cannot make the store's files in {path} readable by their owner only (they hold password hashes): {cause}"
     )]

@@ -34,7 +34,7 @@ use crate::time::wall_ms;
 pub use links::{Link, LinkError, Links};
 pub use mail::{MailError, Mailer, check as check_mail};
 use prefs::{Prefs, check_address};
-pub use push::{Pusher, VapidError, check as check_push};
+pub use push::{PushError, Pusher, check as check_push};
 
 /// The most notices one `list_notices` page holds.
 pub const MAX_PAGE: u32 = 100;

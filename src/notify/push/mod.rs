@@ -25,7 +25,20 @@ use crate::protocol::{ErrorCode, Notice, NoticeKind, Refusal};
 use crate::store::{PushSubscription, Store, Subscribed};
 use crate::time::wall_ms;
 use send::{Outcome, Sender};
-pub use vapid::{Vapid, VapidError};
+pub use vapid::Vapid;
+
+/// Why Web Push cannot be set up or a message made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PushError {
+    #[error(
+        "push.private_key is not a P-256 private key (32 bytes in base64url; `tengen push keys` makes one)"
+    )]
+    BadKey,
+    #[error("a VAPID token could not be signed: {0}")]
+    Sign(String),
+    #[error("TLS for push requests cannot be set up: {0}")]
+    Tls(String),
+}
 
 /// What a push message says: small JSON the service worker shows (web/sw.js).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -84,7 +97,7 @@ struct Job {
 }
 
 /// Checks `[push]` as `serve` will read it: the private key.
-pub fn check(config: &PushConfig) -> Result<(), VapidError> {
+pub fn check(config: &PushConfig) -> Result<(), PushError> {
     match &config.private_key {
         Some(key) => Vapid::new(key, &config.subject).map(drop),
         None => Ok(()),
@@ -114,7 +127,7 @@ impl Pusher {
     pub fn new(
         config: &PushConfig,
         store: Arc<dyn Store>,
-    ) -> Result<Option<Arc<Pusher>>, VapidError> {
+    ) -> Result<Option<Arc<Pusher>>, PushError> {
         let Some(key) = &config.private_key else {
             return Ok(None);
         };
@@ -122,7 +135,7 @@ impl Pusher {
         let pusher = Arc::new(Pusher {
             vapid: Vapid::new(key, &config.subject)?,
             store,
-            sender: Sender::new(Duration::from_secs(config.timeout_secs), config.allow_http),
+            sender: Sender::new(Duration::from_secs(config.timeout_secs), config.allow_http)?,
             allow_http: config.allow_http,
             max_subscriptions: config.max_subscriptions,
             ttl_secs: config.ttl_secs,

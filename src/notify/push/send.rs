@@ -17,6 +17,7 @@ use tokio_rustls::TlsConnector;
 use tokio_rustls::rustls::pki_types::ServerName;
 use tokio_rustls::rustls::{ClientConfig, RootCertStore};
 
+use super::PushError;
 use super::subscription::is_public;
 
 /// What the push service said.
@@ -54,23 +55,18 @@ fn roots() -> RootCertStore {
 }
 
 impl Sender {
-    pub fn new(timeout: Duration, allow_local: bool) -> Sender {
+    pub fn new(timeout: Duration, allow_local: bool) -> Result<Sender, PushError> {
         let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
         let config = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map(|b| b.with_root_certificates(roots()).with_no_client_auth())
-            .unwrap_or_else(|e| {
-                // ring supports the default versions; this stays for a provider that not.
-                tracing::error!(error = %e, "TLS for push requests cannot be set up");
-                ClientConfig::builder()
-                    .with_root_certificates(RootCertStore::empty())
-                    .with_no_client_auth()
-            });
-        Sender {
+            .map_err(|e| PushError::Tls(e.to_string()))?
+            .with_root_certificates(roots())
+            .with_no_client_auth();
+        Ok(Sender {
             tls: TlsConnector::from(Arc::new(config)),
             timeout,
             allow_local,
-        }
+        })
     }
 
     /// POSTs `body` to `endpoint` with `headers`.

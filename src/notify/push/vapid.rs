@@ -9,19 +9,10 @@ use p256::SecretKey;
 use p256::pkcs8::EncodePrivateKey;
 use serde::Serialize;
 
+use super::PushError;
+
 /// How long a token is good for: RFC 8292 §2 allows at most 24 hours.
 pub const TOKEN_SECS: u64 = 12 * 3600;
-
-/// Why the configured key cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum VapidError {
-    #[error(
-        "push.private_key is not a P-256 private key (32 bytes in base64url; `tengen push keys` makes one)"
-    )]
-    BadKey,
-    #[error("a VAPID token could not be signed: {0}")]
-    Sign(String),
-}
 
 /// The server's VAPID key and contact.
 pub struct Vapid {
@@ -60,11 +51,11 @@ pub fn new_key_pair() -> (String, String) {
 
 impl Vapid {
     /// From the configured private key (base64url) and subject (`mailto:` or `https:`).
-    pub fn new(private_key: &str, subject: &str) -> Result<Vapid, VapidError> {
+    pub fn new(private_key: &str, subject: &str) -> Result<Vapid, PushError> {
         let bytes =
-            Base64UrlUnpadded::decode_vec(private_key.trim()).map_err(|_| VapidError::BadKey)?;
-        let secret = SecretKey::from_slice(&bytes).map_err(|_| VapidError::BadKey)?;
-        let der = secret.to_pkcs8_der().map_err(|_| VapidError::BadKey)?;
+            Base64UrlUnpadded::decode_vec(private_key.trim()).map_err(|_| PushError::BadKey)?;
+        let secret = SecretKey::from_slice(&bytes).map_err(|_| PushError::BadKey)?;
+        let der = secret.to_pkcs8_der().map_err(|_| PushError::BadKey)?;
         Ok(Vapid {
             key: EncodingKey::from_ec_der(der.as_bytes()),
             public: public_of(&secret),
@@ -79,14 +70,14 @@ impl Vapid {
 
     /// The `Authorization` header for a push to a service at `origin` (the endpoint's
     /// scheme, host and port), made at `now_secs` (Unix seconds).
-    pub fn authorization(&self, origin: &str, now_secs: u64) -> Result<String, VapidError> {
+    pub fn authorization(&self, origin: &str, now_secs: u64) -> Result<String, PushError> {
         let claims = Claims {
             aud: origin,
             exp: now_secs + TOKEN_SECS,
             sub: &self.subject,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::ES256), &claims, &self.key)
-            .map_err(|e| VapidError::Sign(e.to_string()))?;
+            .map_err(|e| PushError::Sign(e.to_string()))?;
         Ok(format!("vapid t={token}, k={}", self.public))
     }
 }
@@ -148,7 +139,7 @@ mod tests {
         for bad in ["", "not base64!", "AAAA", &"_".repeat(43)] {
             assert_eq!(
                 Vapid::new(bad, "mailto:a@b.c").err(),
-                Some(VapidError::BadKey),
+                Some(PushError::BadKey),
                 "{bad}"
             );
         }
