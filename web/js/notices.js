@@ -179,7 +179,7 @@ function pushSwitch(conn) {
       box.disabled = false;
     }
   });
-  return el('label', { class: 'row' }, box, 'Push notifications on this device');
+  return el('label', {}, box, ' Push notifications on this device');
 }
 
 /** Your notification settings, for your own profile page. */
@@ -194,9 +194,13 @@ export function notificationSettings(conn) {
     const selects = Object.keys(KINDS).map((kind) => el('label', { class: 'row' }, KINDS[kind],
       el('select', { 'data-testid': `notify-mode-${kind}`, 'data-kind': kind },
         Object.entries(MODES).map(([m, label]) => el('option', { value: m, selected: s.modes[kind] === m }, label))),
-      s.push ? el('label', { class: 'row small' },
-        el('input', { type: 'checkbox', 'data-testid': `notify-push-${kind}`, 'data-push-kind': kind, checked: s.push_kinds?.[kind] !== false }),
-        'push') : null));
+      // A span, not a label: a label inside the kind's label would be two controls' label.
+      s.push ? el('span', { class: 'small' },
+        el('input', {
+          type: 'checkbox', 'data-testid': `notify-push-${kind}`, 'data-push-kind': kind,
+          'aria-label': `Push: ${KINDS[kind]}`, checked: s.push_kinds?.[kind] !== false,
+        }),
+        ' push') : null));
     const state = !s.address ? 'No address: notices are shown here only.'
       : !s.mail ? 'Kept for when this server sends mail.'
         : s.verified ? 'Verified: notices are mailed to it.'
