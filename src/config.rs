@@ -14,10 +14,12 @@ mod correspondence;
 mod http;
 mod network;
 mod notify;
+mod push;
 pub use correspondence::CorrespondenceConfig;
 pub use http::HttpConfig;
 pub use network::Network;
 pub use notify::{MailConfig, MailTls, NotifyConfig};
+pub use push::PushConfig;
 
 /// The whole configuration of a server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,6 +39,7 @@ pub struct Config {
     pub rules: RulesConfig,
     pub notify: NotifyConfig,
     pub mail: MailConfig,
+    pub push: PushConfig,
     pub correspondence: CorrespondenceConfig,
 }
 
@@ -55,6 +58,7 @@ impl Default for Config {
             rules: RulesConfig::default(),
             notify: NotifyConfig::default(),
             mail: MailConfig::default(),
+            push: PushConfig::default(),
             correspondence: CorrespondenceConfig::default(),
         }
     }
@@ -871,6 +875,7 @@ impl Config {
         }
         if let Err((key, message)) = (self.notify.check())
             .and_then(|()| self.mail.check())
+            .and_then(|()| self.push.check())
             .and_then(|()| self.correspondence.check())
         {
             return invalid(key, message);
@@ -968,6 +973,9 @@ impl Config {
         if shown.auth.secret.is_some() {
             shown.auth.secret = Some(REDACTED.to_string());
         }
+        if shown.push.private_key.is_some() {
+            shown.push.private_key = Some(REDACTED.to_string());
+        }
         shown.store.postgres_url = shown.store.postgres_url.as_deref().map(redact_url);
         shown.cluster.nats_url = shown.cluster.nats_url.as_deref().map(redact_url);
         let unset: Vec<&str> = [
@@ -980,6 +988,7 @@ impl Config {
             ("store.postgres_url", self.store.postgres_url.is_none()),
             ("cluster.nats_url", self.cluster.nats_url.is_none()),
             ("cluster.node_id", self.cluster.node_id.is_none()),
+            ("push.private_key", self.push.private_key.is_none()),
         ]
         .into_iter()
         .filter_map(|(key, unset)| unset.then_some(key))

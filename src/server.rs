@@ -54,6 +54,8 @@ pub enum StartError {
     Locked(#[from] LockError),
     #[error(transparent)]
     Mail(#[from] crate::notify::MailError),
+    #[error(transparent)]
+    Push(#[from] crate::notify::PushError),
     #[error(
         "cannot make the store's files in {path} readable by their owner only (they hold password hashes): {cause}"
     )]
@@ -242,6 +244,7 @@ impl Server {
         let verifier = Verifier::new(&config.auth, &data)?;
         let secret = crate::auth::load_or_create_secret(&config.auth, &data)?;
         let mailing = crate::notify::Mailing::new(&config.mail, &secret)?;
+        crate::notify::check_push(&config.push)?;
         let listen = config.listen;
         let cluster = match &config.cluster.nats_url {
             None => None,

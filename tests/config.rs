@@ -439,6 +439,7 @@ fn the_example_file_is_exactly_the_defaults() {
         "dev_login",
         "public_url",
         "postgres_url",
+        "private_key",
     ] {
         assert!(
             text.contains(&format!("\n# {optional} = ")),

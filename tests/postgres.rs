@@ -11,7 +11,7 @@ use common::services::postgres_db;
 use common::{TestServer, get, get_json, play, start_game};
 use serde_json::{Value, json};
 use tengen::config::{Config, StoreBackend};
-use tengen::store::{AccountStore, CalendarStore, EventLog, GameStore, PgStore};
+use tengen::store::{AccountStore, CalendarStore, EventLog, GameStore, PgStore, PushStore};
 
 fn on_postgres(url: &str) -> impl FnOnce(&mut Config) + '_ {
     move |c| {
@@ -119,6 +119,23 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
     bob.ok(json!({"type": "set_calendar", "calendar": calendar}))
         .await;
     drop(bob);
+    let browser = tengen::store::PushSubscription {
+        account: "alice".into(),
+        endpoint: "https://push.example.net/wpush/alice".into(),
+        p256dh: "BCVxsr7N".into(),
+        auth: "BTBZMqHH6r4Tts7J_aSIgg".into(),
+        created_ms: 7,
+    };
+    let hub_store = server
+        .server
+        .as_ref()
+        .expect("running")
+        .hub()
+        .store()
+        .clone();
+    hub_store
+        .add_push_subscription(&browser, 10)
+        .expect("a browser subscribed");
     let dir = server.stop().await;
 
     let db = postgres_db();
@@ -164,6 +181,7 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
         Some("Asia/Dubai")
     );
     assert_eq!(kept, sqlite.calendar("bob").expect("sqlite"));
+    assert_eq!(store.push_subscriptions("alice").expect("pg"), [browser]);
 
     // A game whose log differs between the two is refused by name, and nothing changes.
     store

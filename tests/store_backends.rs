@@ -14,9 +14,9 @@ use tengen::protocol::Role;
 use tengen::store::{
     Append, CalendarRow, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore,
     KibitzRecord, MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
-    RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation, SqliteStore, Store,
-    StoreError, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry, TournamentRecord, UserChange,
-    UserRecord, VacationRow,
+    PushSubscription, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation, SqliteStore,
+    Store, StoreError, Subscribed, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry, TournamentRecord,
+    UserChange, UserRecord, VacationRow,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -115,6 +115,7 @@ on_both!(
     a_player_without_rated_games_becomes_a_bot_once,
     vacations_are_kept_and_spent_in_batches,
     calendars_are_kept_and_replaced,
+    push_subscriptions_are_bounded_replaced_and_forgotten,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -1566,4 +1567,51 @@ fn postgres_check_writable_fails_on_a_read_only_database() {
         store.events("any").is_ok(),
         "reads still work on a read-only database"
     );
+}
+
+fn push_sub(account: &str, endpoint: &str, at: i64) -> PushSubscription {
+    PushSubscription {
+        account: account.into(),
+        endpoint: endpoint.into(),
+        p256dh: format!("key-{endpoint}"),
+        auth: "auth".into(),
+        created_ms: at,
+    }
+}
+
+fn push_subscriptions_are_bounded_replaced_and_forgotten(b: &Backend) {
+    let s = &b.store;
+    let add = |sub: &PushSubscription| s.add_push_subscription(sub, 2).expect("written");
+    assert_eq!(add(&push_sub("ann", "https://p/1", 1)), Subscribed::Kept);
+    assert_eq!(add(&push_sub("ann", "https://p/2", 2)), Subscribed::Kept);
+    assert_eq!(add(&push_sub("ann", "https://p/3", 3)), Subscribed::Full);
+    // The same endpoint again replaces its keys, within the bound.
+    let mut fresh = push_sub("ann", "https://p/2", 4);
+    fresh.auth = "new".into();
+    assert_eq!(add(&fresh), Subscribed::Kept);
+    let anns = s.push_subscriptions("ann").expect("read");
+    assert_eq!(anns, [push_sub("ann", "https://p/1", 1), fresh.clone()]);
+    // A browser is one account's: bob subscribing it takes it from ann.
+    assert_eq!(add(&push_sub("bob", "https://p/1", 5)), Subscribed::Kept);
+    assert_eq!(s.push_subscriptions("ann").expect("read"), [fresh]);
+    assert_eq!(s.push_subscriptions("bob").expect("read").len(), 1);
+    // Removed by its account only; by anyone when the service says it is gone.
+    assert!(
+        !s.remove_push_subscription("https://p/1", Some("ann"))
+            .expect("ran")
+    );
+    assert!(
+        s.remove_push_subscription("https://p/1", Some("bob"))
+            .expect("ran")
+    );
+    assert!(
+        s.remove_push_subscription("https://p/2", None)
+            .expect("ran")
+    );
+    assert!(
+        !s.remove_push_subscription("https://p/2", None)
+            .expect("ran")
+    );
+    assert!(s.push_subscriptions("ann").expect("read").is_empty());
+    assert!(s.push_subscriptions("bob").expect("read").is_empty());
 }

@@ -26,6 +26,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.check {
         tengen::auth::check_public_key(&config.auth)?;
         tengen::notify::check_mail(&config.mail)?;
+        tengen::notify::check_push(&config.push)?;
     }
     if args.print {
         print!("{}", config.to_toml_redacted());

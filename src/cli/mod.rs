@@ -4,6 +4,7 @@ pub mod bot;
 pub mod config;
 mod config_args;
 pub mod load;
+pub mod push;
 pub mod ratings;
 pub mod rules;
 pub mod schema;
@@ -43,6 +44,8 @@ pub enum Command {
     Ratings(ratings::Args),
     /// Move the store: `migrate --to URL` copies the SQLite store into PostgreSQL.
     Store(store::Args),
+    /// Web Push: `keys` prints a fresh VAPID key pair for `[push]`.
+    Push(push::Args),
     /// Write the AsyncAPI document and JSON Schemas of the WebSocket protocol.
     Schema(schema::Args),
     /// Manage accounts on the data directory: add, disable, enable, set-role,
@@ -62,6 +65,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Load(args) => load::run(*args),
         Command::Ratings(args) => ratings::run(args),
         Command::Store(args) => store::run(args),
+        Command::Push(args) => push::run(args),
         Command::Schema(args) => schema::run(args),
         Command::User(args) => user::run(args),
     }

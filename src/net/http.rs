@@ -20,7 +20,7 @@ use super::limits::{AddressKey, PerAddress, PerUser};
 use super::peer::Peers;
 use super::reply::problem;
 use super::{
-    api, asyncapi, auth, estimate, notices, openapi, ratings, reviews, session, tokens,
+    api, asyncapi, auth, estimate, notices, openapi, push, ratings, reviews, session, tokens,
     tournaments, web,
 };
 use crate::fanout::encode;
@@ -53,6 +53,7 @@ pub fn router(hub: Arc<Hub>, peers: Arc<Peers>) -> Router {
         .merge(estimate::routes())
         .merge(reviews::routes())
         .merge(notices::routes())
+        .merge(push::routes())
         .merge(ratings::routes())
         .merge(tournaments::routes())
         .merge(web::routes(&hub))

@@ -17,6 +17,7 @@ mod listen;
 mod notices;
 pub mod openapi;
 mod peer;
+mod push;
 mod ratings;
 mod record;
 mod reply;

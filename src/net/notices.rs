@@ -57,9 +57,13 @@ pub(super) async fn answer(
             id,
             settings: notices.settings(&user.id).await?,
         },
-        LobbyMsg::SetNotificationSettings { address, modes } => ServerMsg::NotificationSettings {
+        LobbyMsg::SetNotificationSettings {
+            address,
+            modes,
+            push_kinds,
+        } => ServerMsg::NotificationSettings {
             id,
-            settings: notices.set_settings(&user.id, address, modes).await?,
+            settings: (notices.set_settings(&user.id, address, modes, push_kinds)).await?,
         },
         _ => {
             return Err(Refusal::new(
@@ -83,9 +87,11 @@ pub fn routes() -> Router<Arc<Hub>> {
 }
 
 /// A refusal as the API answers it, with its stable code.
-fn refused(r: Refusal) -> Response {
+pub(super) fn refused(r: Refusal) -> Response {
     let status = match r.code {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::LimitReached => StatusCode::CONFLICT,
         ErrorCode::Forbidden | ErrorCode::InsufficientScope => StatusCode::FORBIDDEN,
         ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -100,7 +106,7 @@ fn refused(r: Refusal) -> Response {
 
 /// The logged-in user of a profile request that needs `need` of a personal token
 /// (reading the settings any token may; changing them is acting as the account).
-async fn user_of(
+pub(super) async fn user_of(
     hub: &Hub,
     headers: &HeaderMap,
     need: fn(Role) -> Scope,
@@ -149,6 +155,10 @@ pub(super) struct Change {
     #[serde(default)]
     #[schemars(schema_with = "crate::protocol::mail_modes_schema")]
     modes: BTreeMap<NoticeKind, MailMode>,
+    /// Whether the kinds named are pushed to your browsers; those left out stay.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::protocol::push_kinds_schema")]
+    push_kinds: BTreeMap<NoticeKind, bool>,
 }
 
 async fn change(
@@ -160,37 +170,46 @@ async fn change(
         Ok(user) => user,
         Err(refusal) => return refusal,
     };
-    let body = match body {
-        Ok(body) => body,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return refused(Refusal::new(
-                ErrorCode::TooLarge,
-                format!("the body is larger than {MAX_BODY_BYTES} bytes"),
-            ));
-        }
-        Err(e) => {
-            return refused(Refusal::new(
-                ErrorCode::BadRequest,
-                format!("the body cannot be read: {}", e.body_text()),
-            ));
-        }
-    };
-    let change: Change = match from_object(&body) {
+    let change: Change = match body_of(body, "{\"address\"?: ..., \"modes\"?: {...}}") {
         Ok(change) => change,
-        Err(e) => {
-            return refused(Refusal::new(
-                ErrorCode::BadRequest,
-                format!("the body must be {{\"address\"?: ..., \"modes\"?: {{...}}}}: {e}"),
-            ));
-        }
+        Err(r) => return refused(r),
     };
     match (hub.notices)
-        .set_settings(&user.id, change.address, change.modes)
+        .set_settings(&user.id, change.address, change.modes, change.push_kinds)
         .await
     {
         Ok(settings) => Json(settings).into_response(),
         Err(r) => refused(r),
     }
+}
+
+/// A JSON object body of at most [`MAX_BODY_BYTES`] read into `T`; a refusal that says
+/// the body must be `shape` otherwise.
+pub(super) fn body_of<T: serde::de::DeserializeOwned>(
+    body: Result<Bytes, BytesRejection>,
+    shape: &str,
+) -> Result<T, Refusal> {
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return Err(Refusal::new(
+                ErrorCode::TooLarge,
+                format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+            ));
+        }
+        Err(e) => {
+            return Err(Refusal::new(
+                ErrorCode::BadRequest,
+                format!("the body cannot be read: {}", e.body_text()),
+            ));
+        }
+    };
+    from_object(&body).map_err(|e| {
+        Refusal::new(
+            ErrorCode::BadRequest,
+            format!("the body must be {shape}: {e}"),
+        )
+    })
 }
 
 #[derive(Deserialize)]

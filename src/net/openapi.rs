@@ -22,6 +22,7 @@ use super::account_reply::status_of;
 use super::api::GamePage;
 use super::auth::REFRESH_COOKIE;
 use super::notices::Change;
+use super::push::{NewSubscription, OldSubscription, PushKey};
 use super::reply::{CodedProblem, Problem};
 use super::reviews::{MAX_SGF_BYTES, NewReview, ReviewView, SavedReview};
 use super::tokens::MadeBot;
@@ -524,6 +525,7 @@ fn operations(g: &mut SchemaGenerator) -> Vec<Operation> {
     ops.extend(accounts(g));
     ops.extend(self_service(g));
     ops.extend(notices(g));
+    ops.extend(push(g));
     ops.extend(tournaments(g));
     ops.extend(tournament_exports(g));
     ops
@@ -877,6 +879,81 @@ fn notices(g: &mut SchemaGenerator) -> Vec<Operation> {
     ops
 }
 
+/// Web Push: the server's key and a player's browser subscriptions (`net/push.rs`).
+fn push(g: &mut SchemaGenerator) -> Vec<Operation> {
+    use ErrorCode as E;
+    let tag = "notifications";
+    let off = "This server sends no push notifications (no `[push]`).";
+    let key = Operation::new("get", "/api/push/key", tag, "The server's VAPID public key")
+        .describe(
+            "Public. What a browser subscribes with (`applicationServerKey` of \
+            `PushManager.subscribe`).",
+        )
+        .answer(200, "The key.", json_of::<PushKey>(g))
+        .coded(g, 404, &[E::NotFound], off);
+    let common = |op: Operation, g: &mut SchemaGenerator| {
+        op.auth(Auth::Bearer)
+            .scope(Scope::Play)
+            .answer(204, "Done.", Body::Empty)
+            .coded(g, 401, &[E::Unauthorized], "No token, or a refused one.")
+            .coded(
+                g,
+                403,
+                &[E::InsufficientScope],
+                "A personal token without the scope.",
+            )
+            .coded(
+                g,
+                413,
+                &[E::TooLarge],
+                &format!("A body over {} bytes.", super::notices::MAX_BODY_BYTES),
+            )
+            .coded(g, 503, &[E::Unavailable], "The store failed.")
+    };
+    let subscribe = Operation::new(
+        "post",
+        "/api/push/subscriptions",
+        tag,
+        "Subscribe a browser to the caller's notices",
+    )
+    .describe(
+        "The body is the browser's `PushSubscription.toJSON()`. The same endpoint again \
+        replaces its keys (and its account: a browser is one account's at a time). Each \
+        notice of a kind the caller pushes (`push_kinds` of the notification settings) is \
+        then sent to it. A bot account's personal token needs `bot` instead.",
+    )
+    .request(g.subschema_for::<NewSubscription>())
+    .coded(
+        g,
+        400,
+        &[E::BadRequest, E::InvalidSubscription],
+        "Not that JSON object, or a subscription the server cannot use.",
+    )
+    .coded(g, 404, &[E::NotFound], off)
+    .coded(
+        g,
+        409,
+        &[E::LimitReached],
+        "The caller has `push.max_subscriptions` browsers already.",
+    );
+    let unsubscribe = Operation::new(
+        "delete",
+        "/api/push/subscriptions",
+        tag,
+        "Forget one of the caller's browser subscriptions",
+    )
+    .describe("By its endpoint. A bot account's personal token needs `bot` instead.")
+    .request(g.subschema_for::<OldSubscription>())
+    .coded(g, 400, &[E::BadRequest], "Not that JSON object.")
+    .coded(
+        g,
+        404,
+        &[E::NotFound],
+        "No such subscription of the caller's, or no push on this server.",
+    );
+    vec![key, common(subscribe, g), common(unsubscribe, g)]
+}
+
 /// Tournaments, read-only (`net/tournaments.rs`): anyone may read, a director sees each
 /// board's pairing costs.
 fn tournaments(g: &mut SchemaGenerator) -> Vec<Operation> {
@@ -970,7 +1047,7 @@ pub fn document() -> Value {
         "info": {
             "title": "tengen HTTP API",
             "version": PROTOCOL_VERSION.to_string(),
-            "description": "The HTTP routes of a tengen server: accounts, personal API tokens, bot accounts, the game archive and its SGF, ratings, reviews, tournaments, notification settings and the links mailed with notices, operations. Play, the lobby, referees and admins use the WebSocket (`/ws`), described by the AsyncAPI document at /api/asyncapi.json. The prose is client-protocol/.",
+            "description": "The HTTP routes of a tengen server: accounts, personal API tokens, bot accounts, the game archive and its SGF, ratings, reviews, tournaments, notification settings, the links mailed with notices and Web Push subscriptions, operations. Play, the lobby, referees and admins use the WebSocket (`/ws`), described by the AsyncAPI document at /api/asyncapi.json. The prose is client-protocol/.",
         },
         "paths": paths,
         "components": {

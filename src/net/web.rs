@@ -51,6 +51,8 @@ static ASSETS: &[Asset] = &[
     asset!("/api.html", "api.html", HTML),
     asset!("/style.css", "style.css", "text/css; charset=utf-8"),
     asset!("/favicon.svg", "favicon.svg", "image/svg+xml"),
+    // The service worker, at the root so that its scope is the whole client.
+    asset!("/sw.js", "sw.js", JS),
     asset!("/js/app.js", "js/app.js", JS),
     asset!("/js/connection.js", "js/connection.js", JS),
     asset!("/js/lobby.js", "js/lobby.js", JS),

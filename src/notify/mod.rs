@@ -1,7 +1,8 @@
 //! notify: each account's notices (client-protocol/notifications.md). A notice is kept in
 //! the store (the account's newest `notify.keep_per_account`), pushed at once to every
-//! connection of its account on every node, and mailed when the account asked for it: at
-//! once, or in a digest at most every `mail.digest_hours`. Sources: the game-lifecycle
+//! connection of its account on every node, sent by Web Push to the browsers the account
+//! subscribed (when `[push]` is on), and mailed when the account asked for it: at once,
+//! or in a digest at most every `mail.digest_hours`. Sources: the game-lifecycle
 //! bus (a game ended), the lobby's challenges, a room's move with its player away, and
 //! any part that calls [`Notices::notify`] (deadlines, vacations, tournament rounds).
 //!
@@ -11,6 +12,7 @@
 pub mod links;
 mod mail;
 mod prefs;
+pub mod push;
 pub mod your_move;
 
 use std::collections::BTreeMap;
@@ -32,6 +34,7 @@ use crate::time::wall_ms;
 pub use links::{Link, LinkError, Links};
 pub use mail::{MailError, Mailer, check as check_mail};
 use prefs::{Prefs, check_address};
+pub use push::{PushError, Pusher, check as check_push};
 
 /// The most notices one `list_notices` page holds.
 pub const MAX_PAGE: u32 = 100;
@@ -78,6 +81,7 @@ pub struct Notices {
     digest_every_ms: i64,
     mail: Option<Mailer>,
     links: Links,
+    push: Option<Arc<Pusher>>,
 }
 
 /// What a link did when followed.
@@ -126,7 +130,13 @@ impl Notices {
         deliver: Arc<dyn Deliver>,
         mailing: Mailing,
     ) -> Arc<Notices> {
+        // `serve` checked the key before it got here (check_push).
+        let push = Pusher::new(&config.push, store.clone()).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "Web Push is off");
+            None
+        });
         let notices = Arc::new(Notices {
+            push,
             store,
             deliver,
             keep: config.notify.keep_per_account,
@@ -142,6 +152,11 @@ impl Notices {
         notices
     }
 
+    /// The Web Push side, when `[push]` is on.
+    pub fn pusher(&self) -> Option<&Pusher> {
+        self.push.as_deref()
+    }
+
     /// Where mailed links point: the server's public URL.
     pub fn set_base_url(&self, url: &str) {
         if let Some(mail) = &self.mail {
@@ -149,8 +164,8 @@ impl Notices {
         }
     }
 
-    /// Tells `account` of something: kept, pushed to its connections, mailed as it
-    /// asked. Returns at once; a failure is logged, and costs only this notice.
+    /// Tells `account` of something: kept, pushed to its connections and browsers,
+    /// mailed as it asked. Returns at once; a failure is logged, and costs only this notice.
     pub fn notify(self: &Arc<Self>, account: &str, kind: NoticeKind, payload: NoticePayload) {
         let (me, account) = (self.clone(), account.to_string());
         tokio::spawn(async move {
@@ -203,6 +218,11 @@ impl Notices {
                 unread,
             }),
         );
+        if let Some(push) = &self.push
+            && prefs.pushes(kind)
+        {
+            push.push(account, &notice);
+        }
         if let (MailMode::Immediate, Some(mail), Some(address)) = (mode, &self.mail, &prefs.address)
             && let Err(e) = mail
                 .send_notices(account, address, std::slice::from_ref(&notice))
@@ -264,17 +284,22 @@ impl Notices {
 
     /// The account's notification settings.
     pub async fn settings(&self, account: &str) -> Result<NotificationSettings, Refusal> {
-        Ok(self.prefs(account).await?.settings(self.mail.is_some()))
+        Ok(self.shown(&self.prefs(account).await?))
+    }
+
+    fn shown(&self, prefs: &Prefs) -> NotificationSettings {
+        prefs.settings(self.mail.is_some(), self.push.is_some())
     }
 
     /// Changes the account's settings: `address` (empty: none; a new one is unverified
-    /// and is sent its link) and the modes named. An address that does not parse is
-    /// refused with `invalid_address`, and nothing changes.
+    /// and is sent its link), the mail modes named and the push choices named. An address
+    /// that does not parse is refused with `invalid_address`, and nothing changes.
     pub async fn set_settings(
         &self,
         account: &str,
         address: Option<String>,
         modes: BTreeMap<NoticeKind, MailMode>,
+        push_kinds: BTreeMap<NoticeKind, bool>,
     ) -> Result<NotificationSettings, Refusal> {
         let address = match address.as_deref().map(str::trim) {
             None => None,
@@ -291,6 +316,7 @@ impl Notices {
             prefs.address = address;
         }
         prefs.modes.extend(modes);
+        prefs.push.extend(push_kinds);
         let (store, row) = (self.store.clone(), prefs.to_row(account));
         blocking(move || store.set_mail_prefs(&row)).await?;
         if let (Some(mail), Some(address)) = (&self.mail, verify)
@@ -298,7 +324,7 @@ impl Notices {
         {
             tracing::warn!(%account, error = %e, "the verification mail could not be sent");
         }
-        Ok(prefs.settings(self.mail.is_some()))
+        Ok(self.shown(&prefs))
     }
 
     /// Does what a mailed link says, once its signature is checked.

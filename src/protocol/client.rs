@@ -174,13 +174,17 @@ pub enum LobbyMsg {
     },
     /// Your mail address and how each kind of notice is mailed.
     GetNotificationSettings {},
-    /// Change them: `address` (empty removes it) and the modes of the kinds named.
+    /// Change them: `address` (empty removes it), the modes of the kinds named, and
+    /// whether the kinds named in `push_kinds` are pushed to your browsers.
     SetNotificationSettings {
         #[serde(default)]
         address: Option<String>,
         #[serde(default)]
         #[schemars(schema_with = "super::notice::mail_modes_schema")]
         modes: BTreeMap<NoticeKind, MailMode>,
+        #[serde(default)]
+        #[schemars(schema_with = "super::notice::push_kinds_schema")]
+        push_kinds: BTreeMap<NoticeKind, bool>,
     },
 }
 

@@ -62,6 +62,10 @@ pub enum ErrorCode {
     /// A file that cannot be read: an OpenGotha import that is not well-formed XML, not
     /// a tournament, or names an unknown rank.
     InvalidFile,
+    /// A Web Push subscription the server cannot use: an endpoint that is not an
+    /// `https://` URL of a push service, or keys of the wrong length or kind
+    /// (client-protocol/notifications.md#web-push).
+    InvalidSubscription,
 }
 
 impl ErrorCode {

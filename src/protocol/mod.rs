@@ -26,6 +26,7 @@ pub use error::{ErrorCode, Refusal};
 pub use event::{EventFrame, GameEvent, GroupTax, NigiriProof, ScoreView};
 pub use notice::{
     MailMode, Notice, NoticeKind, NoticePayload, NotificationSettings, Vacation, mail_modes_schema,
+    push_kinds_schema,
 };
 pub use offer::{BotListing, BotOffer, time_system};
 pub use plan::{Branch, StoredPlan};

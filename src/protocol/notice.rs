@@ -129,7 +129,17 @@ pub enum MailMode {
 /// kind and no other. schemars leaves the keys of a map free when the key is an enum with
 /// documented variants, and a client could then be told any key is fine.
 pub fn mail_modes_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let mode = g.subschema_for::<MailMode>().to_value();
+    kinds_schema::<MailMode>(g)
+}
+
+/// The schema of a map from each kind of notice to whether it is pushed.
+pub fn push_kinds_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    kinds_schema::<bool>(g)
+}
+
+/// A map from each kind of notice to a `T`, one property per kind and no other.
+fn kinds_schema<T: schemars::JsonSchema>(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mode = g.subschema_for::<T>().to_value();
     let kinds: serde_json::Map<String, serde_json::Value> = NoticeKind::ALL
         .iter()
         .map(|kind| (kind.as_str().to_string(), mode.clone()))
@@ -155,6 +165,11 @@ pub struct NotificationSettings {
     pub modes: BTreeMap<NoticeKind, MailMode>,
     /// Whether this server sends mail at all.
     pub mail: bool,
+    /// Which kinds are pushed to the browsers you subscribed (every kind is listed).
+    #[schemars(schema_with = "push_kinds_schema")]
+    pub push_kinds: BTreeMap<NoticeKind, bool>,
+    /// Whether this server sends Web Push notifications at all.
+    pub push: bool,
 }
 
 #[cfg(test)]

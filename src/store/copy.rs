@@ -203,6 +203,16 @@ pub(crate) const TABLES: &[Table] = &[
         "calendars",
         &[("user_id", Text), ("time_zone", Text), ("weekend", Int)],
     ),
+    table(
+        "push_subscriptions",
+        &[
+            ("endpoint", Text),
+            ("account", Text),
+            ("p256dh", Text),
+            ("auth", Text),
+            ("created_ms", Int),
+        ],
+    ),
 ];
 
 const fn table(name: &'static str, columns: &'static [(&'static str, Kind)]) -> Table {

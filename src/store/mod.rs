@@ -48,6 +48,7 @@ mod mutes;
 mod notices;
 mod plans;
 mod postgres;
+mod push;
 mod ratings;
 mod reviews;
 mod sqlite;
@@ -73,6 +74,7 @@ pub use mutes::MuteStore;
 pub use notices::{MailPrefs, NewNotice, NoticeRow, NoticeStore};
 pub use plans::PlanStore;
 pub use postgres::PgStore;
+pub use push::{PushStore, PushSubscription, Subscribed};
 pub use ratings::{RatedGames, RatingChangeRow, RatingRecord, RatingRow, RatingStore};
 pub use reviews::{ReviewRecord, ReviewStore};
 pub use sqlite::{SqliteStore, SyncMode};
@@ -101,6 +103,7 @@ pub trait Store:
     + DeadlineStore
     + PlanStore
     + NoticeStore
+    + PushStore
     + VacationStore
     + CalendarStore
 {
@@ -120,6 +123,7 @@ impl<S> Store for S where
         + DeadlineStore
         + PlanStore
         + NoticeStore
+        + PushStore
         + VacationStore
         + CalendarStore
 {

@@ -1,10 +1,12 @@
 // Notices (client-protocol/notifications.md): the bell in the header with the count of
 // unread notices, which opens the list (newest first, the unread marked, each linking to
 // its game), and the notification settings on your own profile page (the mail address,
-// verified or not, and how each kind is mailed). The bell hears `notice` and
+// verified or not, how each kind is mailed, which kinds are pushed to the browser, and the
+// "Push notifications on this device" switch). The bell hears `notice` and
 // `unread_notices` pushed to every connection of the account, so it stays right in every
 // tab; the list is read again each time it is opened.
 
+import { call } from './selfservice.js';
 import { el, fill, showError, svg, toast } from './ui.js';
 
 const KINDS = {
@@ -111,6 +113,75 @@ export class NoticeBell {
   }
 }
 
+/** Whether this browser can take Web Push at all. */
+const canPush = () => 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+
+/** A base64url key as the bytes `PushManager.subscribe` takes. */
+function keyBytes(text) {
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(text.length / 4) * 4, '=');
+  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+}
+
+/** This browser's push subscription to the server, if any, and the worker's registration. */
+async function currentPush() {
+  const reg = await navigator.serviceWorker.register('/sw.js');
+  return { reg, sub: await reg.pushManager.getSubscription() };
+}
+
+/** Subscribes this browser (asking permission) and registers it with the server. */
+async function pushOn(conn) {
+  if (await Notification.requestPermission() !== 'granted') {
+    throw new Error('the browser was not allowed to show notifications');
+  }
+  const { reg } = await currentPush();
+  const { key } = await call(conn, 'GET', '/api/push/key');
+  const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
+  try {
+    await call(conn, 'POST', '/api/push/subscriptions', sub.toJSON());
+  } catch (err) {
+    await sub.unsubscribe();
+    throw err;
+  }
+}
+
+/** Unregisters this browser from the server and ends its subscription. */
+async function pushOff(conn) {
+  const { sub } = await currentPush();
+  if (!sub) return;
+  try {
+    await call(conn, 'DELETE', '/api/push/subscriptions', { endpoint: sub.endpoint });
+  } catch (err) {
+    if (err.code !== 'not_found') throw err;
+  }
+  await sub.unsubscribe();
+}
+
+/** The "Push notifications on this device" switch; null where the browser cannot push. */
+function pushSwitch(conn) {
+  if (!canPush()) return null;
+  const box = el('input', { type: 'checkbox', 'data-testid': 'notify-push-device', disabled: true });
+  currentPush().then(({ sub }) => {
+    box.checked = Boolean(sub) && Notification.permission === 'granted';
+    box.disabled = false;
+  }, () => {
+    box.title = 'The service worker cannot be installed here';
+  });
+  box.addEventListener('change', async () => {
+    const on = box.checked;
+    box.disabled = true;
+    try {
+      await (on ? pushOn(conn) : pushOff(conn));
+      toast(on ? 'Push notifications on for this device' : 'Push notifications off for this device', 'ok');
+    } catch (err) {
+      box.checked = !on;
+      showError(err);
+    } finally {
+      box.disabled = false;
+    }
+  });
+  return el('label', {}, box, ' Push notifications on this device');
+}
+
 /** Your notification settings, for your own profile page. */
 export function notificationSettings(conn) {
   const box = el('div', { class: 'notify-settings', 'data-testid': 'notify-settings' },
@@ -122,7 +193,14 @@ export function notificationSettings(conn) {
     });
     const selects = Object.keys(KINDS).map((kind) => el('label', { class: 'row' }, KINDS[kind],
       el('select', { 'data-testid': `notify-mode-${kind}`, 'data-kind': kind },
-        Object.entries(MODES).map(([m, label]) => el('option', { value: m, selected: s.modes[kind] === m }, label)))));
+        Object.entries(MODES).map(([m, label]) => el('option', { value: m, selected: s.modes[kind] === m }, label))),
+      // A span, not a label: a label inside the kind's label would be two controls' label.
+      s.push ? el('span', { class: 'small' },
+        el('input', {
+          type: 'checkbox', 'data-testid': `notify-push-${kind}`, 'data-push-kind': kind,
+          'aria-label': `Push: ${KINDS[kind]}`, checked: s.push_kinds?.[kind] !== false,
+        }),
+        ' push') : null));
     const state = !s.address ? 'No address: notices are shown here only.'
       : !s.mail ? 'Kept for when this server sends mail.'
         : s.verified ? 'Verified: notices are mailed to it.'
@@ -134,8 +212,10 @@ export function notificationSettings(conn) {
       onsubmit: async (e) => {
         e.preventDefault();
         const modes = Object.fromEntries(selects.map((l) => l.querySelector('select')).map((sel) => [sel.dataset.kind, sel.value]));
+        const pushKinds = Object.fromEntries(selects.map((l) => l.querySelector('[data-push-kind]')).filter(Boolean)
+          .map((box) => [box.dataset.pushKind, box.checked]));
         try {
-          const reply = await conn.request({ type: 'set_notification_settings', address: address.value.trim(), modes });
+          const reply = await conn.request({ type: 'set_notification_settings', address: address.value.trim(), modes, push_kinds: pushKinds });
           draw(reply.settings);
           toast('Notification settings saved', 'ok');
         } catch (err) {
@@ -146,6 +226,7 @@ export function notificationSettings(conn) {
     s.mail ? null : el('p', { class: 'muted small', 'data-testid': 'notify-no-mail' }, 'This server sends no mail: notices are shown here only.'),
     el('label', { class: 'stack' }, 'Mail address', address),
     el('p', { class: 'muted small', 'data-testid': 'notify-verified', 'data-verified': String(s.verified) }, state),
+    s.push ? pushSwitch(conn) : null,
     selects,
     el('button', { type: 'submit', class: 'primary', 'data-testid': 'notify-save' }, 'Save'));
     fill(box, el('h3', {}, 'Notifications'), form);

@@ -21,7 +21,7 @@ function allowed(role) {
     || (s === 'tournament:direct' && (role === 'referee' || role === 'admin')));
 }
 
-async function call(conn, method, url, body) {
+export async function call(conn, method, url, body) {
   const res = await fetch(url, {
     method,
     headers: { authorization: `Bearer ${conn.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },

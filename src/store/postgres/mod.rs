@@ -23,6 +23,7 @@ mod mutes;
 mod notices;
 mod plans;
 mod prepared;
+mod push;
 mod ratings;
 mod reviews;
 mod schema;

@@ -257,6 +257,17 @@ const MIGRATIONS: &[&str] = &[
         weekend   BIGINT NOT NULL
     );
     "#,
+    // 11: SQLite's version 16, browsers' Web Push subscriptions.
+    r#"
+    CREATE TABLE push_subscriptions (
+        endpoint   TEXT COLLATE "C" PRIMARY KEY,
+        account    TEXT COLLATE "C" NOT NULL,
+        p256dh     TEXT NOT NULL,
+        auth       TEXT NOT NULL,
+        created_ms BIGINT NOT NULL
+    );
+    CREATE INDEX push_subscriptions_by_account ON push_subscriptions (account, created_ms);
+    "#,
 ];
 
 /// The schema version this build writes and understands.

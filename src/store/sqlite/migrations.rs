@@ -281,6 +281,17 @@ const MIGRATIONS: &[&str] = &[
         weekend   INTEGER NOT NULL
     ) STRICT;
     ",
+    // 16: browsers' Web Push subscriptions (store/push.rs).
+    "
+    CREATE TABLE push_subscriptions (
+        endpoint   TEXT PRIMARY KEY NOT NULL,
+        account    TEXT NOT NULL,
+        p256dh     TEXT NOT NULL,
+        auth       TEXT NOT NULL,
+        created_ms INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX push_subscriptions_by_account ON push_subscriptions (account, created_ms);
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -38,6 +38,7 @@ mod move_log;
 mod mutes;
 mod notices;
 mod plans;
+mod push;
 mod ratings;
 mod reviews;
 #[cfg(test)]
