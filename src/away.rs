@@ -148,25 +148,35 @@ impl Vacations {
             if !correspondence {
                 continue;
             }
-            let told = match self.games.room(&game.id).await {
-                Ok(room) => {
-                    let who = user_id.to_string();
-                    room.ask(|reply| RoomCmd::Vacation {
-                        user_id: who,
-                        away,
-                        reply,
-                    })
-                    .await
-                    .unwrap_or(false)
-                }
-                Err(_) => false,
-            };
-            match told {
+            match self.tell_game(&game.id, user_id, away).await {
                 true => done.push(game.id),
                 false => not.push(game.id),
             }
         }
         Ok((done, not))
+    }
+
+    /// Tells one game, wherever it runs: whether the player's clock there is as asked
+    /// now. A room that stopped before it answered (it fell asleep, or in a cluster its
+    /// node went or handed it over) is looked for once more where it runs next.
+    async fn tell_game(&self, game_id: &str, user_id: &str, away: bool) -> bool {
+        for _ in 0..2 {
+            let Ok(room) = self.games.room(game_id).await else {
+                return false;
+            };
+            let who = user_id.to_string();
+            let told = room
+                .ask(|reply| RoomCmd::Vacation {
+                    user_id: who,
+                    away,
+                    reply,
+                })
+                .await;
+            if let Ok(told) = told {
+                return told;
+            }
+        }
+        false
     }
 
     /// Ends the vacations that are spent and warns the players of those nearly so:

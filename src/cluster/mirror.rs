@@ -215,9 +215,17 @@ impl Mirror {
                 let _ = reply.send(Err(unexpected()));
             }
             RoomCmd::LeaveRemote { .. } | RoomCmd::LeaveNode { .. } => {}
-            // A vacation reaches the games whose rooms run on the player's node (or
-            // sleep): its reply dropped says this one was not reached.
-            RoomCmd::Vacation { .. } => {}
+            // A reply dropped (the owner gone or cut off) says the game was not reached.
+            RoomCmd::Vacation {
+                user_id,
+                away,
+                reply,
+            } => {
+                let forward = Forward::Vacation { user_id, away };
+                if let Ok(Answer::Vacation(told)) = self.ask(&forward).await {
+                    let _ = reply.send(told);
+                }
+            }
             RoomCmd::Release => self.orphaned = true,
         }
     }
