@@ -249,7 +249,7 @@ async fn clone_postgres(url: &str, template: &str, count: usize) {
         let rows = tx
             .query(
                 "SELECT column_name::text FROM information_schema.columns
-                 WHERE table_name = $1 ORDER BY ordinal_position",
+                 WHERE table_name::text = $1 ORDER BY ordinal_position",
                 &[&table],
             )
             .await
