@@ -8,7 +8,8 @@
 //!    rooms it holds (`tengen_live_games`), and its RSS with `PLAYERS` players logged in.
 //! 3. Wakes `WAKES` distinct sleeping games by joining each: join to snapshot, p50/p99.
 //! 4. The `FLAGS` games fell asleep; each flag must fall (the game end reach a watcher
-//!    of the lobby) within a second of its deadline.
+//!    of the lobby) within a second of its deadline; and the end each game's record
+//!    holds (the instant its room took the flag), against its creation plus main time.
 //!
 //! `cargo bench --bench sleeping` (release build; prints a summary) on SQLite at its
 //! defaults; with `TENGEN_BENCH_POSTGRES=<url of a PostgreSQL server's admin database>`,
@@ -410,6 +411,27 @@ async fn main() {
             percentile(&late, 0.5),
             late[late.len() - 1]
         ),
+    }
+    // The same flags as the server recorded them: each game's end (the instant its room
+    // took the flag) after its creation plus its main time, whether or not the lobby's
+    // frame reached the watcher.
+    let mut recorded: Vec<f64> = flags
+        .iter()
+        .filter_map(|(id, _)| {
+            let (_, body) = server.get(&format!("/api/games/{id}"));
+            let game: Value = serde_json::from_str(&body).ok()?;
+            let deadline = game["created_at"].as_i64()? + FLAG_MAIN_MS;
+            Some((game["ended_at"].as_i64()? - deadline) as f64)
+        })
+        .collect();
+    recorded.sort_by(f64::total_cmp);
+    if let (Some(first), Some(last)) = (recorded.first(), recorded.last()) {
+        println!(
+            "flag fall as recorded ({} of {FLAGS} games ended): end minus deadline min \
+             {first:.0} ms, p50 {:.0} ms, max {last:.0} ms",
+            recorded.len(),
+            percentile(&recorded, 0.5),
+        );
     }
     drop(players);
     server.stop();

@@ -369,3 +369,29 @@ async fn store_migrate_carries_plans_deadlines_vacations_and_notices() {
     let planned = bob.recv_type("move_played").await;
     assert_eq!(planned["vertex"], "C7", "{planned}");
 }
+
+#[tokio::test]
+async fn a_sleeping_correspondence_game_on_postgres_flags_at_its_deadline() {
+    let db = postgres_db();
+    let server = TestServer::start_with(on_postgres(db.url())).await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let settings = json!({"board_size": 9, "color": "black", "correspondence": true,
+        "vacation": false, "clock": {"system": "absolute", "main_ms": 4_000}});
+    let id = start_game(&mut alice, &mut bob, settings).await;
+    play(&mut alice, &id, 1, "E5").await;
+    drop((alice, bob));
+    // Restarted, the game sleeps in the deadline index until White's flag falls.
+    let dir = server.stop().await;
+    let server = TestServer::start_in(dir, on_postgres(db.url())).await;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (_, record) = get_json(&server, &format!("/api/games/{id}")).await;
+        if record["result"].is_string() {
+            assert_eq!(record["result"], "B+T", "{record}");
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "no flag: {record}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
