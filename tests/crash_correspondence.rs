@@ -257,3 +257,20 @@ async fn deadlines_passed_while_down_flag_at_start_and_those_to_come_flag_on_tim
         "not before its deadline: {second}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sleeping_games_whose_first_move_never_came_end_at_their_deadlines() {
+    let dir = tempfile::tempdir().expect("a data dir");
+    let mut server = serve(dir.path());
+    let mut games = Vec::new();
+    for _ in 0..8 {
+        let clock = json!({"system": "absolute", "main_ms": 12_000});
+        games.push(game(&server, dir.path(), clock, false).await);
+    }
+    server.kill();
+    server = serve(dir.path());
+    for id in &games {
+        let over = record_once(&server, id, |r| r["result"].is_string()).await;
+        assert_eq!(over["result"], "Void", "{over}");
+    }
+}
