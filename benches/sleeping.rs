@@ -8,10 +8,13 @@
 //!    rooms it holds (`tengen_live_games`), and its RSS with `PLAYERS` players logged in.
 //! 3. Wakes `WAKES` distinct sleeping games by joining each: join to snapshot, p50/p99.
 //! 4. The `FLAGS` games fell asleep; each flag must fall (the game end reach a watcher
-//!    of the lobby) within a second of its deadline.
+//!    of the lobby) within a second of its deadline; and the end each game's record
+//!    holds (the instant its room took the flag), against its creation plus main time.
 //!
-//! `cargo bench --bench sleeping` (release build; prints a summary). The server is a
-//! process of its own, so its RSS is its own.
+//! `cargo bench --bench sleeping` (release build; prints a summary) on SQLite at its
+//! defaults; with `TENGEN_BENCH_POSTGRES=<url of a PostgreSQL server's admin database>`,
+//! on a fresh database of that server instead (created, and dropped at the end). The
+//! server is a process of its own, so its RSS is its own.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -38,15 +41,78 @@ const FLAG_MAIN_MS: i64 = 150_000;
 
 type Ws = WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>;
 
+/// Where the server keeps its games.
+enum Backend {
+    /// `tengen.db` in the data dir.
+    Sqlite,
+    /// A database made for the run on the server whose admin database is `admin`.
+    Postgres {
+        admin: String,
+        name: String,
+        url: String,
+    },
+}
+
+impl Backend {
+    /// PostgreSQL when `TENGEN_BENCH_POSTGRES` names a server, else SQLite.
+    async fn pick() -> Backend {
+        let Ok(admin) = std::env::var("TENGEN_BENCH_POSTGRES") else {
+            return Backend::Sqlite;
+        };
+        let name = format!("tengen_sleeping_{}", std::process::id());
+        let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+        let url = format!("{base}/{name}");
+        let db = Backend::Postgres { admin, name, url };
+        db.admin_sql(|name| format!("CREATE DATABASE {name}")).await;
+        db
+    }
+
+    /// Runs a statement about the run's database (named in it) on the admin database.
+    async fn admin_sql(&self, sql: impl Fn(&str) -> String) {
+        if let Backend::Postgres { admin, name, .. } = self {
+            let client = pg_connect(admin).await;
+            client.batch_execute(&sql(name)).await.expect("admin SQL");
+        }
+    }
+
+    /// The server's settings for this store.
+    fn env(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Backend::Sqlite => Vec::new(),
+            Backend::Postgres { url, .. } => vec![
+                ("TENGEN_STORE__BACKEND", "postgres".to_owned()),
+                ("TENGEN_STORE__POSTGRES_URL", url.clone()),
+            ],
+        }
+    }
+
+    fn label(&self) -> &'static str {
+        match self {
+            Backend::Sqlite => "SQLite",
+            Backend::Postgres { .. } => "PostgreSQL",
+        }
+    }
+}
+
+async fn pg_connect(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("PostgreSQL at TENGEN_BENCH_POSTGRES");
+    tokio::spawn(connection);
+    client
+}
+
 struct Server {
     child: Child,
     port: u16,
 }
 
 impl Server {
-    fn start(dir: &Path, port: u16) -> (Server, Duration) {
+    fn start(dir: &Path, port: u16, backend: &Backend) -> (Server, Duration) {
         let began = Instant::now();
         let child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .env_remove("TENGEN_BENCH_POSTGRES")
+            .envs(backend.env())
             .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
             .arg("--data")
             .arg(dir)
@@ -148,8 +214,63 @@ async fn game(black: &mut Ws, white: &mut Ws, clock: Value) -> String {
     ack["game_id"].as_str().expect("game id").to_string()
 }
 
-/// Copies game `template`'s rows to `count` games `<template>-<n>`.
-fn clone_games(db: &Path, template: &str, count: usize) {
+/// The tables that hold a sleeping game's rows, each with the column naming the game.
+const GAME_TABLES: [(&str, &str); 3] = [
+    ("games", "id"),
+    ("events", "game_id"),
+    ("correspondence_deadlines", "game_id"),
+];
+
+/// `SELECT`'s list of `columns`, with `key` made `<key>-<n>`.
+fn cloned(columns: &[String], key: &str) -> String {
+    let picked: Vec<String> = columns
+        .iter()
+        .map(|c| match c == key {
+            true => format!("{c} || '-' || n"),
+            false => c.clone(),
+        })
+        .collect();
+    picked.join(", ")
+}
+
+/// Copies game `template`'s rows to `count` games `<template>-<n>`, in the store.
+async fn clone_games(backend: &Backend, dir: &Path, template: &str, count: usize) {
+    match backend {
+        Backend::Sqlite => clone_sqlite(&dir.join(tengen::server::DB_FILE), template, count),
+        Backend::Postgres { url, .. } => clone_postgres(url, template, count).await,
+    }
+}
+
+/// [`clone_games`] on PostgreSQL, then `ANALYZE`: a store grown game by game has had its
+/// statistics kept by autovacuum, which a bulk insert just now has not waited for.
+async fn clone_postgres(url: &str, template: &str, count: usize) {
+    let mut client = pg_connect(url).await;
+    let tx = client.transaction().await.expect("begin");
+    for (table, key) in GAME_TABLES {
+        let rows = tx
+            .query(
+                "SELECT column_name::text FROM information_schema.columns
+                 WHERE table_name::text = $1 ORDER BY ordinal_position",
+                &[&table],
+            )
+            .await
+            .expect("columns");
+        let cols: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        let sql = format!(
+            "INSERT INTO {table} ({}) SELECT {} FROM {table}, generate_series(1, $2) AS seq(n)
+             WHERE {key} = $1",
+            cols.join(", "),
+            cloned(&cols, key)
+        );
+        tx.execute(&sql, &[&template, &(count as i32)])
+            .await
+            .expect("copied");
+    }
+    tx.commit().await.expect("commit");
+    client.batch_execute("ANALYZE").await.expect("analyze");
+}
+
+fn clone_sqlite(db: &Path, template: &str, count: usize) {
     let conn = rusqlite::Connection::open(db).expect("the store");
     let columns = |table: &str| -> Vec<String> {
         let mut stmt = conn
@@ -159,24 +280,13 @@ fn clone_games(db: &Path, template: &str, count: usize) {
         names.collect::<Result<_, _>>().expect("columns")
     };
     conn.execute_batch("BEGIN").expect("begin");
-    for (table, key) in [
-        ("games", "id"),
-        ("events", "game_id"),
-        ("correspondence_deadlines", "game_id"),
-    ] {
+    for (table, key) in GAME_TABLES {
         let cols = columns(table);
-        let picked: Vec<String> = cols
-            .iter()
-            .map(|c| match c == key {
-                true => format!("{c} || '-' || n"),
-                false => c.clone(),
-            })
-            .collect();
         let sql = format!(
             "WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?2)
              INSERT INTO {table} ({}) SELECT {} FROM {table}, seq WHERE {key} = ?1",
             cols.join(", "),
-            picked.join(", ")
+            cloned(&cols, key)
         );
         conn.execute(&sql, rusqlite::params![template, count as i64])
             .expect("copied");
@@ -199,9 +309,11 @@ async fn main() {
     let secret = load_or_create_secret(&config.auth, &config.data_dir).expect("secret");
     let token = |who: &str| sign(&secret, &claims_for(who, None, Role::Player, 7200)).expect("t");
     let port = free_port();
+    let backend = Backend::pick().await;
+    println!("store: {}", backend.label());
 
     // 1. Seed.
-    let (seeding, _) = Server::start(dir.path(), port);
+    let (seeding, _) = Server::start(dir.path(), port, &backend);
     let mut black = connect(port, Some(&token("black"))).await;
     let mut white = connect(port, Some(&token("white"))).await;
     let template = game(
@@ -219,11 +331,7 @@ async fn main() {
     drop((black, white));
     seeding.stop();
     let copy = Instant::now();
-    clone_games(
-        &dir.path().join(tengen::server::DB_FILE),
-        &template,
-        GAMES - 1,
-    );
+    clone_games(&backend, dir.path(), &template, GAMES - 1).await;
     println!(
         "seeded {GAMES} correspondence games (+{FLAGS} of {} s) in {:.1} s",
         FLAG_MAIN_MS / 1000,
@@ -231,7 +339,7 @@ async fn main() {
     );
 
     // 2. Start on them.
-    let (server, start) = Server::start(dir.path(), port);
+    let (server, start) = Server::start(dir.path(), port, &backend);
     let rooms = server.metric("tengen_rooms");
     let rss_idle = server.rss_mib();
     let mut players = Vec::with_capacity(PLAYERS);
@@ -304,6 +412,30 @@ async fn main() {
             late[late.len() - 1]
         ),
     }
+    // The same flags as the server recorded them: each game's end (the instant its room
+    // took the flag) after its creation plus its main time, whether or not the lobby's
+    // frame reached the watcher.
+    let mut recorded: Vec<f64> = flags
+        .iter()
+        .filter_map(|(id, _)| {
+            let (_, body) = server.get(&format!("/api/games/{id}"));
+            let game: Value = serde_json::from_str(&body).ok()?;
+            let deadline = game["created_at"].as_i64()? + FLAG_MAIN_MS;
+            Some((game["ended_at"].as_i64()? - deadline) as f64)
+        })
+        .collect();
+    recorded.sort_by(f64::total_cmp);
+    if let (Some(first), Some(last)) = (recorded.first(), recorded.last()) {
+        println!(
+            "flag fall as recorded ({} of {FLAGS} games ended): end minus deadline min \
+             {first:.0} ms, p50 {:.0} ms, max {last:.0} ms",
+            recorded.len(),
+            percentile(&recorded, 0.5),
+        );
+    }
     drop(players);
     server.stop();
+    backend
+        .admin_sql(|name| format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .await;
 }

@@ -235,19 +235,32 @@ pub(crate) async fn tell_games(
         if !fits {
             continue;
         }
-        let told = match games.room(&game.id).await {
-            Ok(room) => room
-                .ask(|reply| ask(user_id.to_string(), reply))
-                .await
-                .unwrap_or(false),
-            Err(_) => false,
-        };
-        match told {
+        match tell_game(games, &game.id, user_id, &ask).await {
             true => done.push(game.id),
             false => not.push(game.id),
         }
     }
     Ok((done, not))
+}
+
+/// Tells one game, wherever it runs: whether it did as asked. A room that stopped
+/// before it answered (it fell asleep, or in a cluster its node went or handed it over)
+/// is looked for once more where it runs next.
+async fn tell_game(
+    games: &Registry,
+    game_id: &str,
+    user_id: &str,
+    ask: &impl Fn(String, tokio::sync::oneshot::Sender<bool>) -> RoomCmd,
+) -> bool {
+    for _ in 0..2 {
+        let Ok(room) = games.room(game_id).await else {
+            return false;
+        };
+        if let Ok(told) = room.ask(|reply| ask(user_id.to_string(), reply)).await {
+            return told;
+        }
+    }
+    false
 }
 
 fn now_ms() -> i64 {

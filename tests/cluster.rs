@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::cluster::{Cluster, LEASE_MS, Processes};
+use common::cluster::{Cluster, LEASE_MS, Processes, play_through};
 use common::process::Running;
 use common::services::{PrivateNats, nats_url, postgres_db, unique_prefix};
 use common::{Client, play, start_game};
@@ -379,22 +379,6 @@ fn stored_moves(store: &PgStore, game: &str) -> Vec<String> {
             v["vertex"].as_str().expect("a vertex").to_owned()
         })
         .collect()
-}
-
-/// Plays move `n` at `vertex` through `c` until it is in: an `unavailable` (the game is
-/// moving between nodes) is sent again; a `stale_move` means an earlier try went in
-/// after all. None when the connection breaks (its node died).
-async fn play_through(c: &mut Client, game: &str, n: u32, vertex: &str) -> Option<()> {
-    loop {
-        let msg = json!({"type": "play", "game_id": game, "move_number": n, "vertex": vertex});
-        let reply = c.try_request(msg).await?;
-        match reply["code"].as_str() {
-            None if reply["type"] == "ack" => return Some(()),
-            Some("unavailable") => tokio::time::sleep(Duration::from_millis(200)).await,
-            Some("stale_move") => return Some(()),
-            _ => panic!("move {n} of {game} refused: {reply}"),
-        }
-    }
 }
 
 /// Rounds of the crash storm, and moves a game tries to play in each.

@@ -8,25 +8,14 @@ mod common;
 use std::time::Duration;
 
 use common::Client;
-use common::process::Running;
+use common::process::{Running, token};
 use rand::{Rng, RngExt, SeedableRng};
 use serde_json::{Value, json};
-use tengen::auth::{claims_for, sign};
-use tengen::protocol::Role;
 use tengen::rules::{Color, Game, KoRule, Move, Vertex};
 
 /// Starts `tengen serve` on port 0 on `dir`.
 fn spawn(dir: &std::path::Path) -> Running {
     common::process::spawn(dir, &[])
-}
-
-fn token(dir: &std::path::Path, sub: &str) -> String {
-    let secret = std::fs::read_to_string(dir.join("jwt-secret")).expect("secret");
-    sign(
-        secret.trim().as_bytes(),
-        &claims_for(sub, None, Role::Player, 3600),
-    )
-    .expect("token")
 }
 
 /// A game as the test drives it: the ids of its players and the moves acknowledged.

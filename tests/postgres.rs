@@ -302,3 +302,126 @@ fn operators_commands_work_on_the_configured_postgres_store() {
         String::from_utf8_lossy(&rebuilt.stderr)
     );
 }
+
+/// What a correspondence game keeps beside its log, read from one store: the game's
+/// plans, its next deadline, Bob's vacation and Bob's notices.
+type Beside = (
+    Vec<(String, String)>,
+    Option<i64>,
+    Option<tengen::store::VacationRow>,
+    Vec<tengen::store::NoticeRow>,
+);
+
+fn beside<S>(store: &S, game: &str) -> Beside
+where
+    S: tengen::store::PlanStore
+        + tengen::store::DeadlineStore
+        + tengen::store::VacationStore
+        + tengen::store::NoticeStore,
+{
+    (
+        store.plans(game).expect("plans"),
+        store.next_deadline(0).expect("the deadline index"),
+        store.vacation("bob").expect("a vacation"),
+        store.notices("bob", None, 100).expect("notices"),
+    )
+}
+
+#[tokio::test]
+async fn store_migrate_carries_plans_deadlines_vacations_and_notices() {
+    // A real server's SQLite store: a correspondence game where Alice (Black) has played
+    // and planned her answers to Bob's next two moves; Bob, who was not at the board, was
+    // told it is his move, and went on vacation.
+    let server = TestServer::start().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let day = 86_400_000u64;
+    let settings = json!({"board_size": 9, "color": "black", "correspondence": true,
+        "clock": {"system": "fischer", "main_ms": 3 * day, "increment_ms": day, "max_ms": 4 * day}});
+    let id = start_game(&mut alice, &mut bob, settings).await;
+    bob.close().await;
+    play(&mut alice, &id, 1, "E5").await;
+    let replies = json!([{"if": "C3", "play": "G7", "then": [{"if": "G3", "play": "C7"}]}]);
+    alice
+        .ok(json!({"type": "plan", "game_id": id, "move_number": 2, "replies": replies}))
+        .await;
+    let mut bob = server.login("bob").await;
+    let away = bob.ok(json!({"type": "start_vacation"})).await;
+    assert_eq!(away["vacation"]["paused"], json!([id]), "{away}");
+    drop((alice, bob));
+    let dir = server.stop().await;
+    let sqlite =
+        tengen::store::SqliteStore::open_read_only(&dir.path().join(tengen::server::DB_FILE))
+            .expect("sqlite");
+    let kept = beside(&sqlite, &id);
+    assert_eq!(kept.0.len(), 1, "Alice's plan is stored: {:?}", kept.0);
+    assert!(kept.1.is_some(), "the game is in the deadline index");
+    assert!(
+        kept.2.is_some_and(|v| v.away_since_ms.is_some()),
+        "{:?}",
+        kept.2
+    );
+    assert!(kept.3.iter().any(|n| n.kind == "your_move"), "{:?}", kept.3);
+
+    let db = postgres_db();
+    let url = db.url().to_owned();
+    let copied = tengen(&["store", "migrate", "--to", &url], dir.path());
+    let said = String::from_utf8_lossy(&copied.stdout);
+    assert!(
+        copied.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&copied.stderr)
+    );
+    for table in ["correspondence_deadlines", "plans", "vacations"] {
+        assert!(said.contains(&format!("{table}: 1 rows copied")), "{said}");
+    }
+    let store = PgStore::open(&url).expect("open");
+    assert_eq!(beside(&store, &id), kept);
+    drop(sqlite);
+
+    // A server on the copy: Bob is still away, and Alice's plan answers his moves.
+    let server = TestServer::start_in(dir, on_postgres(&url)).await;
+    let mut bob = server.login("bob").await;
+    let status = bob.ok(json!({"type": "get_vacation"})).await;
+    assert_eq!(
+        status["vacation"]["away_since"], away["vacation"]["away_since"],
+        "{status}"
+    );
+    bob.ok(json!({"type": "join", "game_id": id})).await;
+    play(&mut bob, &id, 2, "C3").await;
+    let planned = bob.recv_type("move_played").await;
+    assert_eq!(
+        (&planned["vertex"], &planned["planned"]),
+        (&json!("G7"), &json!(true)),
+        "{planned}"
+    );
+    play(&mut bob, &id, 4, "G3").await;
+    let planned = bob.recv_type("move_played").await;
+    assert_eq!(planned["vertex"], "C7", "{planned}");
+}
+
+#[tokio::test]
+async fn a_sleeping_correspondence_game_on_postgres_flags_at_its_deadline() {
+    let db = postgres_db();
+    let server = TestServer::start_with(on_postgres(db.url())).await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let settings = json!({"board_size": 9, "color": "black", "correspondence": true,
+        "vacation": false, "clock": {"system": "absolute", "main_ms": 4_000}});
+    let id = start_game(&mut alice, &mut bob, settings).await;
+    play(&mut alice, &id, 1, "E5").await;
+    drop((alice, bob));
+    // Restarted, the game sleeps in the deadline index until White's flag falls.
+    let dir = server.stop().await;
+    let server = TestServer::start_in(dir, on_postgres(db.url())).await;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (_, record) = get_json(&server, &format!("/api/games/{id}")).await;
+        if record["result"].is_string() {
+            assert_eq!(record["result"], "B+T", "{record}");
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "no flag: {record}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}

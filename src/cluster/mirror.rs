@@ -215,10 +215,20 @@ impl Mirror {
                 let _ = reply.send(Err(unexpected()));
             }
             RoomCmd::LeaveRemote { .. } | RoomCmd::LeaveNode { .. } => {}
-            // A vacation or a calendar reaches the games whose rooms run on the player's
-            // node (or sleep): its reply dropped says this one was not reached (a
-            // calendar is read again when the game's room is next built).
-            RoomCmd::Vacation { .. } | RoomCmd::Calendar { .. } => {}
+            // A reply dropped (the owner gone or cut off) says the game was not reached.
+            RoomCmd::Vacation {
+                user_id,
+                away,
+                reply,
+            } => {
+                let forward = Forward::Vacation { user_id, away };
+                if let Ok(Answer::Vacation(told)) = self.ask(&forward).await {
+                    let _ = reply.send(told);
+                }
+            }
+            // A calendar reaches the games whose rooms run on the player's node (or
+            // sleep); the others read it again when their room is next built.
+            RoomCmd::Calendar { .. } => {}
             RoomCmd::Release => self.orphaned = true,
         }
     }

@@ -90,6 +90,14 @@ async fn answer(room: &RoomHandle, forward: Forward) -> Answer {
             .ask(|reply| RoomCmd::Calls { user, reply })
             .await
             .map(|calls| Ok(Answer::Calls(Box::new(calls)))),
+        Forward::Vacation { user_id, away } => room
+            .ask(|reply| RoomCmd::Vacation {
+                user_id,
+                away,
+                reply,
+            })
+            .await
+            .map(|told| Ok(Answer::Vacation(told))),
     };
     match answered {
         Ok(Ok(answer)) => answer,

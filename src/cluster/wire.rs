@@ -33,6 +33,11 @@ pub enum Forward {
     Calls {
         user: UserInfo,
     },
+    /// A player of the game went on vacation (`away`) or came back (on any node).
+    Vacation {
+        user_id: String,
+        away: bool,
+    },
 }
 
 /// The owner's answer to a [`Forward`].
@@ -43,6 +48,8 @@ pub enum Answer {
     Seq(Option<u64>),
     Summary(GameSummary),
     Calls(Box<(Option<CalledGame>, Option<GameSummary>)>),
+    /// Whether the player's clock is as a [`Forward::Vacation`] asked, now.
+    Vacation(bool),
     Done,
     Refused(WireRefusal),
     /// The room stopped on the owner before it answered: find the game anew.

@@ -77,6 +77,16 @@ pub(crate) const TABLES: &[Table] = &[
             ("at_ms", Int),
         ],
     ),
+    // A correspondence game's next deadline and its players' plans, which its log does
+    // not hold: without them the game would never wake to flag, nor play a planned reply.
+    table(
+        "correspondence_deadlines",
+        &[("game_id", Text), ("due_ms", Int)],
+    ),
+    table(
+        "plans",
+        &[("game_id", Text), ("color", Text), ("plan", Text)],
+    ),
     table(
         "refresh_tokens",
         &[
@@ -188,7 +198,18 @@ pub(crate) const TABLES: &[Table] = &[
             ("sgf", Text),
         ],
     ),
-    // Notices are not copied: a short list of recent news, each account's to lose.
+    table(
+        "notices",
+        &[
+            ("id", Int),
+            ("account", Text),
+            ("kind", Text),
+            ("payload", Text),
+            ("at_ms", Int),
+            ("read", Bool),
+            ("digest", Bool),
+        ],
+    ),
     table(
         "mail_prefs",
         &[
@@ -211,6 +232,16 @@ pub(crate) const TABLES: &[Table] = &[
             ("p256dh", Text),
             ("auth", Text),
             ("created_ms", Int),
+        ],
+    ),
+    table(
+        "vacations",
+        &[
+            ("user_id", Text),
+            ("balance_ms", Int),
+            ("as_of_ms", Int),
+            ("away_since_ms", Int),
+            ("warned", Bool),
         ],
     ),
 ];

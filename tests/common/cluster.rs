@@ -2,6 +2,9 @@
 //! under a subject prefix of their own, sharing one token secret; nodes in this process
 //! ([`Cluster::node`]) or as child processes ([`Cluster::spawn`]) to kill or pause.
 
+use std::time::Duration;
+
+use serde_json::json;
 use tengen::auth::{claims_for, sign};
 use tengen::config::{Config, StoreBackend};
 use tengen::protocol::Role;
@@ -164,4 +167,20 @@ pub async fn start_cluster(count: usize) -> (Cluster, Vec<TestServer>) {
     let cluster = Cluster::new();
     let nodes = cluster.nodes(count).await;
     (cluster, nodes)
+}
+
+/// Plays move `n` at `vertex` through `c` until it is in: an `unavailable` (the game is
+/// moving between nodes) is sent again; a `stale_move` means an earlier try went in
+/// after all. None when the connection breaks (its node died).
+pub async fn play_through(c: &mut Client, game: &str, n: u32, vertex: &str) -> Option<()> {
+    loop {
+        let msg = json!({"type": "play", "game_id": game, "move_number": n, "vertex": vertex});
+        let reply = c.try_request(msg).await?;
+        match reply["code"].as_str() {
+            None if reply["type"] == "ack" => return Some(()),
+            Some("unavailable") => tokio::time::sleep(Duration::from_millis(200)).await,
+            Some("stale_move") => return Some(()),
+            _ => panic!("move {n} of {game} refused: {reply}"),
+        }
+    }
 }

@@ -54,6 +54,15 @@ impl Drop for Running {
     }
 }
 
+/// A player's token for the server on data dir `dir` (signed with the secret it keeps
+/// there).
+pub fn token(dir: &std::path::Path, sub: &str) -> String {
+    use tengen::auth::{claims_for, sign};
+    let secret = std::fs::read_to_string(dir.join("jwt-secret")).expect("secret");
+    let claims = claims_for(sub, None, tengen::protocol::Role::Player, 3600);
+    sign(secret.trim().as_bytes(), &claims).expect("token")
+}
+
 /// The binary the children run: `TENGEN_TEST_BIN` when set (a release build, for the
 /// benchmarks run as ignored tests), else the one cargo built for the tests.
 pub fn tengen_bin() -> String {
