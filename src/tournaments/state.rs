@@ -103,7 +103,7 @@ pub fn outcome_of(result: &GameResult) -> Option<Outcome> {
 }
 
 /// A player a director brings in from a file: the account, and what the file says.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Newcomer {
     pub user: UserInfo,
     pub rank: Rank,

@@ -249,6 +249,11 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
     "#,
+    // 10: PostgreSQL only, as the games' leases: which node runs each tournament's
+    // director, and until when.
+    r#"
+    ALTER TABLE tournaments ADD COLUMN owner TEXT, ADD COLUMN lease_until TIMESTAMPTZ;
+    "#,
 ];
 
 /// The schema version this build writes and understands.
