@@ -809,3 +809,65 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
     let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
     assert_eq!((got, answer["code"].as_str()), (409, Some("wrong_phase")));
 }
+
+/// A watcher hears a director's new setup (with the draw's new commitments) and a bye
+/// given ahead of a pairing; with `direct` among the tie-breaks, each standings row
+/// carries its column.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_hears_a_new_setup_and_a_bye_given_ahead() {
+    let server = TestServer::start_with(tweak).await;
+    let mut td = director(&server).await;
+    let created = td
+        .ok(json!({"type": "create_tournament", "setup": setup()}))
+        .await;
+    let t = created["tournament"]["tournament_id"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    assert!(created["tournament"]["standings"].as_array().is_some());
+    let mut watcher = server.login("kibitzer").await;
+    watcher.ok(msg(&t, "watch_tournament", json!({}))).await;
+
+    let mut swiss = setup();
+    swiss["regulations"] = json!({
+        "system": {"kind": "swiss"}, "rounds": 2, "handicap": null, "colours": "draw",
+        "seeding": "split_and_fold", "tie_breaks": ["direct", "sos"], "bye": 2,
+        "missed_round": 0, "separate_clubs": false, "separate_countries": false
+    });
+    swiss["min_rank"] = Value::Null;
+    td.ok(msg(&t, "configure", json!({"setup": swiss}))).await;
+    let changed = watcher.recv_type("setup_changed").await;
+    assert_eq!(changed["tournament_id"], t);
+    assert_eq!(changed["setup"]["regulations"]["rounds"], 2, "{changed}");
+    let draws = changed["draws"].as_array().expect("draws");
+    assert_eq!(draws.len(), 2, "{changed}");
+    assert_ne!(
+        draws[0]["commitment"], created["tournament"]["draws"][0]["commitment"],
+        "a new setup draws anew"
+    );
+    assert!(draws[0]["secret"].is_null(), "{changed}");
+
+    for name in ["p00", "p01", "p02"] {
+        let mut c = server.login(name).await;
+        c.ok(msg(&t, "register", json!({"rank": "1k"}))).await;
+    }
+    let standings = loop {
+        let s = watcher.recv_type("standings_changed").await;
+        if s["standings"].as_array().map(Vec::len) == Some(3) {
+            break s;
+        }
+    };
+    for row in standings["standings"].as_array().expect("rows") {
+        assert_eq!(row["direct"], 0, "{row}");
+    }
+    td.ok(msg(&t, "bye", json!({"player": "p02"}))).await;
+    let bye = watcher.recv_type("bye_given").await;
+    assert_eq!(
+        (&bye["player"], &bye["round"]),
+        (&json!("p02"), &json!(1)),
+        "{bye}"
+    );
+    td.ok(msg(&t, "pair", json!({}))).await;
+    let paired = watcher.recv_type("round_paired").await;
+    assert_eq!(paired["round"]["byes"], json!(["p02"]), "{paired}");
+}

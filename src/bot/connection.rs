@@ -485,6 +485,8 @@ impl BotRunner {
             | ServerMsg::BoardResult { .. }
             | ServerMsg::StandingsChanged { .. }
             | ServerMsg::AppealChanged { .. }
+            | ServerMsg::SetupChanged { .. }
+            | ServerMsg::ByeGiven { .. }
             | ServerMsg::ReportFiled { .. }
             | ServerMsg::Reports { .. }
             | ServerMsg::Mutes { .. }

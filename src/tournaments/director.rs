@@ -461,10 +461,25 @@ impl Director {
                 }
                 false
             }
-            Entry::Created { .. }
-            | Entry::Configured { .. }
-            | Entry::ByeAsked { .. }
-            | Entry::Finished {} => false,
+            Entry::Configured { .. } => {
+                self.broadcast(&ServerMsg::SetupChanged {
+                    tournament_id: id,
+                    setup: Box::new(self.state.setup.clone()),
+                    draws: self.state.draws(),
+                });
+                // The tie-breaks, or the system, may be others now.
+                true
+            }
+            Entry::ByeAsked { seat } => {
+                let round = self.state.played.len() + 1;
+                self.broadcast(&ServerMsg::ByeGiven {
+                    tournament_id: id,
+                    player: self.state.users[*seat].id.clone(),
+                    round: u8::try_from(round).unwrap_or(u8::MAX),
+                });
+                false
+            }
+            Entry::Created { .. } | Entry::Finished {} => false,
         }
     }
 

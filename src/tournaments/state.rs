@@ -21,7 +21,7 @@ use crate::tournament::field::{
 };
 use crate::tournament::knockout::{advance, bracket};
 use crate::tournament::pairing::{Costs, Proposed, all_costs, draw, pair};
-use crate::tournament::regulations::{ColourRule, HalfPoints, System};
+use crate::tournament::regulations::{ColourRule, HalfPoints, System, TieBreak};
 use crate::tournament::round_robin::berger;
 use crate::tournament::standings::standings;
 
@@ -886,6 +886,7 @@ impl Tournament {
         for st in &table {
             place[st.seat] = st.place;
         }
+        let direct = (self.record.regulations.tie_breaks).contains(&TieBreak::Direct);
         table
             .iter()
             .map(|st| StandingView {
@@ -897,6 +898,7 @@ impl Tournament {
                 sosos: st.sosos,
                 sodos: st.sodos,
                 cuss: st.cuss,
+                direct: direct.then_some(st.direct),
                 rounds: (0..self.record.rounds.len())
                     .map(|r| self.cell(st.seat, r, &place))
                     .collect(),
