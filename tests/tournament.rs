@@ -847,9 +847,11 @@ async fn a_watcher_hears_a_new_setup_and_a_bye_given_ahead() {
     );
     assert!(draws[0]["secret"].is_null(), "{changed}");
 
+    let mut ps = Vec::new();
     for name in ["p00", "p01", "p02"] {
         let mut c = server.login(name).await;
         c.ok(msg(&t, "register", json!({"rank": "1k"}))).await;
+        ps.push(c);
     }
     let standings = loop {
         let s = watcher.recv_type("standings_changed").await;
@@ -870,4 +872,40 @@ async fn a_watcher_hears_a_new_setup_and_a_bye_given_ahead() {
     td.ok(msg(&t, "pair", json!({}))).await;
     let paired = watcher.recv_type("round_paired").await;
     assert_eq!(paired["round"]["byes"], json!(["p02"]), "{paired}");
+
+    // A tournament forbids vacation: its games say so.
+    td.ok(msg(&t, "publish", json!({}))).await;
+    let started = watcher.recv_type("round_started").await;
+    let game = started["round"]["boards"][0]["game_id"]
+        .as_str()
+        .expect("a game");
+    ps[0].ok(json!({"type": "join", "game_id": game})).await;
+    let snapshot = ps[0].recv_type("snapshot").await;
+    assert_eq!(snapshot["settings"]["vacation"], false, "{snapshot}");
+
+    // Its games are live: correspondence settings are refused, and nothing is created.
+    let listed = |body: Value| body["tournaments"].as_array().map_or(0, Vec::len);
+    let before = listed(get_json(&server, "/api/tournaments").await.1);
+    let mut by_post = setup();
+    by_post["settings"] = json!({"board_size": 19, "correspondence": true,
+        "clock": {"system": "fischer", "main_ms": 259_200_000, "increment_ms": 86_400_000,
+            "max_ms": 604_800_000}});
+    let refused = td
+        .refused(
+            json!({"type": "create_tournament", "setup": by_post}),
+            "bad_request",
+        )
+        .await;
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("live"),
+        "{refused}"
+    );
+    assert_eq!(before, 1);
+    assert_eq!(
+        listed(get_json(&server, "/api/tournaments").await.1),
+        before
+    );
 }

@@ -541,6 +541,8 @@ impl Director {
             settings.start_at = Some(played.start_at);
             settings.fair_play = FairPlay::Tournament;
             settings.referee = played.referees[i].clone();
+            // A tournament forbids vacation (issue 39): its rounds keep one pace.
+            settings.vacation = false;
             let nigiri = p.nigiri.then(|| self.nigiri_proof(round, i));
             let seating = Seating {
                 id: played.games[i].clone(),

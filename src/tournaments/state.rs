@@ -72,6 +72,11 @@ pub fn check_setup(setup: &TournamentSetup) -> Result<(), Refusal> {
     if setup.regulations.tie_breaks.len() > 6 {
         return Err(bad("at most 6 tie-breaks"));
     }
+    if setup.settings.correspondence {
+        return Err(bad(
+            "a tournament's games are live: each round starts them at one time, which a correspondence game cannot have",
+        ));
+    }
     if setup.settings.start_at.is_some() || setup.settings.referee.is_some() {
         return Err(bad(
             "a tournament sets each game's `start_at` and `referee` itself; leave them out",
