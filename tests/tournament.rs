@@ -702,9 +702,9 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
         .unwrap()
         .to_string();
     td.ok(msg(&t, "watch_tournament", json!({}))).await;
-    for account in ["leeann", "kimbo"] {
-        server.account(account).await;
-    }
+    // Matched by name, in either order.
+    server.account_named("leeann", "Ann Lee").await;
+    server.account_named("kimbo", "Kim Bo").await;
     let path = format!("/api/tournaments/{t}/players");
     let file = gotha(&[("Lee", "Ann", "2D"), ("Kim", "Bo", "5K")]);
     let td_token = server.token_as("td", Role::Admin);
@@ -752,6 +752,15 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
     .await;
     assert_eq!(got, 404);
 
+    // A name two accounts have matches neither: the file must name the account.
+    server.account_named("leeann2", "Lee Ann").await;
+    let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
+    assert_eq!((got, answer["code"].as_str()), (404, Some("not_found")));
+    let said = answer["error"].as_str().unwrap_or_default();
+    assert!(said.contains("Ann Lee: several accounts"), "{answer}");
+    assert!(!said.contains("Bo Kim"), "{answer}");
+    assert_eq!(players(view(&server, &t).await), 0);
+    let file = file.replace("name=\"Lee\"", "tengenAccount=\"leeann\" name=\"Lee\"");
     let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
     assert_eq!((got, &answer), (200, &json!({"registered": 2})));
     let changed = td.recv_type("registration_changed").await;
@@ -803,7 +812,13 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
     let xml = String::from_utf8(xml).expect("UTF-8");
     let imported = opengotha::import(&xml).expect("the OpenGotha file imports");
     assert_eq!(imported.record.adjustments.len(), 1, "{xml}");
-    assert_eq!(lines_of(&imported)["leeann"].1, score.as_i64().unwrap());
+    // Each player is named by display name, and carries the account.
+    let seat = (imported.people.iter())
+        .position(|p| p.account == "leeann")
+        .expect("the account is in the file");
+    assert_eq!(imported.people[seat].surname, "Ann Lee");
+    let id = imported.record.field[seat].id.to_lowercase();
+    assert_eq!(lines_of(&imported)[&id].1, score.as_i64().unwrap());
     // Once round one is paired, too late.
     td.ok(msg(&t, "pair", json!({}))).await;
     let (got, answer) = post(&server, &path, Some(&td_token), &file).await;

@@ -18,7 +18,6 @@ use tokio::sync::{mpsc, oneshot};
 use channel::Channel;
 use cluster::Link;
 
-use crate::accounts::username::Username;
 use crate::fanout::Outbox;
 use crate::ids::new_id;
 use crate::protocol::{
@@ -26,7 +25,7 @@ use crate::protocol::{
 };
 use crate::store::{Claim, StoreError, TournamentEntry, TournamentRecord};
 use crate::time::wall_ms;
-use crate::tournament::exchange::opengotha;
+use crate::tournament::exchange::{Person, opengotha};
 use director::{Answer, Command, Deps, Reply, Request};
 use entry::Entry;
 use state::{Newcomer, Tournament, check_setup, fresh_secrets};
@@ -69,6 +68,44 @@ fn unknown(id: &str) -> Refusal {
         ErrorCode::NotFound,
         format!("there is no tournament `{id}`"),
     )
+}
+
+/// The account a player of an imported file is, or why none: the account the file
+/// names, else the one account that has the player's name.
+fn match_account(
+    store: &dyn crate::store::Store,
+    person: &Person,
+) -> Result<Result<UserInfo, String>, StoreError> {
+    let usable = |u: &crate::store::UserRecord| !u.disabled && u.role != Role::Guest;
+    let info = |u: crate::store::UserRecord| UserInfo {
+        id: u.id,
+        name: u.display_name,
+        role: u.role,
+    };
+    let name = format!("{} {}", person.first_name, person.surname)
+        .trim()
+        .to_string();
+    if !person.account.is_empty() {
+        let found = store.user(&person.account)?.filter(usable);
+        return Ok(found
+            .map(info)
+            .ok_or(format!("{name}: no account `{}`", person.account)));
+    }
+    let reversed = format!("{} {}", person.surname, person.first_name)
+        .trim()
+        .to_string();
+    let mut found = store.users_named(&name, 2)?;
+    if reversed != name {
+        found.extend(store.users_named(&reversed, 2)?);
+    }
+    found.retain(usable);
+    Ok(match found.len() {
+        0 => Err(format!("{name}: no account has this name")),
+        1 => Ok(info(found.remove(0))),
+        _ => Err(format!(
+            "{name}: several accounts have this name; name one with `tengenAccount`"
+        )),
+    })
 }
 
 /// A tournament folded from its log, and the number of its last entry.
@@ -256,10 +293,11 @@ impl Tournaments {
 
     /// Registers in tournament `id` the players of an OpenGotha file (a player list, or a
     /// whole tournament's file, whose players alone are read), as its director `by`
-    /// asks. Each is the account whose username is the player's name and first name run
-    /// together (OpenGotha's key: `Lee` `Ann` is `leeann`). A file that does not read is
-    /// `invalid_file`, a player without an account `not_found`; then nothing changes.
-    /// Returns how many were new.
+    /// asks. Each player is the account the file names (`tengenAccount`), else the one
+    /// account whose display name is the player's first name and surname (or surname and
+    /// first name) exactly; a name no account has, or several have, matches nobody. A
+    /// file that does not read is `invalid_file`; a player matched to no account is
+    /// `not_found`, naming each and why; then nothing changes. Returns how many were new.
     pub async fn import(&self, id: &str, by: UserInfo, xml: &str) -> Result<usize, Refusal> {
         let file = opengotha::import(xml).map_err(|e| {
             Refusal::new(
@@ -267,36 +305,12 @@ impl Tournaments {
                 format!("the OpenGotha file cannot be read: {e}"),
             )
         })?;
-        let wanted: Vec<(String, Option<String>)> = file
-            .people
-            .iter()
-            .map(|p| {
-                let key = p.key();
-                let account = Username::canonical(&key).ok().map(Username::into_string);
-                (
-                    format!("{} {}", p.surname, p.first_name).trim().to_string(),
-                    account,
-                )
-            })
-            .collect();
+        let people = file.people.clone();
         let accounts = self
             .stored(move |s| {
-                wanted
-                    .into_iter()
-                    .map(|(name, account)| {
-                        let found = match &account {
-                            Some(id) => s.user(id)?,
-                            None => None,
-                        };
-                        Ok(found
-                            .filter(|u| !u.disabled && u.role != Role::Guest)
-                            .map(|u| UserInfo {
-                                id: u.id,
-                                name: u.display_name,
-                                role: u.role,
-                            })
-                            .ok_or(name))
-                    })
+                people
+                    .iter()
+                    .map(|p| match_account(s, p))
                     .collect::<Result<Vec<_>, StoreError>>()
             })
             .await?;
@@ -307,9 +321,9 @@ impl Tournaments {
             return Err(Refusal::new(
                 ErrorCode::NotFound,
                 format!(
-                    "{} player(s) of the file have no account here: {}{}",
+                    "{} player(s) of the file match no account here: {}{}",
                     missing.len(),
-                    shown.join(", "),
+                    shown.join("; "),
                     if more > 0 {
                         format!(" and {more} more")
                     } else {

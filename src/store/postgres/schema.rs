@@ -249,10 +249,11 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
     "#,
-    // 10: PostgreSQL only, as the games' leases: which node runs each tournament's
-    // director, and until when.
+    // 10: which node runs each tournament's director, and until when (PostgreSQL only,
+    // as the games' leases); SQLite's version 15, accounts by display name.
     r#"
     ALTER TABLE tournaments ADD COLUMN owner TEXT, ADD COLUMN lease_until TIMESTAMPTZ;
+    CREATE INDEX users_by_display_name ON users (display_name);
     "#,
 ];
 

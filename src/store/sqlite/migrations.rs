@@ -273,6 +273,10 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX vacations_away ON vacations (away_since_ms) WHERE away_since_ms IS NOT NULL;
     ",
+    // 15: accounts by display name, for a tournament's import matching players by name.
+    "
+    CREATE INDEX users_by_display_name ON users (display_name);
+    ",
 ];
 
 /// The schema version this build writes and understands.
