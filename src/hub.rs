@@ -29,6 +29,7 @@ use crate::standings::Standings;
 use crate::starter::{Starter, automatch};
 use crate::store::{Store, StoreError, StoreWriter};
 use crate::tournaments::Tournaments;
+use crate::tournaments::cluster::Link;
 use crate::tournaments::director::Deps;
 
 pub struct Hub {
@@ -108,14 +109,21 @@ impl Hub {
             let starter = Starter::new(lobby.clone(), games.clone(), lifecycle.clone(), max_games);
             let starter = Arc::new(starter);
             automatch::keep_pairing(Arc::downgrade(&starter));
-            let tournaments = Tournaments::new(Deps {
+            let deps = Deps {
                 store: tournament_store,
                 starter: starter.clone(),
                 lifecycle: lifecycle.clone(),
                 ranks,
                 notices: notices.clone(),
                 shutdown: shutdown.signal(),
+            };
+            let link = cluster.as_ref().map(|node| Link {
+                bus: node.bus.clone(),
+                node: node.id().to_owned(),
+                leases: node.leases(),
+                lease: node.lease(),
             });
+            let tournaments = Tournaments::new(deps, link);
             Hub {
                 config,
                 verifier,
@@ -139,6 +147,7 @@ impl Hub {
     /// cluster on `bus`.
     pub async fn join_cluster(self: &Arc<Hub>, bus: Bus) -> Result<(), BusError> {
         crate::cluster::news::relay(self.lifecycle.clone(), bus.clone()).await?;
+        self.tournaments.join_cluster().await?;
         let link = crate::cluster::lobby::start(self.clone(), bus).await?;
         self.starter.link(link);
         Ok(())

@@ -702,9 +702,9 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
         .unwrap()
         .to_string();
     td.ok(msg(&t, "watch_tournament", json!({}))).await;
-    for account in ["leeann", "kimbo"] {
-        server.account(account).await;
-    }
+    // Matched by name, in either order.
+    server.account_named("leeann", "Ann Lee").await;
+    server.account_named("kimbo", "Kim Bo").await;
     let path = format!("/api/tournaments/{t}/players");
     let file = gotha(&[("Lee", "Ann", "2D"), ("Kim", "Bo", "5K")]);
     let td_token = server.token_as("td", Role::Admin);
@@ -752,6 +752,15 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
     .await;
     assert_eq!(got, 404);
 
+    // A name two accounts have matches neither: the file must name the account.
+    server.account_named("leeann2", "Lee Ann").await;
+    let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
+    assert_eq!((got, answer["code"].as_str()), (404, Some("not_found")));
+    let said = answer["error"].as_str().unwrap_or_default();
+    assert!(said.contains("Ann Lee: several accounts"), "{answer}");
+    assert!(!said.contains("Bo Kim"), "{answer}");
+    assert_eq!(players(view(&server, &t).await), 0);
+    let file = file.replace("name=\"Lee\"", "tengenAccount=\"leeann\" name=\"Lee\"");
     let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
     assert_eq!((got, &answer), (200, &json!({"registered": 2})));
     let changed = td.recv_type("registration_changed").await;
@@ -803,9 +812,115 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
     let xml = String::from_utf8(xml).expect("UTF-8");
     let imported = opengotha::import(&xml).expect("the OpenGotha file imports");
     assert_eq!(imported.record.adjustments.len(), 1, "{xml}");
-    assert_eq!(lines_of(&imported)["leeann"].1, score.as_i64().unwrap());
+    // Each player is named by display name, and carries the account.
+    let seat = (imported.people.iter())
+        .position(|p| p.account == "leeann")
+        .expect("the account is in the file");
+    assert_eq!(imported.people[seat].surname, "Ann Lee");
+    let id = imported.record.field[seat].id.to_lowercase();
+    assert_eq!(lines_of(&imported)[&id].1, score.as_i64().unwrap());
     // Once round one is paired, too late.
     td.ok(msg(&t, "pair", json!({}))).await;
     let (got, answer) = post(&server, &path, Some(&td_token), &file).await;
     assert_eq!((got, answer["code"].as_str()), (409, Some("wrong_phase")));
+}
+
+/// A watcher hears a director's new setup (with the draw's new commitments) and a bye
+/// given ahead of a pairing; with `direct` among the tie-breaks, each standings row
+/// carries its column.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_hears_a_new_setup_and_a_bye_given_ahead() {
+    let server = TestServer::start_with(tweak).await;
+    let mut td = director(&server).await;
+    let created = td
+        .ok(json!({"type": "create_tournament", "setup": setup()}))
+        .await;
+    let t = created["tournament"]["tournament_id"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    assert!(created["tournament"]["standings"].as_array().is_some());
+    let mut watcher = server.login("kibitzer").await;
+    watcher.ok(msg(&t, "watch_tournament", json!({}))).await;
+
+    let mut swiss = setup();
+    swiss["regulations"] = json!({
+        "system": {"kind": "swiss"}, "rounds": 2, "handicap": null, "colours": "draw",
+        "seeding": "split_and_fold", "tie_breaks": ["direct", "sos"], "bye": 2,
+        "missed_round": 0, "separate_clubs": false, "separate_countries": false
+    });
+    swiss["min_rank"] = Value::Null;
+    td.ok(msg(&t, "configure", json!({"setup": swiss}))).await;
+    let changed = watcher.recv_type("setup_changed").await;
+    assert_eq!(changed["tournament_id"], t);
+    assert_eq!(changed["setup"]["regulations"]["rounds"], 2, "{changed}");
+    let draws = changed["draws"].as_array().expect("draws");
+    assert_eq!(draws.len(), 2, "{changed}");
+    assert_ne!(
+        draws[0]["commitment"], created["tournament"]["draws"][0]["commitment"],
+        "a new setup draws anew"
+    );
+    assert!(draws[0]["secret"].is_null(), "{changed}");
+
+    let mut ps = Vec::new();
+    for name in ["p00", "p01", "p02"] {
+        let mut c = server.login(name).await;
+        c.ok(msg(&t, "register", json!({"rank": "1k"}))).await;
+        ps.push(c);
+    }
+    let standings = loop {
+        let s = watcher.recv_type("standings_changed").await;
+        if s["standings"].as_array().map(Vec::len) == Some(3) {
+            break s;
+        }
+    };
+    for row in standings["standings"].as_array().expect("rows") {
+        assert_eq!(row["direct"], 0, "{row}");
+    }
+    td.ok(msg(&t, "bye", json!({"player": "p02"}))).await;
+    let bye = watcher.recv_type("bye_given").await;
+    assert_eq!(
+        (&bye["player"], &bye["round"]),
+        (&json!("p02"), &json!(1)),
+        "{bye}"
+    );
+    td.ok(msg(&t, "pair", json!({}))).await;
+    let paired = watcher.recv_type("round_paired").await;
+    assert_eq!(paired["round"]["byes"], json!(["p02"]), "{paired}");
+
+    // A tournament forbids vacation: its games say so.
+    td.ok(msg(&t, "publish", json!({}))).await;
+    let started = watcher.recv_type("round_started").await;
+    let game = started["round"]["boards"][0]["game_id"]
+        .as_str()
+        .expect("a game");
+    ps[0].ok(json!({"type": "join", "game_id": game})).await;
+    let snapshot = ps[0].recv_type("snapshot").await;
+    assert_eq!(snapshot["settings"]["vacation"], false, "{snapshot}");
+
+    // Its games are live: correspondence settings are refused, and nothing is created.
+    let listed = |body: Value| body["tournaments"].as_array().map_or(0, Vec::len);
+    let before = listed(get_json(&server, "/api/tournaments").await.1);
+    let mut by_post = setup();
+    by_post["settings"] = json!({"board_size": 19, "correspondence": true,
+        "clock": {"system": "fischer", "main_ms": 259_200_000, "increment_ms": 86_400_000,
+            "max_ms": 604_800_000}});
+    let refused = td
+        .refused(
+            json!({"type": "create_tournament", "setup": by_post}),
+            "bad_request",
+        )
+        .await;
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("live"),
+        "{refused}"
+    );
+    assert_eq!(before, 1);
+    assert_eq!(
+        listed(get_json(&server, "/api/tournaments").await.1),
+        before
+    );
 }

@@ -511,6 +511,8 @@ impl BotRunner {
             | ServerMsg::BoardResult { .. }
             | ServerMsg::StandingsChanged { .. }
             | ServerMsg::AppealChanged { .. }
+            | ServerMsg::SetupChanged { .. }
+            | ServerMsg::ByeGiven { .. }
             | ServerMsg::ReportFiled { .. }
             | ServerMsg::Reports { .. }
             | ServerMsg::Mutes { .. }

@@ -155,6 +155,12 @@ impl Node {
         Duration::from_millis(self.lease_ms)
     }
 
+    /// The shared store's leases, for what else runs on one node at a time (tournaments'
+    /// directors).
+    pub fn leases(&self) -> Arc<dyn Leases> {
+        self.leases.clone()
+    }
+
     pub fn relay(&self) -> Arc<dyn Relay> {
         self.relay.clone()
     }

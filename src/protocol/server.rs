@@ -15,7 +15,9 @@ use super::plan::StoredPlan;
 use super::request::RequestId;
 use super::settings::GameSettings;
 use super::summary::{CorrespondenceGame, GameSummary, Phase};
-use super::tournament::{AppealView, PlayerView, RoundView, StandingView, TournamentView};
+use super::tournament::{
+    AppealView, DrawView, PlayerView, RoundView, StandingView, TournamentSetup, TournamentView,
+};
 use super::user::UserInfo;
 use crate::clock::ClockView;
 use crate::rules::{Color, GameResult, Move, Vertex};
@@ -307,6 +309,20 @@ pub enum ServerMsg {
     AppealChanged {
         tournament_id: String,
         appeal: AppealView,
+    },
+    /// Tournament channel: a director replaced the setup (before round one is paired),
+    /// and with it each round's draw: the new commitments.
+    SetupChanged {
+        tournament_id: String,
+        setup: Box<TournamentSetup>,
+        draws: Vec<DrawView>,
+    },
+    /// Tournament channel: a director gave `player` (a user id) the bye of `round`
+    /// ahead of its pairing.
+    ByeGiven {
+        tournament_id: String,
+        player: String,
+        round: u8,
     },
     /// The reply to `list_notices`; `next` is the `before` of the following page.
     Notices {

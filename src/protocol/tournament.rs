@@ -180,6 +180,10 @@ pub struct StandingView {
     pub sosos: i64,
     pub sodos: i64,
     pub cuss: i64,
+    /// Direct confrontation, when the regulations name it: 1 for a player placed above
+    /// their one equal by winning their games, else 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct: Option<i64>,
     /// Each published round: the opponent's place, `+`, `-` or `=`, `/`, the colour and
     /// the handicap (`3+/b0`); `0+`, `0-` or `0=` for a round without a game; `?` after
     /// the slash's part while the game is played.

@@ -160,6 +160,10 @@ pub trait AccountStore {
     /// One user, if the id is known.
     fn user(&self, id: &str) -> Result<Option<UserRecord>, StoreError>;
 
+    /// The accounts whose display name is exactly `name`, at most `limit`, by id (a
+    /// tournament's import matches players by name, and only a unique match).
+    fn users_named(&self, name: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError>;
+
     /// The ids of local accounts that are not plain ASCII: the only ones whose case
     /// folding can differ from the lower case an account registered before usernames
     /// were folded was stored under (`straße`, which `strasse` must not take).

@@ -43,4 +43,18 @@ pub trait Leases: Send + Sync + 'static {
     /// them without waiting for them to lapse. A lease `node` has claimed again since,
     /// under a higher number, is kept: it belongs to a newer room than the one closing.
     fn release(&self, node: &str, games: &[(String, u64)]) -> Result<(), StoreError>;
+
+    /// Takes (or, for its holder, extends) the lease on running the director of
+    /// tournament `id` for `node`, as [`Leases::claim`] does a game's. No fencing number
+    /// (`Ours(0)`): the tournament's log numbers its entries, so a former director's
+    /// next write is refused anyway ([`StoreError::TournamentOutOfOrder`]).
+    /// [`StoreError::UnknownTournament`] if there is no such tournament.
+    fn claim_tournament(&self, id: &str, node: &str, lease_ms: u64) -> Result<Claim, StoreError>;
+
+    /// Gives up `node`'s lease on tournament `id`, if it holds it.
+    fn release_tournament(&self, id: &str, node: &str) -> Result<(), StoreError>;
+
+    /// Tournaments not finished whose director's lease lapsed or that never had one, at
+    /// most `limit`, oldest first.
+    fn orphan_tournaments(&self, limit: u32) -> Result<Vec<String>, StoreError>;
 }

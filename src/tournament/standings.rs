@@ -25,6 +25,10 @@ pub struct Standing {
     pub sosos: i64,
     pub sodos: i64,
     pub cuss: i64,
+    /// Direct confrontation: 1 for a player placed above their one equal by winning
+    /// their games, else 0.
+    #[serde(default)]
+    pub direct: i64,
 }
 
 impl Standing {
@@ -35,7 +39,7 @@ impl Standing {
             TieBreak::Sodos => self.sodos,
             TieBreak::Cuss => self.cuss,
             TieBreak::Wins => i64::from(self.wins),
-            TieBreak::Direct => 0,
+            TieBreak::Direct => self.direct,
         }
     }
 }
@@ -89,6 +93,7 @@ pub fn standings(record: &Record) -> Vec<Standing> {
                 cuss: (1..=rounds)
                     .map(|r| i64::from(record.score_after(s, r)))
                     .sum(),
+                direct: 0,
             }
         })
         .collect();
@@ -135,6 +140,7 @@ fn refine(record: &Record, group: &mut [Standing], level: usize, equals: &mut Ve
             if winner == group[1].seat {
                 group.swap(0, 1);
             }
+            group[0].direct = 1;
             let (first, second) = group.split_at_mut(1);
             refine(record, first, tie_breaks.len(), equals);
             refine(record, second, tie_breaks.len(), equals);

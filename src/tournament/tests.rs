@@ -507,3 +507,43 @@ fn an_adjustment_moves_the_score_its_opponents_sos_and_not_the_wins() {
     assert_eq!(back.record.adjustments.len(), 1);
     assert_eq!(standings(&back.record), standings(&record));
 }
+
+#[test]
+fn a_tie_is_broken_by_the_direct_game_when_the_regulations_name_it() {
+    let board = |black, white| Board {
+        black,
+        white,
+        handicap: 0,
+        outcome: Some(Outcome::Black),
+    };
+    let mut record = Record {
+        regulations: Regulations {
+            tie_breaks: Vec::new(),
+            ..regulations(System::Swiss, false)
+        },
+        field: field(4, 1),
+        // 1 beats 0, then 2 beats 1 and 0 beats 3: 0 and 1 finish on one win each.
+        rounds: vec![
+            Round {
+                boards: vec![board(1, 0), board(2, 3)],
+                byes: vec![],
+            },
+            Round {
+                boards: vec![board(2, 1), board(0, 3)],
+                byes: vec![],
+            },
+        ],
+        adjustments: Vec::new(),
+    };
+    let line = |t: &[Standing], seat| t.iter().find(|s| s.seat == seat).unwrap().clone();
+    let equal = standings(&record);
+    assert_eq!((line(&equal, 0).place, line(&equal, 1).place), (2, 2));
+    assert_eq!((line(&equal, 0).direct, line(&equal, 1).direct), (0, 0));
+
+    record.regulations.tie_breaks = vec![TieBreak::Direct];
+    let broken = standings(&record);
+    assert_eq!((line(&broken, 1).place, line(&broken, 1).direct), (2, 1));
+    assert_eq!((line(&broken, 0).place, line(&broken, 0).direct), (3, 0));
+    let order: Vec<Seat> = broken.iter().map(|s| s.seat).collect();
+    assert_eq!(order, vec![2, 1, 0, 3]);
+}

@@ -2,15 +2,19 @@
 //! a bounded channel and results from the game-lifecycle bus; each change is decided on
 //! the state, committed to the store's log, applied, and only then told to the watchers
 //! of the tournament's channel. Publishing a round starts its games through the game
-//! starter.
+//! starter. In a cluster it runs on the node that holds the tournament's lease, and the
+//! other nodes forward it their requests ([`Request`], [`Reply`]: they cross the bus).
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
+use super::channel::Channel;
 use super::entry::Entry;
 use super::state::{Newcomer, Tournament, fresh_secrets, nigiri_seed, outcome_of};
-use crate::fanout::{Outbox, encode};
+use crate::cluster::wire::WireRefusal;
+use crate::fanout::encode;
 use crate::ids::new_id;
 use crate::lifecycle::{GameNews, Lifecycle};
 use crate::lobby::create::Seating;
@@ -28,8 +32,6 @@ use crate::tournament::field::Status;
 
 /// Requests waiting for one director at most; senders wait beyond.
 pub const QUEUE: usize = 64;
-/// Connections watching one tournament at most.
-pub const MAX_WATCHERS: usize = 10_000;
 /// How often a director with games in play reads their results from the store: in a
 /// cluster a game may run on another node, whose lifecycle bus this one does not hear.
 const RESULTS_POLL: std::time::Duration = std::time::Duration::from_secs(15);
@@ -47,24 +49,80 @@ pub struct Deps {
 
 pub type Answer = Result<Option<Box<TournamentView>>, Refusal>;
 
-pub enum Command {
-    /// A request from `user` (None: not logged in) on connection `outbox`.
+/// A request to the director, from this node or forwarded by another.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Request {
+    /// An action of `user` (None: not logged in); watching is the channel's, not this.
     Act {
         user: Option<UserInfo>,
         action: TournamentAction,
-        outbox: Outbox,
-        reply: oneshot::Sender<Answer>,
     },
-    /// A director brings in players from a file; the answer is how many were new.
+    /// A director brings in players from a file.
     Import {
         user: UserInfo,
         players: Vec<Newcomer>,
-        reply: oneshot::Sender<Result<usize, Refusal>>,
+    },
+}
+
+/// The director's answer to a [`Request`].
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Reply {
+    /// To an action: the tournament, for the actions that show it.
+    Acted(Option<Box<TournamentView>>),
+    /// To an import: how many players were new.
+    Imported(usize),
+    Refused(WireRefusal),
+}
+
+impl Reply {
+    /// The answer to an action.
+    pub fn acted(self) -> Answer {
+        match self {
+            Reply::Acted(view) => Ok(view),
+            Reply::Imported(_) => Ok(None),
+            Reply::Refused(refusal) => Err(refusal.into()),
+        }
+    }
+
+    /// The answer to an import.
+    pub fn imported(self) -> Result<usize, Refusal> {
+        match self {
+            Reply::Imported(new) => Ok(new),
+            Reply::Acted(_) => Ok(0),
+            Reply::Refused(refusal) => Err(refusal.into()),
+        }
+    }
+}
+
+pub enum Command {
+    Request {
+        request: Request,
+        reply: oneshot::Sender<Reply>,
     },
     /// The tournament as it is now.
     Snapshot {
         reply: oneshot::Sender<Box<Tournament>>,
     },
+    /// Stop: another node runs the tournament now.
+    Stop,
+}
+
+/// Sends `request` to the director on `director` and waits for its reply.
+pub async fn ask(director: &mpsc::Sender<Command>, request: Request) -> Reply {
+    let (reply, answer) = oneshot::channel();
+    let gone = || {
+        Reply::Refused(
+            Refusal::new(ErrorCode::Unavailable, "the tournament's director stopped").into(),
+        )
+    };
+    if director
+        .send(Command::Request { request, reply })
+        .await
+        .is_err()
+    {
+        return gone();
+    }
+    answer.await.unwrap_or_else(|_| gone())
 }
 
 struct Director {
@@ -72,7 +130,9 @@ struct Director {
     /// The number of the log's last entry.
     seq: u64,
     deps: Arc<Deps>,
-    watchers: Vec<Outbox>,
+    channel: Arc<Channel>,
+    /// Another node wrote to the log first: this task's state is behind, so it stops.
+    stale: bool,
 }
 
 fn unavailable(e: &dyn std::fmt::Display) -> Refusal {
@@ -83,9 +143,15 @@ fn forbidden(message: &str) -> Refusal {
     Refusal::new(ErrorCode::Forbidden, message)
 }
 
-/// Runs the director of `state` (its log read up to `seq`); it stops at shutdown or
-/// when every sender is gone.
-pub fn spawn(state: Tournament, seq: u64, deps: Arc<Deps>) -> mpsc::Sender<Command> {
+/// Runs the director of `state` (its log read up to `seq`), telling `channel`; it stops
+/// at shutdown, when every sender is gone, when told to, or when another node wrote to
+/// its log.
+pub fn spawn(
+    state: Tournament,
+    seq: u64,
+    deps: Arc<Deps>,
+    channel: Arc<Channel>,
+) -> mpsc::Sender<Command> {
     let (sender, commands) = mpsc::channel(QUEUE);
     // Subscribed before anything is read from the store, so no result falls between.
     let news = deps.lifecycle.subscribe();
@@ -93,7 +159,8 @@ pub fn spawn(state: Tournament, seq: u64, deps: Arc<Deps>) -> mpsc::Sender<Comma
         state,
         seq,
         deps,
-        watchers: Vec::new(),
+        channel,
+        stale: false,
     };
     tokio::spawn(director.run(commands, news));
     sender
@@ -114,11 +181,11 @@ impl Director {
         tokio::pin!(stopped);
         let mut poll = tokio::time::interval(RESULTS_POLL);
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
+        while !self.stale {
             tokio::select! {
                 command = commands.recv() => match command {
+                    Some(Command::Stop) | None => break,
                     Some(command) => self.command(command).await,
-                    None => break,
                 },
                 heard = news.recv() => match heard {
                     Ok(news) => self.news(news).await,
@@ -138,57 +205,23 @@ impl Director {
 
     async fn command(&mut self, command: Command) {
         match command {
-            Command::Act {
-                user,
-                action,
-                outbox,
-                reply,
-            } => {
-                let answer = self.act(user, action, outbox).await;
-                let _ = reply.send(answer);
-            }
-            Command::Import {
-                user,
-                players,
-                reply,
-            } => {
-                let _ = reply.send(self.import(&user, players).await);
+            Command::Request { request, reply } => {
+                let answer = match request {
+                    Request::Act { user, action } => self.act(user, action).await.map(Reply::Acted),
+                    Request::Import { user, players } => {
+                        self.import(&user, players).await.map(Reply::Imported)
+                    }
+                };
+                let _ = reply.send(answer.unwrap_or_else(|r| Reply::Refused(r.into())));
             }
             Command::Snapshot { reply } => {
                 let _ = reply.send(Box::new(self.state.clone()));
             }
+            Command::Stop => {}
         }
     }
 
-    async fn act(
-        &mut self,
-        user: Option<UserInfo>,
-        action: TournamentAction,
-        outbox: Outbox,
-    ) -> Answer {
-        let view = |s: &Tournament, user: Option<&UserInfo>| {
-            let costs = user.is_some_and(|u| s.is_director(&u.id));
-            Some(Box::new(s.view(costs)))
-        };
-        match action {
-            TournamentAction::WatchTournament {} => {
-                if !self.watchers.iter().any(|w| w.conn() == outbox.conn()) {
-                    if self.watchers.len() >= MAX_WATCHERS {
-                        return Err(Refusal::new(
-                            ErrorCode::LimitReached,
-                            "this tournament has as many watchers as it takes",
-                        ));
-                    }
-                    self.watchers.push(outbox);
-                }
-                return Ok(view(&self.state, user.as_ref()));
-            }
-            TournamentAction::UnwatchTournament {} => {
-                self.watchers.retain(|w| w.conn() != outbox.conn());
-                return Ok(None);
-            }
-            _ => {}
-        }
+    async fn act(&mut self, user: Option<UserInfo>, action: TournamentAction) -> Answer {
         let user = user.ok_or_else(|| {
             Refusal::new(
                 ErrorCode::Unauthorized,
@@ -316,10 +349,15 @@ impl Director {
         }
         let stage = super::stage_name(next.stage());
         let (store, id) = (self.deps.store.clone(), self.state.id.clone());
-        tokio::task::spawn_blocking(move || store.append_tournament(&id, &rows, stage))
-            .await
-            .map_err(|e| unavailable(&e))?
-            .map_err(|e| unavailable(&e))?;
+        let appended =
+            tokio::task::spawn_blocking(move || store.append_tournament(&id, &rows, stage))
+                .await
+                .map_err(|e| unavailable(&e))?;
+        if let Err(e @ StoreError::TournamentOutOfOrder { .. }) = &appended {
+            tracing::warn!(tournament = %self.state.id, error = %e, "another node directs this tournament now; stopping here");
+            self.stale = true;
+        }
+        appended.map_err(|e| unavailable(&e))?;
         self.seq += entries.len() as u64;
         self.state = next;
         let mut standings = false;
@@ -335,10 +373,9 @@ impl Director {
         Ok(())
     }
 
-    /// Queues `msg` to every watcher, forgetting those whose connection is gone.
+    /// Tells `msg` to the watchers of the tournament's channel, on every node.
     fn broadcast(&mut self, msg: &ServerMsg) {
-        let frame = encode(msg);
-        self.watchers.retain(|w| w.push(frame.clone()));
+        self.channel.tell(&self.state.id, encode(msg));
     }
 
     fn standings_changed(&mut self) {
@@ -424,10 +461,25 @@ impl Director {
                 }
                 false
             }
-            Entry::Created { .. }
-            | Entry::Configured { .. }
-            | Entry::ByeAsked { .. }
-            | Entry::Finished {} => false,
+            Entry::Configured { .. } => {
+                self.broadcast(&ServerMsg::SetupChanged {
+                    tournament_id: id,
+                    setup: Box::new(self.state.setup.clone()),
+                    draws: self.state.draws(),
+                });
+                // The tie-breaks, or the system, may be others now.
+                true
+            }
+            Entry::ByeAsked { seat } => {
+                let round = self.state.played.len() + 1;
+                self.broadcast(&ServerMsg::ByeGiven {
+                    tournament_id: id,
+                    player: self.state.users[*seat].id.clone(),
+                    round: u8::try_from(round).unwrap_or(u8::MAX),
+                });
+                false
+            }
+            Entry::Created { .. } | Entry::Finished {} => false,
         }
     }
 
@@ -489,6 +541,8 @@ impl Director {
             settings.start_at = Some(played.start_at);
             settings.fair_play = FairPlay::Tournament;
             settings.referee = played.referees[i].clone();
+            // A tournament forbids vacation (issue 39): its rounds keep one pace.
+            settings.vacation = false;
             let nigiri = p.nigiri.then(|| self.nigiri_proof(round, i));
             let seating = Seating {
                 id: played.games[i].clone(),

@@ -14,6 +14,7 @@ impl Tournament {
             .iter()
             .map(|u| Person {
                 surname: u.name.clone(),
+                account: u.id.clone(),
                 ..Person::default()
             })
             .collect()

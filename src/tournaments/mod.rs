@@ -1,7 +1,10 @@
 //! Tournaments on the server: one director task per running tournament around the pure
 //! core of `crate::tournament`; its log in the store; its games through the game
-//! starter; its results from the game-lifecycle bus (docs/TOURNAMENTS.md §7).
+//! starter; its results from the game-lifecycle bus (docs/TOURNAMENTS.md §8). In a
+//! cluster, one node at a time runs each director, under a lease ([`cluster`]).
 
+pub mod channel;
+pub mod cluster;
 pub mod director;
 pub mod entry;
 mod export;
@@ -12,16 +15,18 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::accounts::username::Username;
+use channel::Channel;
+use cluster::Link;
+
 use crate::fanout::Outbox;
 use crate::ids::new_id;
 use crate::protocol::{
     ErrorCode, Refusal, Role, Stage, TournamentAction, TournamentSetup, TournamentView, UserInfo,
 };
-use crate::store::{StoreError, TournamentEntry, TournamentRecord};
+use crate::store::{Claim, StoreError, TournamentEntry, TournamentRecord};
 use crate::time::wall_ms;
-use crate::tournament::exchange::opengotha;
-use director::{Answer, Command, Deps};
+use crate::tournament::exchange::{Person, opengotha};
+use director::{Answer, Command, Deps, Reply, Request};
 use entry::Entry;
 use state::{Newcomer, Tournament, check_setup, fresh_secrets};
 
@@ -38,10 +43,20 @@ pub fn stage_name(stage: Stage) -> &'static str {
 }
 
 /// The tournaments this node runs: one director task each, started on first use (or at
-/// start for those not finished).
+/// start for those not finished); in a cluster, those whose lease this node holds.
 pub struct Tournaments {
     deps: Arc<Deps>,
     running: Mutex<HashMap<String, mpsc::Sender<Command>>>,
+    channel: Arc<Channel>,
+    /// This node's link to the others; None on a single node.
+    link: Option<Link>,
+}
+
+/// Where the director of a tournament runs.
+enum Place {
+    Here(mpsc::Sender<Command>),
+    /// On another node, which holds its lease.
+    There,
 }
 
 fn unavailable(e: &dyn std::fmt::Display) -> Refusal {
@@ -53,6 +68,44 @@ fn unknown(id: &str) -> Refusal {
         ErrorCode::NotFound,
         format!("there is no tournament `{id}`"),
     )
+}
+
+/// The account a player of an imported file is, or why none: the account the file
+/// names, else the one account that has the player's name.
+fn match_account(
+    store: &dyn crate::store::Store,
+    person: &Person,
+) -> Result<Result<UserInfo, String>, StoreError> {
+    let usable = |u: &crate::store::UserRecord| !u.disabled && u.role != Role::Guest;
+    let info = |u: crate::store::UserRecord| UserInfo {
+        id: u.id,
+        name: u.display_name,
+        role: u.role,
+    };
+    let name = format!("{} {}", person.first_name, person.surname)
+        .trim()
+        .to_string();
+    if !person.account.is_empty() {
+        let found = store.user(&person.account)?.filter(usable);
+        return Ok(found
+            .map(info)
+            .ok_or(format!("{name}: no account `{}`", person.account)));
+    }
+    let reversed = format!("{} {}", person.surname, person.first_name)
+        .trim()
+        .to_string();
+    let mut found = store.users_named(&name, 2)?;
+    if reversed != name {
+        found.extend(store.users_named(&reversed, 2)?);
+    }
+    found.retain(usable);
+    Ok(match found.len() {
+        0 => Err(format!("{name}: no account has this name")),
+        1 => Ok(info(found.remove(0))),
+        _ => Err(format!(
+            "{name}: several accounts have this name; name one with `tengenAccount`"
+        )),
+    })
 }
 
 /// A tournament folded from its log, and the number of its last entry.
@@ -72,10 +125,12 @@ fn replay(id: &str, log: &[TournamentEntry]) -> Result<(Tournament, u64), String
 }
 
 impl Tournaments {
-    pub fn new(deps: Deps) -> Arc<Tournaments> {
+    pub fn new(deps: Deps, link: Option<Link>) -> Arc<Tournaments> {
         Arc::new(Tournaments {
             deps: Arc::new(deps),
             running: Mutex::new(HashMap::new()),
+            channel: Arc::default(),
+            link,
         })
     }
 
@@ -101,17 +156,37 @@ impl Tournaments {
             .map_err(|e| Refusal::new(ErrorCode::Unavailable, e))
     }
 
-    /// The director of `id`, started if it is not running.
-    async fn director(&self, id: &str) -> Result<mpsc::Sender<Command>, Refusal> {
+    /// Where the director of `id` runs: here if it does, else (in a cluster, unless
+    /// another node holds its lease) started here.
+    async fn place(&self, id: &str) -> Result<Place, Refusal> {
         if let Some(running) = self.running_director(id) {
-            return Ok(running);
+            return Ok(Place::Here(running));
+        }
+        if let Some(link) = &self.link {
+            match link.claim(id).await {
+                Ok(Claim::Ours(_)) => {}
+                Ok(Claim::Held { .. }) => return Ok(Place::There),
+                Err(StoreError::UnknownTournament { .. }) => return Err(unknown(id)),
+                Err(e) => return Err(unavailable(&e)),
+            }
         }
         let (state, seq) = self.load(id).await?.ok_or_else(|| unknown(id))?;
+        Ok(Place::Here(self.run_here(state, seq)))
+    }
+
+    /// Starts the director of `state` here, unless one already runs.
+    fn run_here(&self, state: Tournament, seq: u64) -> mpsc::Sender<Command> {
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        let sender = running
-            .entry(id.to_string())
-            .or_insert_with(|| director::spawn(state, seq, self.deps.clone()));
-        Ok(sender.clone())
+        if let Some(sender) = running.get(&state.id).filter(|s| !s.is_closed()) {
+            return sender.clone();
+        }
+        let id = state.id.clone();
+        let sender = director::spawn(state, seq, self.deps.clone(), self.channel.clone());
+        if let Some(link) = &self.link {
+            link.serve(&id, sender.clone());
+        }
+        running.insert(id, sender.clone());
+        sender
     }
 
     fn running_director(&self, id: &str) -> Option<mpsc::Sender<Command>> {
@@ -154,15 +229,18 @@ impl Tournaments {
         self.stored(move |s| s.create_tournament(&record, &row))
             .await?;
         let view = Box::new(state.view(true));
-        let sender = director::spawn(state, 1, self.deps.clone());
-        self.running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, sender);
+        // A new tournament's lease is free: this node takes it, else its sweep does.
+        if let Some(link) = &self.link
+            && !matches!(link.claim(&id).await, Ok(Claim::Ours(_)))
+        {
+            return Ok(view);
+        }
+        self.run_here(state, 1);
         Ok(view)
     }
 
-    /// A request about tournament `id` from `user` on connection `outbox`.
+    /// A request about tournament `id` from `user` on connection `outbox`: watching is
+    /// this node's channel, the rest its director's.
     pub async fn act(
         &self,
         id: &str,
@@ -170,13 +248,25 @@ impl Tournaments {
         action: TournamentAction,
         outbox: Outbox,
     ) -> Answer {
-        self.ask(id, |reply| Command::Act {
-            user,
-            action,
-            outbox,
-            reply,
-        })
-        .await?
+        match action {
+            TournamentAction::WatchTournament {} => {
+                // Watching first, so no event falls between the view and the watch.
+                let conn = outbox.conn();
+                self.channel.watch(id, outbox)?;
+                match self.view(id, user.map(|u| u.id)).await {
+                    Ok(view) => Ok(Some(Box::new(view))),
+                    Err(refusal) => {
+                        self.channel.unwatch(id, conn);
+                        Err(refusal)
+                    }
+                }
+            }
+            TournamentAction::UnwatchTournament {} => {
+                self.channel.unwatch(id, outbox.conn());
+                Ok(None)
+            }
+            action => self.ask(id, Request::Act { user, action }).await?.acted(),
+        }
     }
 
     /// Tournament `id` as it is now: from its director if it runs, else folded from the
@@ -203,10 +293,11 @@ impl Tournaments {
 
     /// Registers in tournament `id` the players of an OpenGotha file (a player list, or a
     /// whole tournament's file, whose players alone are read), as its director `by`
-    /// asks. Each is the account whose username is the player's name and first name run
-    /// together (OpenGotha's key: `Lee` `Ann` is `leeann`). A file that does not read is
-    /// `invalid_file`, a player without an account `not_found`; then nothing changes.
-    /// Returns how many were new.
+    /// asks. Each player is the account the file names (`tengenAccount`), else the one
+    /// account whose display name is the player's first name and surname (or surname and
+    /// first name) exactly; a name no account has, or several have, matches nobody. A
+    /// file that does not read is `invalid_file`; a player matched to no account is
+    /// `not_found`, naming each and why; then nothing changes. Returns how many were new.
     pub async fn import(&self, id: &str, by: UserInfo, xml: &str) -> Result<usize, Refusal> {
         let file = opengotha::import(xml).map_err(|e| {
             Refusal::new(
@@ -214,36 +305,12 @@ impl Tournaments {
                 format!("the OpenGotha file cannot be read: {e}"),
             )
         })?;
-        let wanted: Vec<(String, Option<String>)> = file
-            .people
-            .iter()
-            .map(|p| {
-                let key = p.key();
-                let account = Username::canonical(&key).ok().map(Username::into_string);
-                (
-                    format!("{} {}", p.surname, p.first_name).trim().to_string(),
-                    account,
-                )
-            })
-            .collect();
+        let people = file.people.clone();
         let accounts = self
             .stored(move |s| {
-                wanted
-                    .into_iter()
-                    .map(|(name, account)| {
-                        let found = match &account {
-                            Some(id) => s.user(id)?,
-                            None => None,
-                        };
-                        Ok(found
-                            .filter(|u| !u.disabled && u.role != Role::Guest)
-                            .map(|u| UserInfo {
-                                id: u.id,
-                                name: u.display_name,
-                                role: u.role,
-                            })
-                            .ok_or(name))
-                    })
+                people
+                    .iter()
+                    .map(|p| match_account(s, p))
                     .collect::<Result<Vec<_>, StoreError>>()
             })
             .await?;
@@ -254,9 +321,9 @@ impl Tournaments {
             return Err(Refusal::new(
                 ErrorCode::NotFound,
                 format!(
-                    "{} player(s) of the file have no account here: {}{}",
+                    "{} player(s) of the file match no account here: {}{}",
                     missing.len(),
-                    shown.join(", "),
+                    shown.join("; "),
                     if more > 0 {
                         format!(" and {more} more")
                     } else {
@@ -277,26 +344,17 @@ impl Tournaments {
                 })
             })
             .collect();
-        self.ask(id, |reply| Command::Import {
-            user: by,
-            players,
-            reply,
-        })
-        .await?
+        let request = Request::Import { user: by, players };
+        self.ask(id, request).await?.imported()
     }
 
-    /// Sends the director of `id` the command `make` builds around its reply, and waits
-    /// for the reply.
-    async fn ask<T>(
-        &self,
-        id: &str,
-        make: impl FnOnce(oneshot::Sender<T>) -> Command,
-    ) -> Result<T, Refusal> {
-        let director = self.director(id).await?;
-        let (reply, answer) = oneshot::channel();
-        let gone = || Refusal::new(ErrorCode::Unavailable, "the tournament's director stopped");
-        director.send(make(reply)).await.map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())
+    /// Sends `request` to the director of `id`, here or on the node that runs it.
+    async fn ask(&self, id: &str, request: Request) -> Result<Reply, Refusal> {
+        match (self.place(id).await?, &self.link) {
+            (Place::Here(director), _) => Ok(director::ask(&director, request).await),
+            (Place::There, Some(link)) => link.forward(id, &request).await,
+            (Place::There, None) => Err(unknown(id)),
+        }
     }
 
     /// The newest tournaments.
@@ -308,8 +366,94 @@ impl Tournaments {
     pub async fn restore(&self) -> Result<usize, Refusal> {
         let ids = self.stored(|s| s.unfinished_tournaments()).await?;
         for id in &ids {
-            self.director(id).await?;
+            self.place(id).await?;
         }
         Ok(ids.len())
+    }
+
+    /// In a cluster: relays the tournaments' events between the nodes, and from now on
+    /// renews the leases of the directors here (stopping those another node took) and
+    /// takes over the tournaments whose director's node died, every third of a lease
+    /// until shutdown, when it gives its leases up.
+    pub async fn join_cluster(self: &Arc<Tournaments>) -> Result<(), crate::cluster::BusError> {
+        let Some(link) = &self.link else {
+            return Ok(());
+        };
+        link.relay(self.channel.clone()).await?;
+        let (me, mut stop) = (Arc::downgrade(self), self.deps.shutdown.clone());
+        let mut ticks = tokio::time::interval(link.lease / 3);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = ticks.tick() => {}
+                    _ = stop.wait_for(|stop| *stop) => break,
+                }
+                let Some(tournaments) = me.upgrade() else {
+                    return;
+                };
+                tournaments.keep().await;
+            }
+            if let Some(tournaments) = me.upgrade() {
+                tournaments.let_go().await;
+            }
+        });
+        Ok(())
+    }
+
+    /// One round of [`Tournaments::join_cluster`]'s upkeep.
+    async fn keep(&self) {
+        let Some(link) = &self.link else { return };
+        let held: Vec<(String, mpsc::Sender<Command>)> = {
+            let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+            running.retain(|_, s| !s.is_closed());
+            running
+                .iter()
+                .map(|(id, s)| (id.clone(), s.clone()))
+                .collect()
+        };
+        for (id, director) in held {
+            match link.claim(&id).await {
+                Ok(Claim::Ours(_)) => {}
+                Ok(Claim::Held { node }) => {
+                    tracing::warn!(tournament = %id, %node, "another node directs this tournament now; stopping here");
+                    let _ = director.send(Command::Stop).await;
+                    self.running
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .remove(&id);
+                }
+                Err(e) => {
+                    tracing::warn!(tournament = %id, error = %e, "a tournament's lease was not renewed")
+                }
+            }
+        }
+        for id in link.orphans().await {
+            match self.place(&id).await {
+                Ok(Place::Here(_)) => {
+                    tracing::info!(tournament = %id, "took the tournament's director over")
+                }
+                Ok(Place::There) => {}
+                Err(refusal) => {
+                    tracing::warn!(tournament = %id, %refusal, "could not take a tournament over")
+                }
+            }
+        }
+    }
+
+    /// Stops the directors here and gives their leases up (the node stops).
+    async fn let_go(&self) {
+        let Some(link) = &self.link else { return };
+        let held: Vec<(String, mpsc::Sender<Command>)> = self
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+            .collect();
+        for (id, director) in held {
+            let _ = director.send(Command::Stop).await;
+            director.closed().await;
+            link.release(&id).await;
+        }
     }
 }

@@ -21,7 +21,7 @@ use crate::tournament::field::{
 };
 use crate::tournament::knockout::{advance, bracket};
 use crate::tournament::pairing::{Costs, Proposed, all_costs, draw, pair};
-use crate::tournament::regulations::{ColourRule, HalfPoints, System};
+use crate::tournament::regulations::{ColourRule, HalfPoints, System, TieBreak};
 use crate::tournament::round_robin::berger;
 use crate::tournament::standings::standings;
 
@@ -72,6 +72,11 @@ pub fn check_setup(setup: &TournamentSetup) -> Result<(), Refusal> {
     if setup.regulations.tie_breaks.len() > 6 {
         return Err(bad("at most 6 tie-breaks"));
     }
+    if setup.settings.correspondence {
+        return Err(bad(
+            "a tournament's games are live: each round starts them at one time, which a correspondence game cannot have",
+        ));
+    }
     if setup.settings.start_at.is_some() || setup.settings.referee.is_some() {
         return Err(bad(
             "a tournament sets each game's `start_at` and `referee` itself; leave them out",
@@ -103,7 +108,7 @@ pub fn outcome_of(result: &GameResult) -> Option<Outcome> {
 }
 
 /// A player a director brings in from a file: the account, and what the file says.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Newcomer {
     pub user: UserInfo,
     pub rank: Rank,
@@ -886,6 +891,7 @@ impl Tournament {
         for st in &table {
             place[st.seat] = st.place;
         }
+        let direct = (self.record.regulations.tie_breaks).contains(&TieBreak::Direct);
         table
             .iter()
             .map(|st| StandingView {
@@ -897,6 +903,7 @@ impl Tournament {
                 sosos: st.sosos,
                 sodos: st.sodos,
                 cuss: st.cuss,
+                direct: direct.then_some(st.direct),
                 rounds: (0..self.record.rounds.len())
                     .map(|r| self.cell(st.seat, r, &place))
                     .collect(),

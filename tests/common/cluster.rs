@@ -108,7 +108,12 @@ impl Cluster {
 
     /// A client of `user` on the node at `url`.
     pub async fn login(&self, url: &str, user: &str) -> Client {
-        let claims = claims_for(user, None, Role::Player, 3600);
+        self.login_as(url, user, Role::Player).await
+    }
+
+    /// A client of `user` with `role` on the node at `url`.
+    pub async fn login_as(&self, url: &str, user: &str, role: Role) -> Client {
+        let claims = claims_for(user, None, role, 3600);
         let token = sign(self.secret.as_bytes(), &claims).expect("a token");
         Client::connect(&format!("{url}?token={token}")).await
     }

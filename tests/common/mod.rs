@@ -104,11 +104,16 @@ impl TestServer {
     /// Gives `sub` an account unless they have one: a player's, with no password (only
     /// accounts play rated games).
     pub async fn account(&self, sub: &str) {
+        self.account_named(sub, sub).await;
+    }
+
+    /// Gives `sub` an account shown as `display_name`.
+    pub async fn account_named(&self, sub: &str, display_name: &str) {
         let store = self.server.as_ref().expect("running").hub().store().clone();
         let user = UserRecord {
             id: sub.to_string(),
             origin: Origin::Local,
-            display_name: sub.to_string(),
+            display_name: display_name.to_string(),
             role: Role::Player,
             password_hash: None,
             disabled: false,

@@ -411,6 +411,19 @@ impl AccountStore for PgStore {
         })
     }
 
+    fn users_named(&self, name: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
+        let name = name.to_owned();
+        self.connections.run(move |c| {
+            Box::pin(async move {
+                let sql = format!(
+                    "SELECT {USER_COLUMNS} FROM users WHERE display_name = $1 ORDER BY id LIMIT $2"
+                );
+                let rows = (c.query(&sql, &[&name, &i64::from(limit)]).await).map_err(pg_error)?;
+                rows.iter().map(user_from_row).collect()
+            })
+        })
+    }
+
     fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
         let after = after.to_owned();
         self.connections

@@ -109,7 +109,79 @@ async fn release(
     tx.commit().await.map_err(pg_error)
 }
 
+async fn claim_tournament(
+    c: &mut Client,
+    id: String,
+    node: String,
+    ms: i64,
+) -> Result<Claim, StoreError> {
+    let won = c
+        .execute(
+            "UPDATE tournaments SET owner = $2,
+                 lease_until = clock_timestamp() + $3 * interval '1 millisecond'
+             WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < clock_timestamp())",
+            &[&id, &node, &(ms as f64)],
+        )
+        .await
+        .map_err(pg_error)?;
+    if won == 1 {
+        return Ok(Claim::Ours(0));
+    }
+    let held = c
+        .query_opt("SELECT owner FROM tournaments WHERE id = $1", &[&id])
+        .await
+        .map_err(pg_error)?;
+    match held {
+        None => Err(StoreError::UnknownTournament { id }),
+        Some(row) => Ok(Claim::Held {
+            node: col::<Option<String>>(&row, 0)?.unwrap_or_default(),
+        }),
+    }
+}
+
+async fn orphan_tournaments(c: &mut Client, limit: i64) -> Result<Vec<String>, StoreError> {
+    c.query(
+        "SELECT id FROM tournaments
+         WHERE stage <> 'finished' AND (owner IS NULL OR lease_until < clock_timestamp())
+         ORDER BY created_at_ms, id LIMIT $1",
+        &[&limit],
+    )
+    .await
+    .map_err(pg_error)?
+    .iter()
+    .map(|row| col::<String>(row, 0))
+    .collect()
+}
+
 impl Leases for PgStore {
+    fn claim_tournament(&self, id: &str, node: &str, lease_ms: u64) -> Result<Claim, StoreError> {
+        let (id, node, ms) = (id.to_owned(), node.to_owned(), bigint(lease_ms));
+        self.connections
+            .run(move |c| Box::pin(claim_tournament(c, id, node, ms)))
+    }
+
+    fn release_tournament(&self, id: &str, node: &str) -> Result<(), StoreError> {
+        let (id, node) = (id.to_owned(), node.to_owned());
+        self.connections.run(move |c| {
+            Box::pin(async move {
+                c.execute(
+                    "UPDATE tournaments SET owner = NULL, lease_until = NULL
+                     WHERE id = $1 AND owner = $2",
+                    &[&id, &node],
+                )
+                .await
+                .map_err(pg_error)?;
+                Ok(())
+            })
+        })
+    }
+
+    fn orphan_tournaments(&self, limit: u32) -> Result<Vec<String>, StoreError> {
+        let limit = i64::from(limit);
+        self.connections
+            .run(move |c| Box::pin(orphan_tournaments(c, limit)))
+    }
+
     fn claim(&self, game: &str, node: &str, lease_ms: u64) -> Result<Claim, StoreError> {
         let (game, node, ms) = (game.to_owned(), node.to_owned(), bigint(lease_ms));
         self.connections

@@ -268,6 +268,12 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX push_subscriptions_by_account ON push_subscriptions (account, created_ms);
     "#,
+    // 12: which node runs each tournament's director, and until when (PostgreSQL only,
+    // as the games' leases); SQLite's version 17, accounts by display name.
+    r#"
+    ALTER TABLE tournaments ADD COLUMN owner TEXT, ADD COLUMN lease_until TIMESTAMPTZ;
+    CREATE INDEX users_by_display_name ON users (display_name);
+    "#,
 ];
 
 /// The schema version this build writes and understands.

@@ -183,6 +183,22 @@ impl AccountStore for SqliteStore {
             .map_err(self.db_err())
     }
 
+    fn users_named(&self, name: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
+        let conn = self.lock()?;
+        let db = self.db_err();
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT {USER_COLUMNS} FROM users WHERE display_name = ?1 ORDER BY id LIMIT ?2"
+            ))
+            .map_err(&db)?;
+        let mut rows = stmt.query(params![name, limit]).map_err(&db)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(&db)? {
+            out.push(self.user_from_row(row)?);
+        }
+        Ok(out)
+    }
+
     fn users(&self, after: &str, limit: u32) -> Result<Vec<UserRecord>, StoreError> {
         let conn = self.lock()?;
         let db = self.db_err();

@@ -292,6 +292,10 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     CREATE INDEX push_subscriptions_by_account ON push_subscriptions (account, created_ms);
     ",
+    // 17: accounts by display name, for a tournament's import matching players by name.
+    "
+    CREATE INDEX users_by_display_name ON users (display_name);
+    ",
 ];
 
 /// The schema version this build writes and understands.

@@ -66,6 +66,10 @@ pub struct Person {
     pub rating: Option<i32>,
     /// The player's EGF PIN, if known.
     pub egf_pin: String,
+    /// The tengen account the player is, if known: OpenGotha's files carry it as the
+    /// attribute `tengenAccount`, which tengen alone writes and reads.
+    #[serde(default)]
+    pub account: String,
 }
 
 impl Person {

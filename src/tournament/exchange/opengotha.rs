@@ -87,29 +87,30 @@ pub fn export(record: &Record, people: &[Person], event: &Event) -> String {
         let rating = person
             .rating
             .unwrap_or(2100 + 100 * (i32::from(entrant.rank.steps()) - 30));
-        element(
-            &mut out,
-            8,
-            "Player",
-            &[
-                ("agaExpirationDate", ""),
-                ("agaId", ""),
-                ("club", &entrant.club),
-                ("country", &entrant.country),
-                ("egfPin", &person.egf_pin),
-                ("ffgLicence", ""),
-                ("ffgLicenceStatus", ""),
-                ("firstName", &person.first_name),
-                ("grade", &rank),
-                ("name", &person.surname),
-                ("participating", &participating(record, seat)),
-                ("rank", &rank),
-                ("rating", &rating.to_string()),
-                ("ratingOrigin", ""),
-                ("registeringStatus", "FIN"),
-                ("smmsCorrection", &smms_correction(record, seat).to_string()),
-            ],
-        );
+        let correction = smms_correction(record, seat).to_string();
+        let (participating, rating) = (participating(record, seat), rating.to_string());
+        let mut attributes = vec![
+            ("agaExpirationDate", ""),
+            ("agaId", ""),
+            ("club", &entrant.club),
+            ("country", &entrant.country),
+            ("egfPin", &person.egf_pin),
+            ("ffgLicence", ""),
+            ("ffgLicenceStatus", ""),
+            ("firstName", &person.first_name),
+            ("grade", &rank),
+            ("name", &person.surname),
+            ("participating", &participating),
+            ("rank", &rank),
+            ("rating", &rating),
+            ("ratingOrigin", ""),
+            ("registeringStatus", "FIN"),
+            ("smmsCorrection", &correction),
+        ];
+        if !person.account.is_empty() {
+            attributes.push(("tengenAccount", &person.account));
+        }
+        element(&mut out, 8, "Player", &attributes);
     }
     out.push_str("    </Players>\n    <Games>\n");
     for (r, round) in record.rounds.iter().enumerate() {
@@ -663,6 +664,7 @@ fn players<'a>(elements: impl Iterator<Item = &'a Element>) -> Result<Players, G
             first_name: p.require("firstName")?.to_string(),
             rating: p.get("rating").map(|_| p.number("rating", 0)).transpose()?,
             egf_pin: p.get("egfPin").unwrap_or_default().to_string(),
+            account: p.get("tengenAccount").unwrap_or_default().to_string(),
         };
         let key = person.key();
         let rank_text = p.require("rank")?;

@@ -129,6 +129,7 @@ fn simulate(spec: &Spec) -> (Record, Vec<Person>) {
             } else {
                 String::new()
             },
+            account: String::new(),
         })
         .collect();
     let mut record = Record {
