@@ -230,8 +230,7 @@ pub(crate) async fn tell_games(
     let listed = crate::desk::live_games(store, user_id).await?;
     let (mut done, mut not) = (Vec::new(), Vec::new());
     for game in listed {
-        let fits = serde_json::from_str::<GameSettings>(&game.settings)
-            .is_ok_and(|s| wanted(&s));
+        let fits = serde_json::from_str::<GameSettings>(&game.settings).is_ok_and(|s| wanted(&s));
         if !fits {
             continue;
         }

@@ -14,9 +14,9 @@ use tengen::protocol::Role;
 use tengen::store::{
     Append, CalendarRow, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore,
     KibitzRecord, MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
-    PushSubscription, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation, SqliteStore,
-    Store, StoreError, Subscribed, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry, TournamentRecord,
-    UserChange, UserRecord, VacationRow,
+    PushSubscription, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation,
+    SqliteStore, Store, StoreError, Subscribed, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry,
+    TournamentRecord, UserChange, UserRecord, VacationRow,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
