@@ -203,9 +203,12 @@ async fn next_of(ws: &mut Ws, kind: &str) -> Value {
 }
 
 /// Black seeks, White accepts: the game's id.
+/// A correspondence game that forbids vacation: a flag game's deadline must flag it, not
+/// spend a day of its player's balance (which the runs of 2026-12-05 did: black's ten
+/// starting days kept the first ten of the twenty flag games going a day each).
 async fn game(black: &mut Ws, white: &mut Ws, clock: Value) -> String {
     let settings = json!({"board_size": 19, "color": "black", "correspondence": true,
-        "clock": clock});
+        "vacation": false, "clock": clock});
     send(black, json!({"type": "seek", "settings": settings})).await;
     let created = next_of(black, "challenge_created").await;
     let id = &created["challenge"]["challenge_id"];
