@@ -128,17 +128,24 @@ async fn a_plan_of_several_levels_plays_on_across_sigkills() {
     assert_eq!(clock, "black", "Alice is to move, by hand");
 }
 
+/// A correspondence game that allows vacation, Alice's first move played, and Bob (to
+/// move) gone on vacation from it: the server, the game and `start_vacation`'s answer.
+async fn bob_away_from_a_game(dir: &Path) -> (Running, String, Value) {
+    let server = serve(dir);
+    let id = game(&server, dir, days(), true).await;
+    let mut alice = login(&server, dir, "alice").await;
+    alice.ok(json!({"type": "join", "game_id": id})).await;
+    play(&mut alice, &id, 1, "E5").await;
+    let mut bob = login(&server, dir, "bob").await;
+    let away = vacation(&mut bob, "start_vacation").await;
+    assert_eq!(away["paused"], json!([id]), "{away}");
+    (server, id, away)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_vacation_stays_in_force_across_sigkill_and_is_charged_when_it_ends() {
     let dir = tempfile::tempdir().expect("a data dir");
-    let mut server = serve(dir.path());
-    let id = game(&server, dir.path(), days(), true).await;
-    let mut alice = login(&server, dir.path(), "alice").await;
-    alice.ok(json!({"type": "join", "game_id": id})).await;
-    play(&mut alice, &id, 1, "E5").await;
-    let mut bob = login(&server, dir.path(), "bob").await;
-    let away = vacation(&mut bob, "start_vacation").await;
-    assert_eq!(away["paused"], json!([id]), "{away}");
+    let (mut server, id, away) = bob_away_from_a_game(dir.path()).await;
     assert_eq!(away["balance_ms"], 10 * DAY, "{away}");
 
     server.kill();
@@ -173,14 +180,7 @@ async fn a_vacation_stays_in_force_across_sigkill_and_is_charged_when_it_ends() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_vacation_that_ran_out_while_the_server_was_down_ends_as_it_starts() {
     let dir = tempfile::tempdir().expect("a data dir");
-    let mut server = serve(dir.path());
-    let id = game(&server, dir.path(), days(), true).await;
-    let mut alice = login(&server, dir.path(), "alice").await;
-    alice.ok(json!({"type": "join", "game_id": id})).await;
-    play(&mut alice, &id, 1, "E5").await;
-    let mut bob = login(&server, dir.path(), "bob").await;
-    let away = vacation(&mut bob, "start_vacation").await;
-    assert_eq!(away["paused"], json!([id]), "{away}");
+    let (mut server, id, _) = bob_away_from_a_game(dir.path()).await;
     server.kill();
     // The server stays down past the vacation's end: its 10 days are made to have
     // begun 10 days and a second before now, in the store.
