@@ -35,7 +35,10 @@ pub fn write(record: &Record, people: &[Person], event: &Event) -> String {
         let _ = writeln!(out, "; CL[{}]", event.class);
     }
     let _ = writeln!(out, "; EV[{}]", event.name);
-    let _ = writeln!(out, "; PC[{},{}]", event.country, event.city);
+    // An event held online has no place: no `PC` line rather than an empty `PC[,]`.
+    if !(event.country.is_empty() && event.city.is_empty()) {
+        let _ = writeln!(out, "; PC[{},{}]", event.country, event.city);
+    }
     let _ = writeln!(out, "; DT[{},{}]", event.begin, event.end);
     if let Some(rule) = record.regulations.handicap.filter(|h| h.ceiling > 0) {
         let _ = writeln!(out, "; HA[h{}]", rule.correction);

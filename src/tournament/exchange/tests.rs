@@ -591,3 +591,34 @@ fn the_documented_table_is_what_is_written() {
 ";
     assert_eq!(egf::write(&record, &people, &event()), expected);
 }
+
+#[test]
+fn an_event_without_a_place_writes_no_place_line() {
+    let online = Event {
+        country: String::new(),
+        city: String::new(),
+        ..event()
+    };
+    let record = Record {
+        regulations: Regulations {
+            system: System::Swiss,
+            rounds: 1,
+            handicap: None,
+            colours: ColourRule::Draw,
+            seeding: Seeding::SplitAndFold,
+            tie_breaks: Vec::new(),
+            bye: 2,
+            missed_round: 0,
+            separate_clubs: false,
+            separate_countries: false,
+        },
+        field: Vec::new(),
+        rounds: Vec::new(),
+        adjustments: Vec::new(),
+    };
+    let text = egf::write(&record, &[], &online);
+    assert!(text.contains("; EV[Spring Open]\n"), "{text}");
+    assert!(!text.contains("PC["), "{text}");
+    let placed = egf::write(&record, &[], &event());
+    assert!(placed.contains("; PC[FR,Lyon]\n"), "{placed}");
+}
