@@ -26,7 +26,7 @@ use crate::registry::{Clustered, Local, Placement, Registry};
 use crate::room::{RoomContext, RoomNews};
 use crate::shutdown::Shutdown;
 use crate::standings::Standings;
-use crate::starter::{Starter, automatch};
+use crate::starter::Starter;
 use crate::store::{Store, StoreError, StoreWriter};
 use crate::tournaments::Tournaments;
 use crate::tournaments::cluster::Link;
@@ -75,15 +75,12 @@ impl Hub {
         let notices = Notices::new(&config, store.clone(), lobby.clone(), mailing);
         notices.listen(lifecycle.subscribe());
         let shutdown = Shutdown::default();
-        let tournament_store = store.clone();
-        let store_for_vacations = store.clone();
-        let store_for_calendars = store.clone();
         Arc::new_cyclic(|me: &Weak<Hub>| {
             let hub = me.clone();
             let rooms_ctx = RoomContext {
                 relay: cluster.as_ref().map(|node| node.relay()),
                 writer,
-                store,
+                store: store.clone(),
                 lag: config.clock.lag,
                 vacation: Policy::new(&config.correspondence),
                 deadline_warn_ms: u64::from(config.correspondence.deadline_warn_hours) * 3_600_000,
@@ -99,31 +96,24 @@ impl Hub {
             };
             let games = Registry::new(rooms_ctx, place, shutdown.signal());
             let vacations = Vacations::start(
-                store_for_vacations,
+                store.clone(),
                 Policy::new(&config.correspondence),
                 games.clone(),
                 notices.clone(),
             );
-            let calendars = Calendars::new(store_for_calendars, games.clone());
+            let calendars = Calendars::new(store.clone(), games.clone());
             let max_games = config.limits.max_games_per_user;
-            let starter = Starter::new(lobby.clone(), games.clone(), lifecycle.clone(), max_games);
-            let starter = Arc::new(starter);
-            automatch::keep_pairing(Arc::downgrade(&starter));
+            let starter =
+                Starter::running(lobby.clone(), games.clone(), lifecycle.clone(), max_games);
             let deps = Deps {
-                store: tournament_store,
+                store,
                 starter: starter.clone(),
                 lifecycle: lifecycle.clone(),
                 ranks,
                 notices: notices.clone(),
                 shutdown: shutdown.signal(),
             };
-            let link = cluster.as_ref().map(|node| Link {
-                bus: node.bus.clone(),
-                node: node.id().to_owned(),
-                leases: node.leases(),
-                lease: node.lease(),
-            });
-            let tournaments = Tournaments::new(deps, link);
+            let tournaments = Tournaments::new(deps, cluster.as_deref().map(Link::of));
             Hub {
                 config,
                 verifier,

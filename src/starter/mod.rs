@@ -34,19 +34,22 @@ pub struct Starter {
 }
 
 impl Starter {
-    pub fn new(
+    /// The starter, its automatch rounds running.
+    pub fn running(
         lobby: Arc<Lobby>,
         registry: Arc<Registry>,
         lifecycle: Lifecycle,
         max_games_per_user: usize,
-    ) -> Starter {
-        Starter {
+    ) -> Arc<Starter> {
+        let starter = Arc::new(Starter {
             slots: Slots::new(max_games_per_user, lobby.clone()),
             lobby,
             registry,
             lifecycle,
             link: OnceLock::new(),
-        }
+        });
+        automatch::keep_pairing(Arc::downgrade(&starter));
+        starter
     }
 
     /// Joins the starter to the other nodes (once, at start).

@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use super::channel::{Channel, OUTGOING};
 use super::director::{Command, Reply, Request, ask};
+use crate::cluster::Node;
 use crate::cluster::bus::{Bus, BusError};
 use crate::fanout::Frame;
 use crate::protocol::{ErrorCode, Refusal};
@@ -33,6 +34,18 @@ pub struct Link {
     pub node: String,
     pub leases: Arc<dyn Leases>,
     pub lease: Duration,
+}
+
+impl Link {
+    /// `node`'s link: its bus, its id and its leases.
+    pub fn of(node: &Node) -> Link {
+        Link {
+            bus: node.bus.clone(),
+            node: node.id().to_owned(),
+            leases: node.leases(),
+            lease: node.lease(),
+        }
+    }
 }
 
 /// A director's frame on the bus, with the node (its incarnation) that sent it.
