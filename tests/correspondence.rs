@@ -157,23 +157,6 @@ async fn a_restart_gives_no_time_back() {
     assert_eq!(ended["result"], "B+T");
 }
 
-/// The game's stored row, read from the store as the archive does (it wakes nothing).
-async fn record(server: &TestServer, id: &str) -> tengen::store::GameRecord {
-    let store = server
-        .server
-        .as_ref()
-        .expect("running")
-        .hub()
-        .store()
-        .clone();
-    let id = id.to_string();
-    tokio::task::spawn_blocking(move || store.game(&id))
-        .await
-        .expect("the store call")
-        .expect("the store")
-        .expect("the game")
-}
-
 fn awake(server: &TestServer, id: &str) -> bool {
     server.server.as_ref().expect("running").hub().is_awake(id)
 }
@@ -186,7 +169,7 @@ async fn a_game_nobody_watches_sleeps_and_its_flag_falls_on_time() {
     assert!(awake(&server, &id));
     // Black moves at once (the waits on the network take no time on the paused clock).
     play(&mut black, &id, 1, "E5").await;
-    let created = record(&server, &id).await.created_at_ms;
+    let created = server.stored_game(&id).await.created_at_ms;
     black.close().await;
     white.close().await;
     sleep(Duration::from_secs(31)).await;
@@ -194,14 +177,14 @@ async fn a_game_nobody_watches_sleeps_and_its_flag_falls_on_time() {
     // Asleep, one millisecond before White's two days are up: nothing has happened.
     sleep(days(2) - Duration::from_secs(31) - Duration::from_millis(1)).await;
     assert!(!awake(&server, &id));
-    assert_eq!(record(&server, &id).await.result, None);
+    assert_eq!(server.stored_game(&id).await.result, None);
     // At the instant, the waker rebuilds the game and the flag falls.
     sleep(Duration::from_millis(1)).await;
     let mut watcher = server.login("carol").await;
     watcher.ok(json!({"type": "join", "game_id": id})).await;
     let snapshot = watcher.recv_type("snapshot").await;
     assert_eq!(snapshot["phase"], "ended", "{snapshot}");
-    let ended = record(&server, &id).await;
+    let ended = server.stored_game(&id).await;
     assert_eq!(ended.result.as_deref(), Some("B+T"));
     assert_eq!(ended.ended_at_ms, Some(created + 2 * DAY as i64));
 }
@@ -496,7 +479,7 @@ async fn the_player_to_move_is_warned_a_day_before_the_deadline_once() {
     sleep(Duration::from_millis(1)).await;
     let (_, snapshot) = rejoin(&server, "carol", &id).await;
     assert_eq!(snapshot["phase"], "ended", "{snapshot}");
-    let ended_at = record(&server, &id).await.ended_at_ms.expect("ended");
+    let ended_at = server.stored_game(&id).await.ended_at_ms.expect("ended");
     assert_eq!(ended_at, deadline, "the notice named the flag's instant");
     assert_eq!(deadline_notices(&mut white).await.len(), 1);
 }
@@ -522,7 +505,7 @@ async fn each_player_lists_their_games_with_the_move_the_deadline_and_their_own_
         json!({"board_size": 9, "clock": {"system": "absolute", "main_ms": 600_000}});
     start_game(&mut live, &mut other, live_settings).await;
     play(&mut black, &id, 1, "E5").await;
-    let turn_began = record(&server, &id).await.created_at_ms;
+    let turn_began = server.stored_game(&id).await.created_at_ms;
     black.ok(plan(&id, 2, three_levels())).await;
     black.close().await;
     white.close().await;

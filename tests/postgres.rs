@@ -126,13 +126,7 @@ async fn store_migrate_copies_a_real_servers_store_verifies_it_and_is_idempotent
         auth: "BTBZMqHH6r4Tts7J_aSIgg".into(),
         created_ms: 7,
     };
-    let hub_store = server
-        .server
-        .as_ref()
-        .expect("running")
-        .hub()
-        .store()
-        .clone();
+    let hub_store = server.store();
     hub_store
         .add_push_subscription(&browser, 10)
         .expect("a browser subscribed");

@@ -302,13 +302,7 @@ async fn a_notice_reaches_the_browser_encrypted_and_signed_and_a_gone_one_is_for
         .await;
     challenge(&mut alice).await;
     service.next().await;
-    let store = server
-        .server
-        .as_ref()
-        .expect("running")
-        .hub()
-        .store()
-        .clone();
+    let store = server.store();
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let store = store.clone();

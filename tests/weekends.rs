@@ -72,24 +72,6 @@ async fn game(server: &TestServer, weekends: bool) -> (Client, Client, String, u
     (black, white, id, calendar::now_ms())
 }
 
-/// The game's stored result, read from the store (it wakes nothing).
-async fn result(server: &TestServer, id: &str) -> Option<String> {
-    let store = server
-        .server
-        .as_ref()
-        .expect("running")
-        .hub()
-        .store()
-        .clone();
-    let id = id.to_string();
-    tokio::task::spawn_blocking(move || store.game(&id))
-        .await
-        .expect("the store call")
-        .expect("the store")
-        .expect("the game")
-        .result
-}
-
 async fn until(ms: u64) {
     sleep(Duration::from_millis(ms.saturating_sub(calendar::now_ms()))).await;
 }
@@ -147,15 +129,15 @@ async fn a_deadline_across_the_weekend_falls_after_it() {
     // days; then the rest: five days in all, at the end of a working stretch.
     until(started + 3 * DAY + HOUR).await;
     assert_eq!(
-        result(&server, &id).await,
+        server.stored_game(&id).await.result,
         None,
         "the weekend stood the clock"
     );
     until(started + 5 * DAY - 1).await;
-    assert_eq!(result(&server, &id).await, None);
+    assert_eq!(server.stored_game(&id).await.result, None);
     until(started + 5 * DAY).await;
     sleep(Duration::from_millis(1)).await;
-    assert_eq!(result(&server, &id).await.as_deref(), Some("B+T"));
+    assert_eq!(server.stored_game(&id).await.result.as_deref(), Some("B+T"));
 }
 
 #[tokio::test(start_paused = true)]
@@ -163,10 +145,10 @@ async fn the_same_game_without_weekends_flags_on_the_plain_deadline() {
     let plain = TestServer::start_with(quiet).await;
     let (_black, _white, id, started) = game(&plain, false).await;
     until(started + 3 * DAY - 1).await;
-    assert_eq!(result(&plain, &id).await, None);
+    assert_eq!(plain.stored_game(&id).await.result, None);
     until(started + 3 * DAY).await;
     sleep(Duration::from_millis(1)).await;
-    assert_eq!(result(&plain, &id).await.as_deref(), Some("B+T"));
+    assert_eq!(plain.stored_game(&id).await.result.as_deref(), Some("B+T"));
 }
 
 #[tokio::test(start_paused = true)]
@@ -179,10 +161,10 @@ async fn a_sleeping_game_flags_at_the_weekend_shifted_deadline() {
     assert!(!server.server.as_ref().expect("running").hub().is_awake(&id));
     // The deadline index holds the shifted deadline: the waker wakes the game then.
     until(started + 5 * DAY - 1).await;
-    assert_eq!(result(&server, &id).await, None);
+    assert_eq!(server.stored_game(&id).await.result, None);
     until(started + 5 * DAY).await;
     sleep(Duration::from_millis(1)).await;
-    assert_eq!(result(&server, &id).await.as_deref(), Some("B+T"));
+    assert_eq!(server.stored_game(&id).await.result.as_deref(), Some("B+T"));
     // The game's settings show the setting.
     let mut carol = server.login("carol").await;
     carol.ok(json!({"type": "join", "game_id": id})).await;
@@ -205,10 +187,10 @@ async fn a_change_counts_from_the_next_turn_and_a_restart_keeps_the_weekend() {
     // weekend their turn began with.
     let server = TestServer::start_in(dir, quiet).await;
     until(started + 3 * DAY + HOUR).await;
-    assert_eq!(result(&server, &id).await, None);
+    assert_eq!(server.stored_game(&id).await.result, None);
     until(started + 5 * DAY - 1).await;
-    assert_eq!(result(&server, &id).await, None);
+    assert_eq!(server.stored_game(&id).await.result, None);
     until(started + 5 * DAY).await;
     sleep(Duration::from_millis(1)).await;
-    assert_eq!(result(&server, &id).await.as_deref(), Some("B+T"));
+    assert_eq!(server.stored_game(&id).await.result.as_deref(), Some("B+T"));
 }

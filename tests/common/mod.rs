@@ -133,6 +133,21 @@ impl TestServer {
         Client::connect(&self.url).await
     }
 
+    /// The running server's store, for a test to read or arrange what no message does.
+    pub fn store(&self) -> std::sync::Arc<dyn tengen::store::Store> {
+        self.server.as_ref().expect("running").hub().store().clone()
+    }
+
+    /// Game `id`'s stored row, read from the store as the archive does (it wakes nothing).
+    pub async fn stored_game(&self, id: &str) -> tengen::store::GameRecord {
+        let (store, id) = (self.store(), id.to_string());
+        tokio::task::spawn_blocking(move || store.game(&id))
+            .await
+            .expect("the store call")
+            .expect("the store")
+            .expect("the game")
+    }
+
     /// Stops the server the graceful way and keeps the data directory.
     pub async fn stop(mut self) -> tempfile::TempDir {
         if let Some(server) = self.server.take() {
