@@ -627,12 +627,8 @@ async fn exports_read_back(server: &TestServer, t: &str, lines: &[Value], rounds
     let dir = tempfile::tempdir().expect("a temp dir");
     let path = dir.path().join("games.zip");
     std::fs::write(&path, &zip).expect("written");
-    let script = "import sys, zipfile, json\n\
-                  z = zipfile.ZipFile(sys.argv[1])\n\
-                  assert z.testzip() is None\n\
-                  print(json.dumps([[i.filename, z.read(i).decode()] for i in z.infolist()]))";
     let out = std::process::Command::new("python3")
-        .args(["-c", script])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/zip/read.py"))
         .arg(&path)
         .output()
         .expect("python3 runs");
