@@ -6,8 +6,9 @@
 //! The account's state is in the store (`VacationStore`), each game's in its own log
 //! (`vacation` events), so both survive a restart; the task reads the accounts away
 //! from the store whenever it wakes. Each change to the account is decided on its row
-//! in the store's transaction, so none overwrites a day a game spends meanwhile. A game that starts while its player is away runs
-//! their clock: a vacation covers the games under way when it began.
+//! in the store's transaction, so none overwrites a day a game spends meanwhile. A game
+//! that starts while its player is away runs their clock: a vacation covers the games
+//! under way when it began.
 
 use std::sync::{Arc, Weak};
 

@@ -602,6 +602,7 @@ impl Room {
             }
             Err(_) => return None,
         };
+        // The verdict the store kept: the same pure decision, on the row it was made on.
         let (until, covered) = match policy.at_deadline(before, deadline, now).0 {
             DeadlineDay::Spent { until_ms } => (until_ms, false),
             DeadlineDay::Covered { until_ms } => (until_ms, true),
