@@ -5,8 +5,10 @@
 //!
 //! The account's state is in the store (`VacationStore`), each game's in its own log
 //! (`vacation` events), so both survive a restart; the task reads the accounts away
-//! from the store whenever it wakes. A game that starts while its player is away runs
-//! their clock: a vacation covers the games under way when it began.
+//! from the store whenever it wakes. Each change to the account is decided on its row
+//! in the store's transaction, so none overwrites a day a game spends meanwhile. A game
+//! that starts while its player is away runs their clock: a vacation covers the games
+//! under way when it began.
 
 use std::sync::{Arc, Weak};
 
@@ -15,7 +17,7 @@ use tokio::time::sleep_until;
 
 use crate::clock::Millis;
 use crate::correspondence::calendar;
-use crate::correspondence::vacation::{HOUR_MS, Policy};
+use crate::correspondence::vacation::Policy;
 use crate::notify::Notices;
 use crate::protocol::{ErrorCode, GameSettings, NoticeKind, NoticePayload, Refusal, Vacation};
 use crate::registry::Registry;
@@ -59,7 +61,13 @@ impl Vacations {
     /// `user_id`'s vacation as it stands now (one spent by now ends first, whether or
     /// not the task has come to it).
     pub async fn status(&self, user_id: &str) -> Result<Vacation, Refusal> {
-        let row = self.settled(user_id).await?;
+        let (store, policy, who, now) = (
+            self.store.clone(),
+            self.policy,
+            user_id.to_string(),
+            now_ms(),
+        );
+        let row = blocking(move || Ok(policy.settle(store.vacation(&who)?, now))).await?;
         match Policy::ends_at(&row) {
             Some(ends) if ends <= row.as_of_ms => self.back(user_id).await,
             _ => Ok(view(&row)),
@@ -69,20 +77,20 @@ impl Vacations {
     /// `user_id` goes on vacation: refused with `no_vacation_left` under an hour of it.
     /// Going again while away changes nothing.
     pub async fn go(&self, user_id: &str) -> Result<Vacation, Refusal> {
-        let mut row = self.settled(user_id).await?;
+        let policy = self.policy;
+        let (before, row) = self
+            .change(user_id, move |row, now| policy.go(row, now))
+            .await?;
         if row.away_since_ms.is_none() {
-            if row.balance_ms < HOUR_MS {
-                return Err(Refusal::new(
-                    ErrorCode::NoVacationLeft,
-                    format!(
-                        "you have {} minutes of vacation left; a vacation needs at least an hour",
-                        row.balance_ms.max(0) / 60_000
-                    ),
-                ));
-            }
-            row.away_since_ms = Some(row.as_of_ms);
-            row.warned = false;
-            self.put(user_id, row).await?;
+            return Err(Refusal::new(
+                ErrorCode::NoVacationLeft,
+                format!(
+                    "you have {} minutes of vacation left; a vacation needs at least an hour",
+                    row.balance_ms.max(0) / 60_000
+                ),
+            ));
+        }
+        if before.and_then(|b| b.away_since_ms).is_none() {
             self.begun.notify_one();
         }
         let (paused, running) = self.tell_games(user_id, true).await?;
@@ -96,32 +104,23 @@ impl Vacations {
     /// `user_id` comes back: the vacation's hours are charged and their clocks run.
     /// Coming back while at home changes nothing.
     pub async fn back(&self, user_id: &str) -> Result<Vacation, Refusal> {
-        let mut row = self.settled(user_id).await?;
-        if row.away_since_ms.is_some() {
-            row.balance_ms -= Policy::cost(&row, row.as_of_ms);
-            row.away_since_ms = None;
-            row.warned = false;
-            self.put(user_id, row).await?;
-        }
+        let policy = self.policy;
+        let (_, row) = self
+            .change(user_id, move |row, now| policy.back(row, now))
+            .await?;
         self.tell_games(user_id, false).await?;
         Ok(view(&row))
     }
 
-    /// The account's vacation brought up to now (and kept so).
-    async fn settled(&self, user_id: &str) -> Result<VacationRow, Refusal> {
-        let (store, policy, who) = (self.store.clone(), self.policy, user_id.to_string());
-        let now = now_ms();
-        blocking(move || {
-            let row = policy.settle(store.vacation(&who)?, now);
-            store.put_vacation(&who, &row)?;
-            Ok(row)
-        })
-        .await
-    }
-
-    async fn put(&self, user_id: &str, row: VacationRow) -> Result<(), Refusal> {
-        let (store, who) = (self.store.clone(), user_id.to_string());
-        blocking(move || store.put_vacation(&who, &row)).await
+    /// Keeps `change(row, now)` of the account's vacation (`VacationStore::change_vacation`):
+    /// the row before and as kept.
+    async fn change(
+        &self,
+        user_id: &str,
+        change: impl Fn(Option<VacationRow>, i64) -> VacationRow + Send + 'static,
+    ) -> Result<(Option<VacationRow>, VacationRow), Refusal> {
+        let (store, who, now) = (self.store.clone(), user_id.to_string(), now_ms());
+        blocking(move || store.change_vacation(&who, Box::new(move |row| change(row, now)))).await
     }
 
     /// Tells each of `user_id`'s correspondence games not over that they are away or
@@ -179,16 +178,18 @@ impl Vacations {
                 };
                 self.notices
                     .notify(&user_id, NoticeKind::VacationEnding, payload);
-                if let Err(refusal) = self
-                    .put(
-                        &user_id,
+                let (policy, since) = (self.policy, row.away_since_ms);
+                // The vacation warned of, not one begun since it ended.
+                let kept = self
+                    .change(&user_id, move |row, now| {
+                        let row = policy.settle(row, now);
                         VacationRow {
-                            warned: true,
+                            warned: row.warned || row.away_since_ms == since,
                             ..row
-                        },
-                    )
-                    .await
-                {
+                        }
+                    })
+                    .await;
+                if let Err(refusal) = kept {
                     tracing::warn!(user = %user_id, %refusal, "a vacation's warning was not kept");
                 }
             } else if !row.warned {
@@ -271,6 +272,7 @@ fn view(row: &VacationRow) -> Vacation {
         balance_ms: row.balance_ms.max(0),
         away_since: row.away_since_ms,
         ends_at: Policy::ends_at(row),
+        paid_until: row.paid_until_ms.filter(|until| *until > row.as_of_ms),
         paused: Vec::new(),
         running: Vec::new(),
     }

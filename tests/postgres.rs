@@ -11,7 +11,9 @@ use common::services::postgres_db;
 use common::{TestServer, get, get_json, play, start_game};
 use serde_json::{Value, json};
 use tengen::config::{Config, StoreBackend};
-use tengen::store::{AccountStore, CalendarStore, EventLog, GameStore, PgStore, PushStore};
+use tengen::store::{
+    AccountStore, CalendarStore, EventLog, GameStore, PgStore, PushStore, VacationStore,
+};
 
 fn on_postgres(url: &str) -> impl FnOnce(&mut Config) + '_ {
     move |c| {
@@ -344,6 +346,21 @@ async fn store_migrate_carries_plans_deadlines_vacations_and_notices() {
     assert_eq!(away["vacation"]["paused"], json!([id]), "{away}");
     drop((alice, bob));
     let dir = server.stop().await;
+    // And the day Bob spent at a deadline earlier runs a while yet (days of a clock a
+    // test on real time cannot wait for; written as a deadline would).
+    let db_file = dir.path().join(tengen::server::DB_FILE);
+    let writable =
+        tengen::store::SqliteStore::open(&db_file, tengen::store::SyncMode::Full).expect("sqlite");
+    writable
+        .change_vacation(
+            "bob",
+            Box::new(|row| tengen::store::VacationRow {
+                paid_until_ms: row.map(|r| r.as_of_ms + 5_000),
+                ..row.expect("Bob's vacation")
+            }),
+        )
+        .expect("a day spent");
+    writable.close().expect("closed");
     let sqlite =
         tengen::store::SqliteStore::open_read_only(&dir.path().join(tengen::server::DB_FILE))
             .expect("sqlite");
@@ -351,7 +368,8 @@ async fn store_migrate_carries_plans_deadlines_vacations_and_notices() {
     assert_eq!(kept.0.len(), 1, "Alice's plan is stored: {:?}", kept.0);
     assert!(kept.1.is_some(), "the game is in the deadline index");
     assert!(
-        kept.2.is_some_and(|v| v.away_since_ms.is_some()),
+        kept.2
+            .is_some_and(|v| v.away_since_ms.is_some() && v.paid_until_ms.is_some()),
         "{:?}",
         kept.2
     );

@@ -10,13 +10,15 @@ mod common;
 use std::sync::Arc;
 
 use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
+use tengen::config::CorrespondenceConfig;
+use tengen::correspondence::vacation::{DeadlineDay, Policy};
 use tengen::protocol::Role;
 use tengen::store::{
     Append, CalendarRow, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore,
     KibitzRecord, MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
     PushSubscription, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation,
     SqliteStore, Store, StoreError, Subscribed, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry,
-    TournamentRecord, UserChange, UserRecord, VacationRow,
+    TournamentRecord, UserChange, UserRecord, VacationChange, VacationRow,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -113,7 +115,8 @@ on_both!(
     digests_wait_for_their_time_and_mail_prefs_are_kept,
     personal_tokens_are_bounded_used_and_revoked,
     a_player_without_rated_games_becomes_a_bot_once,
-    vacations_are_kept_and_spent_in_batches,
+    vacations_are_kept_and_changed_on_the_row_they_find,
+    deadlines_due_at_once_on_two_nodes_spend_one_day,
     calendars_are_kept_and_replaced,
     push_subscriptions_are_bounded_replaced_and_forgotten,
 );
@@ -500,7 +503,12 @@ fn unfinished_games_come_back_oldest_first(b: &Backend) {
     assert!(live[1].1.iter().all(|e| e.game_id == "late"));
 }
 
-fn vacations_are_kept_and_spent_in_batches(b: &Backend) {
+/// `row`, whatever the account had: a change that overwrites.
+fn put(row: VacationRow) -> VacationChange {
+    Box::new(move |_| row)
+}
+
+fn vacations_are_kept_and_changed_on_the_row_they_find(b: &Backend) {
     let s = &b.store;
     assert_eq!(s.vacation("alice").expect("read"), None);
     let home = VacationRow {
@@ -508,48 +516,101 @@ fn vacations_are_kept_and_spent_in_batches(b: &Backend) {
         as_of_ms: 10,
         away_since_ms: None,
         warned: false,
+        paid_until_ms: None,
     };
-    s.put_vacation("alice", &home).expect("put");
+    assert_eq!(
+        s.change_vacation("alice", put(home)).expect("change"),
+        (None, home)
+    );
     let away = VacationRow {
         away_since_ms: Some(20),
         warned: true,
+        paid_until_ms: Some(30),
         ..home
     };
-    s.put_vacation("bob", &away).expect("put");
+    s.change_vacation("bob", put(away)).expect("change");
     assert_eq!(s.vacation("alice").expect("read"), Some(home));
     assert_eq!(
         s.away_accounts().expect("away"),
         [("bob".to_string(), away)]
     );
-    // A day spent at a deadline comes off in the game's batch, all or nothing.
-    s.create_game(&game("corr", 1, "alice", "bob"))
-        .expect("create");
-    let spent = Append::VacationSpent {
-        game_id: "corr".into(),
-        user_id: "alice".into(),
-        ms: 2_000,
-    };
-    s.append(&[Append::Event(event("corr", 1)), spent.clone()])
-        .expect("a batch");
-    assert_eq!(
-        s.vacation("alice").expect("read").map(|v| v.balance_ms),
-        Some(3_000)
-    );
-    assert!(s.append(&[Append::Event(event("corr", 5)), spent]).is_err());
-    assert_eq!(
-        s.vacation("alice").expect("read").map(|v| v.balance_ms),
-        Some(3_000)
-    );
+    // A change is decided on the row as it stands.
+    let spend = Box::new(|row: Option<VacationRow>| {
+        let row = row.expect("alice has a row");
+        VacationRow {
+            balance_ms: row.balance_ms - 2_000,
+            paid_until_ms: Some(row.as_of_ms + 1),
+            ..row
+        }
+    });
+    let (before, after) = s.change_vacation("alice", spend).expect("change");
+    assert_eq!((before, after.balance_ms), (Some(home), 3_000));
+    assert_eq!(s.vacation("alice").expect("read"), Some(after));
+    assert_eq!(after.paid_until_ms, Some(11));
     // Home again.
-    s.put_vacation(
+    s.change_vacation(
         "bob",
-        &VacationRow {
+        put(VacationRow {
             away_since_ms: None,
             ..away
-        },
+        }),
     )
-    .expect("put");
+    .expect("change");
     assert_eq!(s.away_accounts().expect("away"), []);
+}
+
+/// Several games of one player due at the same instant, decided at once on two nodes
+/// (each change held open a while, so they overlap): one day is spent, and every other
+/// deadline finds it running. Once for an account without a row yet (the first rows
+/// race to be inserted), once for one with a row.
+fn deadlines_due_at_once_on_two_nodes_spend_one_day(b: &Backend) {
+    const DAY: i64 = 86_400_000;
+    // 10 days to start with and none gained, so the balance moves only by what is spent.
+    let policy = Policy::new(&CorrespondenceConfig {
+        vacation_start_days: 10,
+        vacation_days_per_30: 0,
+        ..CorrespondenceConfig::default()
+    });
+    let deadline = 100 * DAY;
+    let nodes = [Arc::clone(&b.store), b.another_node()];
+    for who in ["fresh", "known"] {
+        if who == "known" {
+            let row = policy.settle(None, deadline - DAY);
+            nodes[0].change_vacation(who, put(row)).expect("change");
+        }
+        let start = Arc::new(std::sync::Barrier::new(4));
+        let games: Vec<_> = (0..4)
+            .map(|i| {
+                let (store, start) = (Arc::clone(&nodes[i % 2]), Arc::clone(&start));
+                std::thread::spawn(move || {
+                    start.wait();
+                    let slow = move |row| {
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        policy.at_deadline(row, deadline, deadline).1
+                    };
+                    let (before, _) = store.change_vacation(who, Box::new(slow)).expect("change");
+                    policy.at_deadline(before, deadline, deadline).0
+                })
+            })
+            .collect();
+        let verdicts: Vec<DeadlineDay> = games
+            .into_iter()
+            .map(|g| g.join().expect("a game"))
+            .collect();
+        let until_ms = deadline + DAY;
+        let spent = verdicts
+            .iter()
+            .filter(|v| **v == DeadlineDay::Spent { until_ms })
+            .count();
+        let covered = verdicts
+            .iter()
+            .filter(|v| **v == DeadlineDay::Covered { until_ms })
+            .count();
+        assert_eq!((spent, covered), (1, 3), "{who}: {verdicts:?}");
+        let row = nodes[1].vacation(who).expect("read").expect("a row");
+        assert_eq!(row.balance_ms, 9 * DAY, "{who}");
+        assert_eq!(row.paid_until_ms, Some(until_ms), "{who}");
+    }
 }
 
 fn calendars_are_kept_and_replaced(b: &Backend) {

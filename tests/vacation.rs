@@ -203,3 +203,132 @@ async fn a_vacation_survives_a_restart() {
     let seen = snapshot(&server, "carol", &id).await;
     assert_eq!(seen["clock"]["running"], "white", "{seen}");
 }
+
+/// A correspondence game `opponent` (Black) begins against `player` with E5, so
+/// `player`'s 3 days run from now: its id and that instant (calendar Unix ms).
+async fn game_against(
+    server: &TestServer,
+    opponent: &str,
+    player: &str,
+    extra: Value,
+) -> (String, i64) {
+    let mut black = server.login(opponent).await;
+    let mut white = server.login(player).await;
+    let mut settings =
+        json!({"board_size": 9, "color": "black", "correspondence": true, "clock": fischer_days()});
+    if let (Some(s), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
+        s.extend(extra.clone());
+    }
+    let id = start_game(&mut black, &mut white, settings).await;
+    play(&mut black, &id, 1, "E5").await;
+    black.close().await;
+    white.close().await;
+    let began = server.stored_game(&id).await.created_at_ms;
+    (id, began)
+}
+
+/// The `vacation_spent` events game `id` has stored, in order, without the fields every
+/// event has.
+async fn days_held(server: &TestServer, id: &str) -> Vec<Value> {
+    let (store, id) = (server.store(), id.to_string());
+    let events = tokio::task::spawn_blocking(move || store.events(&id))
+        .await
+        .expect("the store call")
+        .expect("the store");
+    events
+        .iter()
+        .filter(|e| e.kind == "vacation_spent")
+        .map(|e| {
+            let mut held: Value = serde_json::from_str(&e.payload).expect("a JSON payload");
+            for common in ["game_id", "seq", "type"] {
+                held.as_object_mut().map(|o| o.remove(common));
+            }
+            held
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_day_covers_every_game_due_within_it() {
+    let server = TestServer::start_with(quiet(2, 0)).await;
+    // White's deadlines: game a at 3 days, d (no vacation) an hour later, b two hours
+    // later, c five.
+    let (a, t0) = game_against(&server, "ann", "white", json!({})).await;
+    sleep(Duration::from_millis(HOUR)).await;
+    let (d, _) = game_against(&server, "dan", "white", json!({"vacation": false})).await;
+    sleep(Duration::from_millis(HOUR)).await;
+    let (b, _) = game_against(&server, "bea", "white", json!({})).await;
+    sleep(Duration::from_millis(3 * HOUR)).await;
+    let (c, _) = game_against(&server, "cid", "white", json!({})).await;
+    let day = DAY as i64;
+    let paid_until = |days: i64| Some(json!(t0 + 3 * day + days * day));
+
+    // Past a's deadline: one day is spent, and it runs until a day after that deadline.
+    sleep(days(3) - Duration::from_millis(5 * HOUR) + Duration::from_millis(HOUR / 2)).await;
+    let mut white = server.login("white").await;
+    let status = vacation(&mut white, "get_vacation").await;
+    assert_eq!(status["balance_ms"], DAY, "{status}");
+    assert_eq!(status.get("paid_until").cloned(), paid_until(1), "{status}");
+    white.close().await;
+    // The day survives a restart: b and c, due after it, are covered by it.
+    let dir = server.stop().await;
+    let server = TestServer::start_in(dir, quiet(2, 0)).await;
+    sleep(Duration::from_millis(5 * HOUR)).await;
+    let mut white = server.login("white").await;
+    let status = vacation(&mut white, "get_vacation").await;
+    assert_eq!(status["balance_ms"], DAY, "{status}");
+    assert_eq!(status.get("paid_until").cloned(), paid_until(1), "{status}");
+    for id in [&a, &b, &c] {
+        assert_eq!(snapshot(&server, "eve", id).await["phase"], "play", "{id}");
+    }
+    // The game that forbids vacation flagged at its deadline, day or no day.
+    let seen = snapshot(&server, "eve", &d).await;
+    assert_eq!(
+        (&seen["phase"], &seen["result"]),
+        (&json!("ended"), &json!("B+T"))
+    );
+    assert_eq!(days_held(&server, &d).await, Vec::<Value>::new());
+    // a spent the day; b and c were held to its end, for nothing.
+    assert_eq!(
+        days_held(&server, &a).await,
+        [json!({"color": "white", "ms": DAY})]
+    );
+    assert_eq!(
+        days_held(&server, &b).await,
+        [json!({"color": "white", "ms": DAY - 2 * HOUR, "covered": true})]
+    );
+    assert_eq!(
+        days_held(&server, &c).await,
+        [json!({"color": "white", "ms": DAY - 5 * HOUR, "covered": true})]
+    );
+
+    // The day ends with nothing played: all three are due at once, and one more day
+    // is spent for them all.
+    sleep(days(1) - Duration::from_millis(5 * HOUR)).await;
+    let status = vacation(&mut white, "get_vacation").await;
+    assert_eq!(status["balance_ms"], 0, "{status}");
+    assert_eq!(status.get("paid_until").cloned(), paid_until(2), "{status}");
+    let mut second = Vec::new();
+    for id in [&a, &b, &c] {
+        assert_eq!(snapshot(&server, "eve", id).await["phase"], "play", "{id}");
+        let held = days_held(&server, id).await;
+        assert_eq!(held.len(), 2, "{id}: {held:?}");
+        assert_eq!(held[1]["ms"], DAY, "{id}: {held:?}");
+        second.push(held[1].get("covered").is_none());
+    }
+    assert_eq!(
+        second.iter().filter(|spent| **spent).count(),
+        1,
+        "{second:?}"
+    );
+
+    // That day ends too, and none is left: every flag falls.
+    sleep(days(1)).await;
+    for id in [&a, &b, &c] {
+        let seen = snapshot(&server, "eve", id).await;
+        assert_eq!(
+            (&seen["phase"], &seen["result"]),
+            (&json!("ended"), &json!("B+T"))
+        );
+    }
+}

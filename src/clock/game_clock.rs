@@ -356,11 +356,17 @@ impl GameClock {
         Ok(())
     }
 
-    /// Holds `color`'s running clock for `ms` (a vacation day spent at its deadline):
-    /// its deadline moves that much later, as if the clock had stood still.
+    /// Holds `color`'s running clock for `ms` of its time (a vacation day at its
+    /// deadline): its deadline moves that much later, as if the clock had stood still.
+    /// With a weekend, `ms` of the time it charges: the turn's start moves past that
+    /// much working time, since moving it within a weekend would not move the deadline.
     pub fn hold(&mut self, color: Color, ms: Millis) {
+        let weekend = &self.weekends[color.index()];
         if let Some(turn) = self.turn.as_mut().filter(|turn| turn.color == color) {
-            turn.since = turn.since.saturating_add(ms);
+            turn.since = match weekend {
+                Some(weekend) => weekend.deadline(turn.since, ms),
+                None => turn.since.saturating_add(ms),
+            };
         }
     }
 
@@ -473,6 +479,25 @@ mod tests {
         g.on_move(W, thu + 8 * DAY, 0).unwrap();
         // Started on the weekend (Friday 12 June): the clock runs from Sunday.
         assert_eq!(g.deadline(), Some(thu + 12 * DAY));
+    }
+
+    #[test]
+    fn a_hold_of_a_turn_begun_on_its_weekend_moves_its_deadline_by_working_time() {
+        const DAY: Millis = 86_400_000;
+        // Thursday 4 June 2026, 00:00 UTC; Friday and Saturday off.
+        let thu = 1_780_531_200_000;
+        let fri_sat = [jiff::civil::Weekday::Friday, jiff::civil::Weekday::Saturday];
+        let mut g = GameClock::new(TimeControl::Absolute { main_ms: 2 * DAY });
+        g.set_weekend(B, Weekend::new("UTC", &fri_sat).ok());
+        // Begun Friday noon: it runs from Sunday, due Tuesday.
+        g.start(B, thu + DAY + DAY / 2).unwrap();
+        assert_eq!(g.deadline(), Some(thu + 5 * DAY));
+        // A day held is a day of its working time: Wednesday, not the same Tuesday
+        // (a start moved to Saturday noon would still be due on Tuesday).
+        g.hold(B, DAY);
+        assert_eq!(g.deadline(), Some(thu + 6 * DAY));
+        g.hold(B, 5 * 3_600_000);
+        assert_eq!(g.deadline(), Some(thu + 6 * DAY + 5 * 3_600_000));
     }
 
     #[test]

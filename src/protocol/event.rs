@@ -181,11 +181,15 @@ pub enum GameEvent {
         color: Color,
         away: bool,
     },
-    /// A player's deadline came while they had vacation days: `ms` of them were spent,
-    /// and their clock stood still that long instead of flagging.
+    /// A player's deadline came in a game that allows vacation, and their clock stood
+    /// still `ms` from it instead of flagging: a whole day of their vacation was spent
+    /// here, unless `covered` (a day they spent at a deadline before, in this game or
+    /// another, still ran, and `ms` is what was left of it; nothing more was spent).
     VacationSpent {
         color: Color,
         ms: u64,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        covered: bool,
     },
     /// The calendar a player's clock stands still by in a correspondence game with
     /// `weekends` (client-protocol/correspondence.md#weekends): set at the start, and

@@ -104,6 +104,11 @@ pub struct Vacation {
     /// When the vacation under way ends by itself, its balance spent (server Unix ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_at: Option<i64>,
+    /// When the day spent at a deadline that runs now ends (server Unix ms): until then
+    /// each of your deadlines in a game that allows vacation is covered by it, and
+    /// costs nothing more. Absent: no such day runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paid_until: Option<i64>,
     /// After `start_vacation`: the games whose clock of yours stands still now.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paused: Vec<String>,

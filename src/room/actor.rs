@@ -20,7 +20,7 @@ use super::sleep::{self, SLEEP_AFTER};
 use super::timeline::Timeline;
 use crate::clock::Millis;
 use crate::correspondence::plan::{Answer, Plan};
-use crate::correspondence::vacation::DAY_MS;
+use crate::correspondence::vacation::DeadlineDay;
 use crate::fanout::{Frame, Outbox, encode};
 use crate::protocol::{
     Calendar, CalledGame, ErrorCode, GameAction, GameEvent, GameSummary, Phase, Refusal, ServerMsg,
@@ -567,55 +567,51 @@ impl Room {
         !step.events.is_empty() && self.commit(step).await.is_ok()
     }
 
-    /// A player out of time in a correspondence game that allows vacation, with a day
-    /// of it left: the day is spent (in the same batch) and their clock held a day
-    /// instead of the flag falling. None: the flag falls (or nothing is due).
-    async fn vacation_day(&self) -> Option<(Step, Append)> {
+    /// A player out of time in a correspondence game that allows vacation: their
+    /// account's day at a deadline (`Policy::at_deadline`, decided and kept in one
+    /// store transaction, so games due at once spend one day) holds their clock instead
+    /// of the flag falling. None: the flag falls (or nothing is due).
+    ///
+    /// The day is kept before the event: if the event is then not committed, the next
+    /// try finds the day running and is covered by it, so nothing is spent twice.
+    async fn vacation_day(&self) -> Option<Step> {
         let settings = &self.live.settings;
         if !(settings.correspondence && settings.vacation) {
             return None;
         }
         let at = self.moment(0);
-        let color = self.live.clock().check_flag(at.now)?;
-        if self.live.clock().flagged().is_some() {
+        let clock = self.live.clock();
+        let color = clock.check_flag(at.now)?;
+        if clock.flagged().is_some() {
             return None;
         }
-        let user_id = self.live.player(color).id.clone();
-        let (store, policy) = (self.ctx.store.clone(), self.ctx.vacation);
+        let deadline = i64::try_from(clock.deadline()?).ok()?;
         let now = i64::try_from(at.now).unwrap_or(i64::MAX);
-        let who = user_id.clone();
-        let row = tokio::task::spawn_blocking(move || {
-            let row = policy.settle(store.vacation(&who)?, now);
-            store.put_vacation(&who, &row)?;
-            Ok::<_, crate::store::StoreError>(row)
+        let (store, policy) = (self.ctx.store.clone(), self.ctx.vacation);
+        let who = self.live.player(color).id.clone();
+        let kept = tokio::task::spawn_blocking(move || {
+            let change = move |row| policy.at_deadline(row, deadline, now).1;
+            store.change_vacation(&who, Box::new(change))
         })
         .await;
-        let row = match row {
-            Ok(Ok(row)) => row,
+        let before = match kept {
+            Ok(Ok((before, _))) => before,
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, "the vacation balance could not be read; the flag falls");
                 return None;
             }
             Err(_) => return None,
         };
-        if row.balance_ms < DAY_MS {
-            return None;
-        }
-        let step = self.live.step(
-            vec![GameEvent::VacationSpent {
-                color,
-                ms: DAY_MS as u64,
-            }],
-            at,
-        );
-        (!step.events.is_empty()).then(|| {
-            let spent = Append::VacationSpent {
-                game_id: self.id.to_string(),
-                user_id,
-                ms: DAY_MS,
-            };
-            (step, spent)
-        })
+        // The verdict the store kept: the same pure decision, on the row it was made on.
+        let (until, covered) = match policy.at_deadline(before, deadline, now).0 {
+            DeadlineDay::Spent { until_ms } => (until_ms, false),
+            DeadlineDay::Covered { until_ms } => (until_ms, true),
+            DeadlineDay::Flag => return None,
+        };
+        let ms = u64::try_from(until - deadline).ok()?;
+        let event = GameEvent::VacationSpent { color, ms, covered };
+        let step = self.live.step(vec![event], at);
+        (!step.events.is_empty()).then_some(step)
     }
 
     /// The player to move is warned of their deadline, if that is due now: the
@@ -646,9 +642,9 @@ impl Room {
         if self.deadline_warning().await {
             return;
         }
-        if let Some((step, spent)) = self.vacation_day().await {
-            tracing::info!("a vacation day is spent at a deadline");
-            let _ = self.commit_with(step, vec![spent]).await;
+        if let Some(step) = self.vacation_day().await {
+            tracing::info!("a vacation day holds a clock at its deadline");
+            let _ = self.commit(step).await;
             return;
         }
         let step = self.live.on_timer(self.moment(0));

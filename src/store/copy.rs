@@ -242,6 +242,7 @@ pub(crate) const TABLES: &[Table] = &[
             ("as_of_ms", Int),
             ("away_since_ms", Int),
             ("warned", Bool),
+            ("paid_until_ms", Int),
         ],
     ),
 ];

@@ -80,17 +80,6 @@ pub enum Append {
         /// When it must next be woken.
         due_ms: i64,
     },
-    /// A player's vacation day spent at their deadline in a correspondence game
-    /// ([`VacationStore`](super::VacationStore)): taken off their balance in the batch
-    /// of the event that holds their clock.
-    VacationSpent {
-        /// The game whose deadline it was.
-        game_id: String,
-        /// The player.
-        user_id: String,
-        /// How much is taken off.
-        ms: i64,
-    },
 }
 
 impl Append {
@@ -106,7 +95,6 @@ impl Append {
             | Append::Rated { game_id }
             | Append::Fence { game_id, .. }
             | Append::Deadline { game_id, .. }
-            | Append::VacationSpent { game_id, .. }
             | Append::Plan { game_id, .. } => game_id,
         }
     }

@@ -80,7 +80,7 @@ pub use reviews::{ReviewRecord, ReviewStore};
 pub use sqlite::{SqliteStore, SyncMode};
 pub use tokens::{TOUCH_MS, TokenRecord, TokenStore};
 pub use tournaments::{TournamentEntry, TournamentRecord, TournamentStore};
-pub use vacations::{VacationRow, VacationStore};
+pub use vacations::{VacationChange, VacationRow, VacationStore};
 pub use writer::{MAX_BATCH_REQUESTS, StoreWriter};
 
 /// The whole store as the room, the HTTP handlers and the services see it: every trait

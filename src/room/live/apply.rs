@@ -119,7 +119,7 @@ impl LiveGame {
                 self.warned = Some((*color, *deadline));
                 Ok(())
             }
-            GameEvent::VacationSpent { color, ms } => {
+            GameEvent::VacationSpent { color, ms, .. } => {
                 self.expect(self.clock.running() == Some(*color))?;
                 self.clock.hold(*color, *ms);
                 Ok(())

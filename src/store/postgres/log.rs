@@ -100,7 +100,6 @@ async fn apply<'b>(
             color,
             plan,
         } => super::plans::set_plan(b, game_id, color, plan.as_deref()).await,
-        Append::VacationSpent { user_id, ms, .. } => super::vacations::spend(b, user_id, *ms).await,
     }
 }
 

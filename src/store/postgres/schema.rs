@@ -274,6 +274,10 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE tournaments ADD COLUMN owner TEXT, ADD COLUMN lease_until TIMESTAMPTZ;
     CREATE INDEX users_by_display_name ON users (display_name);
     "#,
+    // 13: SQLite's version 18, until when the last vacation day spent at a deadline runs.
+    r#"
+    ALTER TABLE vacations ADD COLUMN paid_until_ms BIGINT;
+    "#,
 ];
 
 /// The schema version this build writes and understands.

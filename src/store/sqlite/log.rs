@@ -189,9 +189,6 @@ impl SqliteStore {
                 color,
                 plan,
             } => super::plans::set_plan(tx, game_id, color, plan, &db),
-            Write::VacationSpent { user_id, ms, .. } => {
-                super::vacations::spend(tx, user_id, ms, &db)
-            }
         }
     }
 
@@ -446,11 +443,6 @@ enum Write<'a> {
         color: &'a str,
         plan: Option<&'a str>,
     },
-    VacationSpent {
-        game_id: &'a str,
-        user_id: &'a str,
-        ms: i64,
-    },
 }
 
 impl Write<'_> {
@@ -465,7 +457,6 @@ impl Write<'_> {
             | Write::Rated(game_id)
             | Write::Fence { game_id, .. }
             | Write::Deadline { game_id, .. }
-            | Write::VacationSpent { game_id, .. }
             | Write::Plan { game_id, .. } => game_id,
         }
     }
@@ -511,15 +502,6 @@ impl<'a> From<&'a Append> for Write<'a> {
                 game_id,
                 color,
                 plan: plan.as_deref(),
-            },
-            Append::VacationSpent {
-                game_id,
-                user_id,
-                ms,
-            } => Write::VacationSpent {
-                game_id,
-                user_id,
-                ms: *ms,
             },
         }
     }

@@ -296,6 +296,11 @@ const MIGRATIONS: &[&str] = &[
     "
     CREATE INDEX users_by_display_name ON users (display_name);
     ",
+    // 18: until when the last vacation day spent at a deadline runs, per account
+    // (store/vacations.rs): one day covers every game of the account due in it.
+    "
+    ALTER TABLE vacations ADD COLUMN paid_until_ms INTEGER;
+    ",
 ];
 
 /// The schema version this build writes and understands.
