@@ -274,6 +274,18 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE tournaments ADD COLUMN owner TEXT, ADD COLUMN lease_until TIMESTAMPTZ;
     CREATE INDEX users_by_display_name ON users (display_name);
     "#,
+    // 13: another branch's (vacation), numbered before this one; an empty step until
+    // that branch's migration takes its place at the merge.
+    "",
+    // 14: which node does each job that one node does for the cluster (the waker of
+    // sleeping correspondence games), and until when (PostgreSQL only, as the leases).
+    r#"
+    CREATE TABLE singleton_leases (
+        name        TEXT COLLATE "C" PRIMARY KEY,
+        owner       TEXT,
+        lease_until TIMESTAMPTZ
+    );
+    "#,
 ];
 
 /// The schema version this build writes and understands.
