@@ -267,3 +267,30 @@ async fn when_the_wakers_node_is_killed_another_node_wakes_a_game_then_due() {
     assert!(over["ended_at"].as_i64() >= Some(deadline), "early: {over}");
     assert!(metric(&nodes[other], "tengen_cluster_takeovers_total").await >= 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_stops_gives_the_wakers_lease_up_for_another_at_once() {
+    // The longest lease: given up, it is free long before it would have lapsed.
+    let cluster = Processes::new(Cluster::with_lease(300_000), 2, Vec::new());
+    let mut nodes = [cluster.spawn(0), cluster.spawn(1)];
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let waker = waker_node(&store, None).await;
+    let w = usize::from(waker == "n1");
+    nodes[w].signal(libc::SIGTERM);
+    let until = Instant::now() + PATIENCE;
+    while nodes[w]
+        .child
+        .try_wait()
+        .expect("the node's state")
+        .is_none()
+    {
+        assert!(Instant::now() < until, "the node does not stop");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let after = store.claim_singleton("waker", "probe", 1).expect("a claim");
+    assert_ne!(
+        after,
+        Claim::Held { node: waker },
+        "kept by a node that stopped"
+    );
+}

@@ -29,6 +29,8 @@ pub struct Singleton {
     /// This node's id, the owner the lease names.
     node: String,
     lease: Duration,
+    /// Set once [`Singleton::hold`] has stopped and given the lease up.
+    given_up: Arc<watch::Sender<bool>>,
 }
 
 impl Singleton {
@@ -40,6 +42,7 @@ impl Singleton {
             leases: node.leases(),
             node: node.id().to_owned(),
             lease: node.lease(),
+            given_up: Arc::new(watch::channel(false).0),
         }
     }
 
@@ -101,8 +104,15 @@ impl Singleton {
             }
             held.send_replace(false);
             me.release().await;
+            me.given_up.send_replace(true);
         });
         holds
+    }
+
+    /// Returns once [`Singleton::hold`] has stopped and given the lease up, so a node
+    /// that stops leaves only after another can take the job.
+    pub async fn given_up(&self) {
+        let _ = self.given_up.subscribe().wait_for(|done| *done).await;
     }
 
     fn nudges(&self) -> String {

@@ -221,8 +221,8 @@ impl Placement for Clustered {
         self.node.owns(game_id)
     }
 
-    /// Stops every room this node runs and gives up their leases, so the other nodes
-    /// take them over at once.
+    /// Stops every room this node runs and gives up their leases, and the waker's
+    /// (its keeper stops with the registry), so the other nodes take them over at once.
     fn hand_over<'a>(&'a self, registry: &'a Registry) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             let rooms = registry.running_here();
@@ -232,6 +232,7 @@ impl Placement for Clustered {
             let stopped = futures_util::future::join_all(rooms.iter().map(RoomHandle::closed));
             let _ = tokio::time::timeout(Duration::from_secs(2), stopped).await;
             self.node.release_all().await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.waker.given_up()).await;
         })
     }
 
