@@ -1,14 +1,18 @@
 //! Correspondence games in a cluster of real node processes on one PostgreSQL and one
-//! NATS: a vacation taken on one node stands the clock of a game that runs on another,
-//! and a plan sent through one node plays where the game runs, and after its owner is
-//! killed and another node takes it over.
+//! NATS: a vacation taken on one node stands the clock of a game that runs on another;
+//! a plan sent through one node plays where the game runs, and after its owner is
+//! killed and another node takes it over; a game asleep is woken when due by the one
+//! node that holds the waker's lease, and by another once that node is killed.
 
 mod common;
 
+use std::time::{Duration, Instant};
+
 use common::cluster::{Cluster, Processes, play_through};
 use common::process::Running;
-use common::{Client, play, start_game};
+use common::{Client, get_at, play, start_game};
 use serde_json::{Value, json};
+use tengen::store::{Claim, Leases, PgStore};
 
 const HOUR: u64 = 3_600_000;
 const DAY: u64 = 24 * HOUR;
@@ -139,4 +143,154 @@ async fn a_plan_sent_through_one_node_plays_where_the_game_runs_and_after_a_take
         .filter_map(|m| m["vertex"].as_str())
         .collect();
     assert_eq!(moves, ["E5", "C3", "G7", "G3", "C7"], "{snapshot}");
+}
+
+/// How long a test waits for the nodes to do by themselves what they must.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A correspondence game on 9x9, Black to choose, of `main_ms` in all for each player,
+/// with no vacation to stand a clock.
+fn sudden_death(main_ms: u64) -> Value {
+    json!({"board_size": 9, "color": "black", "correspondence": true, "vacation": false,
+        "clock": {"system": "absolute", "main_ms": main_ms}})
+}
+
+/// The node that holds the waker's lease, once one does, as a claim by another finds
+/// it (a claim that finds it free holds it a millisecond, and is tried again).
+async fn waker_node(store: &PgStore, not: Option<&str>) -> String {
+    let until = Instant::now() + PATIENCE;
+    loop {
+        match store.claim_singleton("waker", "probe", 1).expect("a claim") {
+            Claim::Held { node } if Some(node.as_str()) != not => return node,
+            _ => assert!(Instant::now() < until, "no node took the waker's lease"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The game's record over HTTP, read from the store (which wakes no game).
+async fn record(node: &Running, game: &str) -> Value {
+    let (status, _, body) = get_at(node.addr(), &format!("/api/games/{game}")).await;
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).expect("a JSON record")
+}
+
+/// The game's record once it has a result; fails at `until`.
+async fn over_by(node: &Running, game: &str, until: Instant) -> Value {
+    loop {
+        let record = record(node, game).await;
+        if record["result"].is_string() {
+            return record;
+        }
+        assert!(Instant::now() < until, "not over in time: {record}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// A counter or gauge of the node's `/metrics`.
+async fn metric(node: &Running, name: &str) -> u64 {
+    let (_, _, metrics) = get_at(node.addr(), "/metrics").await;
+    let line = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")));
+    line.and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {metrics}"))
+}
+
+/// A game of `main_ms` started on `node`, Black's first move played, both players gone;
+/// and the instant White's flag falls at the earliest.
+async fn white_to_move_alone(cluster: &Processes, node: &Running, main_ms: u64) -> (String, i64) {
+    let mut alice = cluster.login(node, "alice").await;
+    let mut bob = cluster.login(node, "bob").await;
+    let game = start_game(&mut alice, &mut bob, sudden_death(main_ms)).await;
+    play(&mut alice, &game, 1, "E5").await;
+    let created = record(node, &game).await["created_at"].as_i64();
+    (game, created.expect("created_at") + main_ms as i64)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_asleep_on_one_node_is_flagged_by_the_wakers_node_without_a_sweep() {
+    // The longest lease: each node sweeps for games without an owner as it starts and
+    // then every 100 s, after this test has had its answer.
+    let started = Instant::now();
+    let no_sweep_yet = started + Duration::from_secs(100);
+    let cluster = Processes::new(Cluster::with_lease(300_000), 2, Vec::new());
+    let nodes = [cluster.spawn(0), cluster.spawn(1)];
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let waker = waker_node(&store, None).await;
+    let (w, other) = if waker == "n0" { (0, 1) } else { (1, 0) };
+
+    // The game runs on the other node, and falls asleep there (its room stops 30 s
+    // after its players left) before White's flag.
+    let (game, deadline) = white_to_move_alone(&cluster, &nodes[other], 50_000).await;
+    while metric(&nodes[other], "tengen_cluster_owned_games").await > 0 {
+        assert!(Instant::now() < no_sweep_yet, "the game never fell asleep");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let asleep = record(&nodes[other], &game).await;
+    assert_eq!(asleep.get("result"), None, "over before it slept: {asleep}");
+
+    // The waker's node wakes it at its deadline, and its flag falls, before any sweep.
+    let over = over_by(&nodes[w], &game, no_sweep_yet).await;
+    assert_eq!(over["result"], "B+T", "{over}");
+    assert!(over["ended_at"].as_i64() >= Some(deadline), "early: {over}");
+    let takeovers = "tengen_cluster_takeovers_total";
+    assert!(
+        metric(&nodes[w], takeovers).await >= 1,
+        "the waker's node woke it"
+    );
+    assert_eq!(metric(&nodes[other], takeovers).await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_wakers_node_is_killed_another_node_wakes_a_game_then_due() {
+    let cluster = Processes::new(Cluster::new(), 2, Vec::new());
+    let mut nodes = [cluster.spawn(0), cluster.spawn(1)];
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let waker = waker_node(&store, None).await;
+    let (w, other) = if waker == "n0" { (0, 1) } else { (1, 0) };
+
+    // The game runs on the waker's node, which is killed: the game is in no room, its
+    // lease lapses, and its deadline is in the index, which no sweep takes from.
+    let (game, deadline) = white_to_move_alone(&cluster, &nodes[w], 20_000).await;
+    nodes[w].kill();
+    assert_eq!(waker_node(&store, Some(&waker)).await, format!("n{other}"));
+    let read_at = tengen::time::wall_ms();
+    let waiting = record(&nodes[other], &game).await;
+    if read_at < deadline {
+        assert_eq!(waiting.get("result"), None, "flagged early: {waiting}");
+    }
+
+    // The new waker claims the game when it falls due, and its flag falls there.
+    let over = over_by(&nodes[other], &game, Instant::now() + PATIENCE).await;
+    assert_eq!(over["result"], "B+T", "{over}");
+    assert!(over["ended_at"].as_i64() >= Some(deadline), "early: {over}");
+    assert!(metric(&nodes[other], "tengen_cluster_takeovers_total").await >= 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_stops_gives_the_wakers_lease_up_for_another_at_once() {
+    // The longest lease: given up, it is free long before it would have lapsed.
+    let cluster = Processes::new(Cluster::with_lease(300_000), 2, Vec::new());
+    let mut nodes = [cluster.spawn(0), cluster.spawn(1)];
+    let store = PgStore::open(cluster.cluster.db.url()).expect("the store");
+    let waker = waker_node(&store, None).await;
+    let w = usize::from(waker == "n1");
+    nodes[w].signal(libc::SIGTERM);
+    let until = Instant::now() + PATIENCE;
+    while nodes[w]
+        .child
+        .try_wait()
+        .expect("the node's state")
+        .is_none()
+    {
+        assert!(Instant::now() < until, "the node does not stop");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let after = store.claim_singleton("waker", "probe", 1).expect("a claim");
+    assert_ne!(
+        after,
+        Claim::Held { node: waker },
+        "kept by a node that stopped"
+    );
 }

@@ -1,7 +1,8 @@
 //! A real server on `store.backend = "postgres"`: a game played to the end is in the
 //! archive, a restart on the same database rebuilds an unfinished game, and
 //! `tengen store migrate` copies a real server's SQLite store, verifies it, and changes
-//! nothing the second time.
+//! nothing the second time. And the lease on a job one node of a cluster does for all,
+//! and which games a cluster's sweep for orphans leaves to that job (the waker).
 
 mod common;
 
@@ -12,7 +13,9 @@ use common::{TestServer, get, get_json, play, start_game};
 use serde_json::{Value, json};
 use tengen::config::{Config, StoreBackend};
 use tengen::store::{
-    AccountStore, CalendarStore, EventLog, GameStore, PgStore, PushStore, VacationStore,
+    AccountStore, Append, CalendarStore, Claim, DeadlineStore, EventLog, GameRecord, GameStatus,
+    GameStore, Leases, PgStore, PushStore, StoreError, TournamentEntry, TournamentRecord,
+    TournamentStore, VacationStore,
 };
 
 fn on_postgres(url: &str) -> impl FnOnce(&mut Config) + '_ {
@@ -436,4 +439,99 @@ async fn a_sleeping_correspondence_game_on_postgres_flags_at_its_deadline() {
         assert!(std::time::Instant::now() < until, "no flag: {record}");
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
+}
+
+#[test]
+fn a_jobs_lease_goes_to_one_node_is_renewed_released_and_taken_after_it_lapses() {
+    let db = postgres_db();
+    let store = PgStore::open(db.url()).expect("store");
+    let held = |node: &str| Claim::Held { node: node.into() };
+    let claim =
+        |name: &str, node: &str, ms: u64| store.claim_singleton(name, node, ms).expect("a claim");
+    // Never claimed before: the first claim makes the row and wins it.
+    assert_eq!(claim("waker", "n1", 60_000), Claim::Ours(0));
+    assert_eq!(claim("waker", "n2", 60_000), held("n1"));
+    // Another job is a lease of its own.
+    assert_eq!(claim("other", "n2", 60_000), Claim::Ours(0));
+    // The holder's claim renews it (here, to 1 ms); n2's release changes nothing.
+    assert_eq!(claim("waker", "n1", 1), Claim::Ours(0));
+    store.release_singleton("waker", "n2").expect("release");
+    // Lapsed, it is n2's; n1, back, finds it held.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert_eq!(claim("waker", "n2", 60_000), Claim::Ours(0));
+    assert_eq!(claim("waker", "n1", 60_000), held("n2"));
+    // Released by its holder (a graceful stop), it is free at once.
+    store.release_singleton("waker", "n2").expect("release");
+    assert_eq!(claim("waker", "n1", 60_000), Claim::Ours(0));
+    assert_eq!(claim("other", "n1", 60_000), held("n2"));
+}
+
+#[test]
+fn a_tournament_directors_lease_is_claimed_and_released_as_a_jobs() {
+    let db = postgres_db();
+    let store = PgStore::open(db.url()).expect("store");
+    let record = TournamentRecord {
+        id: "t1".into(),
+        name: "Cup".into(),
+        created_at_ms: 1,
+        stage: "registration".into(),
+    };
+    let created = TournamentEntry {
+        seq: 1,
+        at_ms: 1,
+        kind: "created".into(),
+        payload: "{}".into(),
+    };
+    store.create_tournament(&record, &created).expect("created");
+    let claim = |node: &str| store.claim_tournament("t1", node, 60_000).expect("a claim");
+    assert_eq!(claim("n1"), Claim::Ours(0));
+    assert_eq!(claim("n2"), Claim::Held { node: "n1".into() });
+    assert!(store.orphan_tournaments(10).expect("orphans").is_empty());
+    assert!(matches!(
+        store.claim_tournament("nope", "n1", 60_000),
+        Err(StoreError::UnknownTournament { .. })
+    ));
+    store.release_tournament("t1", "n2").expect("release");
+    assert_eq!(claim("n2"), Claim::Held { node: "n1".into() });
+    store.release_tournament("t1", "n1").expect("release");
+    assert_eq!(store.orphan_tournaments(10).expect("orphans"), ["t1"]);
+    assert_eq!(claim("n2"), Claim::Ours(0));
+}
+
+#[test]
+fn the_sweep_for_orphans_leaves_the_games_of_the_deadline_index_to_the_waker() {
+    let db = postgres_db();
+    let store = PgStore::open(db.url()).expect("store");
+    for (i, id) in ["live", "due", "later"].into_iter().enumerate() {
+        store
+            .create_game(&GameRecord {
+                id: id.into(),
+                created_at_ms: i as i64,
+                settings: "{}".into(),
+                black: "a".into(),
+                white: "b".into(),
+                black_name: "a".into(),
+                white_name: "b".into(),
+                status: GameStatus::Live,
+                result: None,
+                ended_at_ms: None,
+                move_count: 0,
+            })
+            .expect("a game");
+    }
+    assert_eq!(
+        store.orphans(10).expect("orphans"),
+        ["live", "due", "later"]
+    );
+    let deadline = |id: &str, due_ms| Append::Deadline {
+        game_id: id.into(),
+        due_ms,
+    };
+    let now = tengen::time::wall_ms();
+    store
+        .append(&[deadline("due", now - 1), deadline("later", now + 3_600_000)])
+        .expect("deadlines");
+    // Asleep, due or not: the waker's; the game outside the index is the sweep's.
+    assert_eq!(store.orphans(10).expect("orphans"), ["live"]);
+    assert_eq!(store.due_games(now, 10).expect("due"), ["due"]);
 }

@@ -1,8 +1,9 @@
 //! Several nodes acting as one server (docs/ARCHITECTURE.md §8): games owned through
 //! leases with fencing numbers in the shared store ([`crate::store::Leases`]), commands
 //! forwarded to a game's owner ([`owner`], [`mirror`]) and its frames relayed to every
-//! node over NATS ([`relay`]), and the lobby shared by every node ([`lobby`], with who is
-//! alive in [`members`]), and the game-lifecycle news of every node ([`news`]).
+//! node over NATS ([`relay`]), the lobby shared by every node ([`lobby`], with who is
+//! alive in [`members`]), the game-lifecycle news of every node ([`news`]), and the
+//! jobs one node does for all under a lease of their own ([`singleton`]).
 
 pub mod automatch;
 pub mod bus;
@@ -15,6 +16,7 @@ pub mod numbers;
 pub mod owner;
 pub mod relay;
 mod renewal;
+pub mod singleton;
 pub mod wire;
 
 use std::path::Path;

@@ -2,14 +2,17 @@
 //! the shared store); every other node that is asked for it runs a mirror of the
 //! owner's room ([`crate::cluster::mirror`]). Leases are renewed on a thread of their
 //! own; a game whose lease this node lost stops here; a game whose owner died is taken
-//! over; a graceful stop hands every game here to the others.
+//! over; a graceful stop hands every game here to the others. The waker of sleeping
+//! correspondence games runs on one node of all, under a lease of its own.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 
+use super::waker::{self, Turn};
 use super::{Placement, Registry};
+use crate::cluster::singleton::Singleton;
 use crate::cluster::{Node, mirror, owner};
 use crate::protocol::{ErrorCode, Refusal};
 use crate::room::{Prepared, RoomCmd, RoomHandle};
@@ -18,11 +21,14 @@ use crate::store::{Claim, StoreError};
 #[derive(Clone)]
 pub struct Clustered {
     node: Arc<Node>,
+    /// The waker's lease, and the nudge a room that stops here sends it.
+    waker: Singleton,
 }
 
 impl Clustered {
     pub fn new(node: Arc<Node>) -> Clustered {
-        Clustered { node }
+        let waker = Singleton::of(&node, waker::JOB);
+        Clustered { node, waker }
     }
 
     /// In a cluster, the room of a game: run here if nobody else does (its lease taken
@@ -113,7 +119,7 @@ impl Clustered {
 
     /// Takes over a game whose owner died or let it go, if nobody else has: its room
     /// runs here from now on, and a mirror of it here stops (its connections join the
-    /// room here).
+    /// room here). The sweep's call, and the waker's for a sleeping game that is due.
     async fn take_over(&self, registry: &Registry, game_id: &str) -> Result<(), Refusal> {
         let _one_at_a_time = self.node.claiming.lock().await;
         if self.node.owns(game_id) && registry.registered(game_id).is_some() {
@@ -144,6 +150,25 @@ impl Clustered {
         }
     }
 
+    /// Claims the waker's lease until the node stops, runs the waker while it holds
+    /// it, and hands it the nudges of every node's rooms that stop.
+    fn keep_waker(&self, registry: &Weak<Registry>) {
+        let Some(stopping) = registry.upgrade().map(|r| r.stopping.clone()) else {
+            return;
+        };
+        let held = self.waker.hold(stopping);
+        waker::spawn(registry.clone(), Turn::while_held(held, self.node.lease()));
+        let (waker, registry) = (self.waker.clone(), registry.clone());
+        tokio::spawn(async move {
+            let Some(slept) = registry.upgrade().map(|r| r.slept.clone()) else {
+                return;
+            };
+            if let Err(e) = waker.heed(slept).await {
+                tracing::error!(error = %e, "the waker hears no nudge from the other nodes; it reads the deadline index once a lease");
+            }
+        });
+    }
+
     /// After this node was cut off from the others (NATS down or out of reach), the
     /// owners of the games it mirrors may have counted its connections gone: each mirror
     /// stops, and its connections join their games again where they run.
@@ -172,19 +197,32 @@ impl Placement for Clustered {
         Box::pin(Clustered::open(self, registry, prepared))
     }
 
+    /// Its lease goes, and then the waker, wherever it runs, reads the deadline index
+    /// again: the game may have gone to sleep, due before anything the waker knew of.
     fn disown(&self, game_id: &str, fence: Option<u64>) {
         if let Some(fence) = fence {
-            let (node, game) = (self.node.clone(), game_id.to_owned());
-            tokio::spawn(async move { node.disown(&game, fence).await });
+            let (node, waker, game) = (self.node.clone(), self.waker.clone(), game_id.to_owned());
+            tokio::spawn(async move {
+                node.disown(&game, fence).await;
+                waker.nudge().await;
+            });
         }
+    }
+
+    fn wake<'a>(
+        &'a self,
+        registry: &'a Registry,
+        game_id: &'a str,
+    ) -> BoxFuture<'a, Result<(), Refusal>> {
+        Box::pin(self.take_over(registry, game_id))
     }
 
     fn runs_here(&self, game_id: &str) -> bool {
         self.node.owns(game_id)
     }
 
-    /// Stops every room this node runs and gives up their leases, so the other nodes
-    /// take them over at once.
+    /// Stops every room this node runs and gives up their leases, and the waker's
+    /// (its keeper stops with the registry), so the other nodes take them over at once.
     fn hand_over<'a>(&'a self, registry: &'a Registry) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             let rooms = registry.running_here();
@@ -194,6 +232,7 @@ impl Placement for Clustered {
             let stopped = futures_util::future::join_all(rooms.iter().map(RoomHandle::closed));
             let _ = tokio::time::timeout(Duration::from_secs(2), stopped).await;
             self.node.release_all().await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.waker.given_up()).await;
         })
     }
 
@@ -203,9 +242,10 @@ impl Placement for Clustered {
 
     /// Renews this node's leases on a thread of their own, so neither busy workers nor
     /// a burst of take-overs here delays them ([`Node::keep_leases`]); stops here the
-    /// rooms of games whose leases were lost; and takes over games whose owner died, on
-    /// a task of its own.
+    /// rooms of games whose leases were lost; takes over games whose owner died, on a
+    /// task of its own; and runs the waker while this node holds its lease.
     fn keep(&self, registry: Weak<Registry>) {
+        self.keep_waker(&registry);
         match self.node.keep_leases() {
             Ok(mut lost) => {
                 let (registry, me) = (registry.clone(), self.clone());

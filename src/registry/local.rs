@@ -32,6 +32,19 @@ impl Placement for Local {
 
     fn disown(&self, _game_id: &str, _fence: Option<u64>) {}
 
+    fn wake<'a>(
+        &'a self,
+        registry: &'a Registry,
+        game_id: &'a str,
+    ) -> BoxFuture<'a, Result<(), Refusal>> {
+        Box::pin(async move {
+            if !registry.is_awake(game_id) {
+                registry.room(game_id).await?;
+            }
+            Ok(())
+        })
+    }
+
     fn runs_here(&self, _game_id: &str) -> bool {
         true
     }
@@ -46,6 +59,6 @@ impl Placement for Local {
 
     /// One node wakes its sleeping correspondence games itself.
     fn keep(&self, registry: Weak<Registry>) {
-        super::waker::spawn(registry);
+        super::waker::spawn(registry, super::waker::Turn::always());
     }
 }

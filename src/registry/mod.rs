@@ -41,6 +41,14 @@ pub trait Placement: Send + Sync {
     fn open<'a>(&'a self, registry: &'a Registry, prepared: Prepared) -> BoxFuture<'a, ()>;
     /// A room of this node stopped under `fence`: its lease goes.
     fn disown(&self, game_id: &str, fence: Option<u64>);
+    /// Wakes a sleeping correspondence game that is due (the waker's call): its room
+    /// rebuilt here, unless one runs (in a cluster, anywhere: its owner's timer sees to
+    /// it).
+    fn wake<'a>(
+        &'a self,
+        registry: &'a Registry,
+        game_id: &'a str,
+    ) -> BoxFuture<'a, Result<(), Refusal>>;
     /// Whether the registered room of a game runs here (not a mirror of one elsewhere).
     fn runs_here(&self, game_id: &str) -> bool;
     /// Stops every room here and hands their games to the other nodes (a graceful stop).

@@ -34,8 +34,10 @@ pub trait Leases: Send + Sync + 'static {
 
     /// Games not finished whose lease has lapsed or that never had one, at most
     /// `limit`: what a node takes over after another one died. Not the correspondence
-    /// games in the deadline index that are not due yet: they sleep until due or asked
-    /// for, and a due one is woken by the node that claims it.
+    /// games in the deadline index, due or not: they sleep until due or asked for, and
+    /// the one node that holds the waker's lease ([`Leases::claim_singleton`]) wakes
+    /// each when it is due, so a due game has one node responsible for it, not every
+    /// node's sweep at once.
     fn orphans(&self, limit: u32) -> Result<Vec<String>, StoreError>;
 
     /// Gives up `node`'s leases on `games` (each with the fencing number it holds them
@@ -57,4 +59,15 @@ pub trait Leases: Send + Sync + 'static {
     /// Tournaments not finished whose director's lease lapsed or that never had one, at
     /// most `limit`, oldest first.
     fn orphan_tournaments(&self, limit: u32) -> Result<Vec<String>, StoreError>;
+
+    /// Takes (or, for its holder, extends) the lease named `name` on a job that one
+    /// node does for the whole cluster (the waker of sleeping correspondence games), as
+    /// [`Leases::claim_tournament`] does a director's; a name never claimed before is
+    /// free. No fencing number (`Ours(0)`): such a job must be harmless done twice for a
+    /// moment (a holder paused past its lease, back before it hears it lost it); the
+    /// waker's is, since every game it wakes is claimed under the game's own lease.
+    fn claim_singleton(&self, name: &str, node: &str, lease_ms: u64) -> Result<Claim, StoreError>;
+
+    /// Gives up `node`'s lease named `name`, if it holds it (the node stops).
+    fn release_singleton(&self, name: &str, node: &str) -> Result<(), StoreError>;
 }

@@ -1,6 +1,8 @@
 //! [`Leases`] in PostgreSQL: the owner, the lease's end and the fence are columns of the
 //! game's row, so a claim is one `UPDATE` that only one node can win, and the database's
-//! clock is the only clock that decides whether a lease has lapsed.
+//! clock is the only clock that decides whether a lease has lapsed. A tournament's
+//! director and a job one node does for all (`singleton_leases`) are leased the same
+//! way, without a fence.
 
 use tokio_postgres::{Client, Transaction};
 
@@ -77,8 +79,7 @@ async fn orphans(c: &mut Client, limit: i64) -> Result<Vec<String>, StoreError> 
     c.query(
         "SELECT id FROM games
          WHERE status = 'live' AND (owner IS NULL OR lease_until < clock_timestamp())
-             AND id NOT IN (SELECT game_id FROM correspondence_deadlines
-                 WHERE due_ms > (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+             AND id NOT IN (SELECT game_id FROM correspondence_deadlines)
          ORDER BY created_at_ms, id LIMIT $1",
         &[&limit],
     )
@@ -109,34 +110,99 @@ async fn release(
     tx.commit().await.map_err(pg_error)
 }
 
-async fn claim_tournament(
-    c: &mut Client,
-    id: String,
-    node: String,
-    ms: i64,
-) -> Result<Claim, StoreError> {
-    let won = c
-        .execute(
-            "UPDATE tournaments SET owner = $2,
-                 lease_until = clock_timestamp() + $3 * interval '1 millisecond'
-             WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < clock_timestamp())",
-            &[&id, &node, &(ms as f64)],
+/// A lease without a fence, kept in its row's `owner` and `lease_until`: a tournament's
+/// director, or a job one node does for all. Claimed and given up the same way; only
+/// the table and the column naming the row differ.
+#[derive(Clone, Copy)]
+enum Unfenced {
+    Tournament,
+    Singleton,
+}
+
+impl Unfenced {
+    /// The table, and the column that names a row in it.
+    fn row(self) -> (&'static str, &'static str) {
+        match self {
+            Unfenced::Tournament => ("tournaments", "id"),
+            Unfenced::Singleton => ("singleton_leases", "name"),
+        }
+    }
+
+    /// Takes (or extends) the lease on row `key` for `node` if nobody else holds it
+    /// unexpired: one `UPDATE` that only one node can win, as a game's claim. None if
+    /// there is no such row.
+    async fn claim(
+        self,
+        c: &Client,
+        key: &str,
+        node: &str,
+        ms: i64,
+    ) -> Result<Option<Claim>, StoreError> {
+        let (table, column) = self.row();
+        let won = c
+            .execute(
+                &format!(
+                    "UPDATE {table} SET owner = $2,
+                         lease_until = clock_timestamp() + $3 * interval '1 millisecond'
+                     WHERE {column} = $1
+                         AND (owner IS NULL OR owner = $2 OR lease_until < clock_timestamp())"
+                ),
+                &[&key, &node, &(ms as f64)],
+            )
+            .await
+            .map_err(pg_error)?;
+        if won == 1 {
+            return Ok(Some(Claim::Ours(0)));
+        }
+        let held = c
+            .query_opt(
+                &format!("SELECT owner FROM {table} WHERE {column} = $1"),
+                &[&key],
+            )
+            .await
+            .map_err(pg_error)?;
+        held.map(|row| {
+            Ok(Claim::Held {
+                node: col::<Option<String>>(&row, 0)?.unwrap_or_default(),
+            })
+        })
+        .transpose()
+    }
+
+    /// Gives up `node`'s lease on row `key`, if it holds it.
+    async fn release(self, c: &Client, key: &str, node: &str) -> Result<(), StoreError> {
+        let (table, column) = self.row();
+        c.execute(
+            &format!(
+                "UPDATE {table} SET owner = NULL, lease_until = NULL
+                 WHERE {column} = $1 AND owner = $2"
+            ),
+            &[&key, &node],
         )
         .await
         .map_err(pg_error)?;
-    if won == 1 {
-        return Ok(Claim::Ours(0));
+        Ok(())
     }
-    let held = c
-        .query_opt("SELECT owner FROM tournaments WHERE id = $1", &[&id])
-        .await
-        .map_err(pg_error)?;
-    match held {
-        None => Err(StoreError::UnknownTournament { id }),
-        Some(row) => Ok(Claim::Held {
-            node: col::<Option<String>>(&row, 0)?.unwrap_or_default(),
-        }),
+}
+
+/// A job's lease, its row made by the first claim of its name.
+async fn claim_singleton(c: &Client, name: &str, node: &str, ms: i64) -> Result<Claim, StoreError> {
+    if let Some(claim) = Unfenced::Singleton.claim(c, name, node, ms).await? {
+        return Ok(claim);
     }
+    c.execute(
+        "INSERT INTO singleton_leases (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
+        &[&name],
+    )
+    .await
+    .map_err(pg_error)?;
+    // Rows are never deleted: the one just made (or made by another node meanwhile).
+    Unfenced::Singleton
+        .claim(c, name, node, ms)
+        .await?
+        .ok_or_else(|| StoreError::Postgres {
+            detail: format!("the lease row of `{name}` is missing right after its insert"),
+        })
 }
 
 async fn orphan_tournaments(c: &mut Client, limit: i64) -> Result<Vec<String>, StoreError> {
@@ -156,23 +222,31 @@ async fn orphan_tournaments(c: &mut Client, limit: i64) -> Result<Vec<String>, S
 impl Leases for PgStore {
     fn claim_tournament(&self, id: &str, node: &str, lease_ms: u64) -> Result<Claim, StoreError> {
         let (id, node, ms) = (id.to_owned(), node.to_owned(), bigint(lease_ms));
-        self.connections
-            .run(move |c| Box::pin(claim_tournament(c, id, node, ms)))
+        self.connections.run(move |c| {
+            Box::pin(async move {
+                let claim = Unfenced::Tournament.claim(c, &id, &node, ms).await?;
+                claim.ok_or(StoreError::UnknownTournament { id })
+            })
+        })
     }
 
     fn release_tournament(&self, id: &str, node: &str) -> Result<(), StoreError> {
         let (id, node) = (id.to_owned(), node.to_owned());
         self.connections.run(move |c| {
-            Box::pin(async move {
-                c.execute(
-                    "UPDATE tournaments SET owner = NULL, lease_until = NULL
-                     WHERE id = $1 AND owner = $2",
-                    &[&id, &node],
-                )
-                .await
-                .map_err(pg_error)?;
-                Ok(())
-            })
+            Box::pin(async move { Unfenced::Tournament.release(c, &id, &node).await })
+        })
+    }
+
+    fn claim_singleton(&self, name: &str, node: &str, lease_ms: u64) -> Result<Claim, StoreError> {
+        let (name, node, ms) = (name.to_owned(), node.to_owned(), bigint(lease_ms));
+        self.connections
+            .run(move |c| Box::pin(async move { claim_singleton(c, &name, &node, ms).await }))
+    }
+
+    fn release_singleton(&self, name: &str, node: &str) -> Result<(), StoreError> {
+        let (name, node) = (name.to_owned(), node.to_owned());
+        self.connections.run(move |c| {
+            Box::pin(async move { Unfenced::Singleton.release(c, &name, &node).await })
         })
     }
 

@@ -278,6 +278,15 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE vacations ADD COLUMN paid_until_ms BIGINT;
     "#,
+    // 14: which node does each job that one node does for the cluster (the waker of
+    // sleeping correspondence games), and until when (PostgreSQL only, as the leases).
+    r#"
+    CREATE TABLE singleton_leases (
+        name        TEXT COLLATE "C" PRIMARY KEY,
+        owner       TEXT,
+        lease_until TIMESTAMPTZ
+    );
+    "#,
 ];
 
 /// The schema version this build writes and understands.
