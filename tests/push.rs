@@ -3,8 +3,9 @@
 //! subscription names. A challenge to a subscribed player arrives at the endpoint with a
 //! VAPID token that verifies with the server's public key for the endpoint's origin, and
 //! a body the test decrypts (RFC 8291) into the notice's JSON; a kind turned off is not
-//! pushed; a 410 from the service makes the server forget the subscription; bad
-//! subscriptions are refused with their codes.
+//! pushed; a 410 from the service makes the server forget the subscription; a newer
+//! notice about the same game has the older one's `Topic`, so the service replaces it;
+//! bad subscriptions are refused with their codes.
 
 mod common;
 
@@ -209,6 +210,44 @@ async fn push_server() -> (TestServer, String) {
     (server, public)
 }
 
+/// A push's `Topic` (RFC 8030 §5.4), checked to be at most 32 characters of base64url.
+fn topic(pushed: &Pushed) -> String {
+    let topic = pushed.headers["topic"].to_str().expect("text").to_string();
+    let url_safe = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    assert!(
+        (1..=32).contains(&topic.len()) && topic.chars().all(url_safe),
+        "{topic:?} is no topic"
+    );
+    topic
+}
+
+/// Subscribes `who`'s browser at an endpoint of `service`.
+async fn subscribe(server: &TestServer, service: &PushService, who: &str) -> Browser {
+    let browser = Browser::new();
+    let endpoint = format!("http://{}/wpush/{who}", service.addr);
+    let (status, _) = http_json(
+        server,
+        "POST",
+        "/api/push/subscriptions",
+        Some(&server.token(who)),
+        Some(browser.subscription(&endpoint)),
+    )
+    .await;
+    assert_eq!(status, 204);
+    browser
+}
+
+/// The next push, its `Topic` and `Urgency`, and the message the browser reads.
+async fn next_message(service: &mut PushService, browser: &Browser) -> (String, String, Value) {
+    let pushed = service.next().await;
+    let message = serde_json::from_slice(&browser.decrypt(&pushed.body)).expect("JSON inside");
+    let urgency = pushed.headers["urgency"]
+        .to_str()
+        .expect("text")
+        .to_string();
+    (topic(&pushed), urgency, message)
+}
+
 /// Alice challenges bob; the challenge's id.
 async fn challenge(alice: &mut common::Client) -> String {
     let made = alice
@@ -255,6 +294,7 @@ async fn a_notice_reaches_the_browser_encrypted_and_signed_and_a_gone_one_is_for
     assert_eq!(pushed.headers["content-encoding"], "aes128gcm");
     assert_eq!(pushed.headers["ttl"], "86400");
     assert_eq!(pushed.headers["urgency"], "normal");
+    topic(&pushed);
     check_vapid(&pushed, &public, &origin);
     let message: Value =
         serde_json::from_slice(&browser.decrypt(&pushed.body)).expect("JSON inside");
@@ -319,6 +359,52 @@ async fn a_notice_reaches_the_browser_encrypted_and_signed_and_a_gone_one_is_for
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test]
+async fn a_newer_notice_about_the_same_game_has_the_older_ones_topic() {
+    let mut service = PushService::start().await;
+    let (server, _) = push_server().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let browser = subscribe(&server, &service, "bob").await;
+    let untimed = json!({"board_size": 9, "color": "black"});
+    let first = common::start_game(&mut alice, &mut bob, untimed.clone()).await;
+    bob.ok(json!({"type": "leave", "game_id": first})).await;
+
+    // Two moves of alice's while bob is away from the board: one topic.
+    common::play(&mut alice, &first, 1, "E5").await;
+    let (moved, urgency, message) = next_message(&mut service, &browser).await;
+    assert_eq!(
+        (message["kind"].as_str(), urgency.as_str()),
+        (Some("your_move"), "normal")
+    );
+    assert_eq!(message["url"], format!("/#/game/{first}"));
+    let first_notice = message["notice_id"].clone();
+    bob.ok(json!({"type": "join", "game_id": first})).await;
+    common::play(&mut bob, &first, 2, "C3").await;
+    bob.ok(json!({"type": "leave", "game_id": first})).await;
+    common::play(&mut alice, &first, 3, "G7").await;
+    let (again, _, message) = next_message(&mut service, &browser).await;
+    assert_eq!(message["kind"], "your_move");
+    assert_ne!(message["notice_id"], first_notice, "a notice of its own");
+    assert_eq!(again, moved, "the same game's next move replaces the last");
+
+    // Another game's move, and the first game's end, are topics of their own.
+    let second = common::start_game(&mut alice, &mut bob, untimed).await;
+    bob.ok(json!({"type": "leave", "game_id": second})).await;
+    common::play(&mut alice, &second, 1, "E5").await;
+    let (other, _, message) = next_message(&mut service, &browser).await;
+    assert_eq!(message["url"], format!("/#/game/{second}"));
+    assert_ne!(other, moved);
+    alice.ok(json!({"type": "resign", "game_id": first})).await;
+    let (ended, urgency, message) = next_message(&mut service, &browser).await;
+    assert_eq!(
+        (message["kind"].as_str(), urgency.as_str()),
+        (Some("game_ended"), "low")
+    );
+    assert_eq!(message["url"], format!("/#/game/{first}"));
+    assert!(ended != moved && ended != other, "{ended}");
 }
 
 #[tokio::test]
