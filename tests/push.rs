@@ -5,7 +5,8 @@
 //! a body the test decrypts (RFC 8291) into the notice's JSON; a kind turned off is not
 //! pushed; a 410 from the service makes the server forget the subscription; a newer
 //! notice about the same game has the older one's `Topic`, so the service replaces it;
-//! bad subscriptions are refused with their codes.
+//! an account the operator disables is pushed nothing more; bad subscriptions are
+//! refused with their codes.
 
 mod common;
 
@@ -405,6 +406,76 @@ async fn a_newer_notice_about_the_same_game_has_the_older_ones_topic() {
     );
     assert_eq!(message["url"], format!("/#/game/{first}"));
     assert!(ended != moved && ended != other, "{ended}");
+}
+
+/// `who`'s push subscriptions as the store holds them.
+async fn kept_subscriptions(server: &TestServer, who: &str) -> usize {
+    let (store, who) = (server.store(), who.to_string());
+    tokio::task::spawn_blocking(move || store.push_subscriptions(&who))
+        .await
+        .expect("the store call")
+        .expect("read")
+        .len()
+}
+
+#[tokio::test]
+async fn a_disabled_account_is_pushed_nothing_more() {
+    use tengen::protocol::{NoticeKind, NoticePayload};
+    let mut service = PushService::start().await;
+    let (server, _) = push_server().await;
+    server.account("bob").await;
+    server.account("carol").await;
+    subscribe(&server, &service, "bob").await;
+    let carols = subscribe(&server, &service, "carol").await;
+    assert_eq!(kept_subscriptions(&server, "bob").await, 1);
+
+    // The operator disables bob from another process, beside the running server.
+    let (ok, _, err) = common::tengen(server.dir.path(), &["user", "disable", "bob"], "");
+    assert!(ok, "{err}");
+    assert_eq!(kept_subscriptions(&server, "bob").await, 0);
+
+    // A notice for bob, then one for carol, through the service every source calls. One
+    // account is pushed to at a time (`push.concurrency` 1), in the order queued: when
+    // carol's arrives, bob's turn has passed, and it sent nothing.
+    let notices = &server.server.as_ref().expect("running").hub().notices;
+    let payload = |game: &str| NoticePayload {
+        game_id: Some(game.into()),
+        ..NoticePayload::default()
+    };
+    let kept = notices
+        .notify_now("bob", NoticeKind::YourMove, payload("g-bob"))
+        .await
+        .expect("kept");
+    assert_eq!(
+        kept.kind,
+        NoticeKind::YourMove,
+        "bob's notice is still kept"
+    );
+    notices
+        .notify_now("carol", NoticeKind::YourMove, payload("g-carol"))
+        .await
+        .expect("kept");
+    let pushed = service.next().await;
+    assert_eq!(pushed.path, "/wpush/carol", "bob was pushed to");
+    let message: Value = serde_json::from_slice(&carols.decrypt(&pushed.body)).expect("JSON");
+    assert_eq!(message["url"], "/#/game/g-carol");
+    assert!(service.taken.try_recv().is_err(), "nothing else was pushed");
+
+    // Disabled, bob cannot subscribe again.
+    let again = Browser::new().subscription(&format!("http://{}/wpush/bob-2", service.addr));
+    let (status, reply) = http_json(
+        &server,
+        "POST",
+        "/api/push/subscriptions",
+        Some(&server.token("bob")),
+        Some(again),
+    )
+    .await;
+    assert_eq!(
+        (status, reply["code"].as_str()),
+        (401, Some("unauthorized"))
+    );
+    assert_eq!(kept_subscriptions(&server, "bob").await, 0);
 }
 
 #[tokio::test]

@@ -116,6 +116,7 @@ on_both!(
     vacations_are_kept_and_spent_in_batches,
     calendars_are_kept_and_replaced,
     push_subscriptions_are_bounded_replaced_and_forgotten,
+    a_disabled_account_is_sent_nothing_more,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -1614,4 +1615,52 @@ fn push_subscriptions_are_bounded_replaced_and_forgotten(b: &Backend) {
     );
     assert!(s.push_subscriptions("ann").expect("read").is_empty());
     assert!(s.push_subscriptions("bob").expect("read").is_empty());
+}
+
+fn a_disabled_account_is_sent_nothing_more(b: &Backend) {
+    let s = &b.store;
+    for who in ["ann", "bob"] {
+        s.create_user(&user(who, Origin::Local), None, 1)
+            .expect("created");
+        s.add_push_subscription(&push_sub(who, &format!("https://p/{who}"), 1), 5)
+            .expect("subscribed");
+        let prefs = MailPrefs {
+            account: who.into(),
+            address: Some(format!("{who}@example.org")),
+            verified: true,
+            modes: r#"{"game_ended":"digest"}"#.into(),
+            last_digest_ms: None,
+        };
+        s.set_mail_prefs(&prefs).expect("kept");
+        s.add_notice(&notice(who, 1, true), 10).expect("kept");
+    }
+    // A new password or role keeps what the account is sent.
+    s.update_user("ann", &UserChange::Password("$argon2id$y".into()))
+        .expect("changed");
+    s.update_user("ann", &UserChange::Role(Role::Referee))
+        .expect("changed");
+    assert_eq!(s.push_subscriptions("ann").expect("read").len(), 1);
+    assert_eq!(s.digests_due(1000, 10).expect("due"), ["ann", "bob"]);
+
+    s.update_user("ann", &UserChange::Disabled(true))
+        .expect("disabled");
+    assert!(s.push_subscriptions("ann").expect("read").is_empty());
+    let prefs = s.mail_prefs("ann").expect("read").expect("kept");
+    assert_eq!((prefs.address, prefs.verified), (None, false));
+    assert_eq!(
+        prefs.modes, r#"{"game_ended":"digest"}"#,
+        "the choices stay"
+    );
+    assert!(s.digest_notices("ann").expect("read").is_empty());
+    assert_eq!(s.notices("ann", None, 10).expect("read").len(), 1, "kept");
+    // Bob, not disabled, is sent as before; enabling ann again brings nothing back.
+    assert_eq!(s.digests_due(1000, 10).expect("due"), ["bob"]);
+    assert_eq!(s.push_subscriptions("bob").expect("read").len(), 1);
+    s.update_user("ann", &UserChange::Disabled(false))
+        .expect("enabled");
+    assert!(s.push_subscriptions("ann").expect("read").is_empty());
+    assert_eq!(
+        s.mail_prefs("ann").expect("read").expect("kept").address,
+        None
+    );
 }
