@@ -12,11 +12,11 @@ use std::sync::Arc;
 use common::services::{PgDb, admin_sql, postgres_admin_url, postgres_db};
 use tengen::protocol::Role;
 use tengen::store::{
-    Append, CalendarRow, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore,
-    KibitzRecord, MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
-    PushSubscription, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation,
-    SqliteStore, Store, StoreError, Subscribed, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry,
-    TournamentRecord, UserChange, UserRecord, VacationRow,
+    Append, CalendarRow, DeskRow, EventLog, EventRecord, GameQuery, GameRecord, GameStatus,
+    GameStore, KibitzRecord, MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport,
+    Origin, PgStore, PushSubscription, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord,
+    Rotation, SqliteStore, Store, StoreError, Subscribed, SyncMode, TOUCH_MS, TokenRecord,
+    TournamentEntry, TournamentRecord, UserChange, UserRecord, VacationRow,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -109,6 +109,7 @@ on_both!(
     tournaments_keep_their_numbered_logs,
     two_nodes_appending_to_one_tournament_take_turns,
     the_deadline_index_follows_its_games,
+    a_players_correspondence_games_are_listed_from_the_index,
     notices_are_bounded_paged_and_marked_read,
     digests_wait_for_their_time_and_mail_prefs_are_kept,
     personal_tokens_are_bounded_used_and_revoked,
@@ -575,6 +576,7 @@ fn deadline(game_id: &str, due_ms: i64) -> Append {
     Append::Deadline {
         game_id: game_id.into(),
         due_ms,
+        summary: None,
     }
 }
 
@@ -607,6 +609,68 @@ fn the_deadline_index_follows_its_games(b: &Backend) {
     assert_eq!(s.due_games(1000, 10).expect("due"), ["corr1", "corr3"]);
     assert!(s.append(&[deadline("nosuch", 1)]).is_err());
     assert_eq!(s.due_games(1000, 10).expect("due"), ["corr1", "corr3"]);
+}
+
+fn a_players_correspondence_games_are_listed_from_the_index(b: &Backend) {
+    let s = &b.store;
+    let noted = |id: &str, due_ms: i64, summary: &str| Append::Deadline {
+        game_id: id.into(),
+        due_ms,
+        summary: Some(summary.into()),
+    };
+    let plan = |id: &str, color: &str| Append::Plan {
+        game_id: id.into(),
+        color: color.into(),
+        plan: Some("[]".into()),
+    };
+    for (id, at, black, white) in [
+        ("c1", 1, "ann", "bob"),
+        ("c2", 2, "bob", "ann"),
+        ("c3", 3, "ann", "cid"),
+        ("c4", 4, "bob", "cid"),
+        ("over", 5, "ann", "bob"),
+        ("live", 6, "ann", "bob"),
+    ] {
+        s.create_game(&game(id, at, black, white)).expect("create");
+    }
+    s.append(&[
+        noted("c1", 100, "first"),
+        deadline("c2", 200),
+        noted("c3", 300, "third"),
+        noted("c4", 400, "not ann's"),
+        noted("over", 500, "ended"),
+        plan("c1", "white"),
+        plan("c2", "white"),
+    ])
+    .expect("indexed");
+    // A later commit replaces the summary with the deadline; an ended game leaves.
+    s.append(&[noted("c3", 350, "third, moved")])
+        .expect("moved");
+    s.append(&[finish("over", "B+R", 600)]).expect("ended");
+    let row = |id: &str, summary: Option<&str>, planned: bool| DeskRow {
+        game_id: id.into(),
+        summary: summary.map(Into::into),
+        planned,
+    };
+    // Newest first; a plan counts only as the player's own colour's.
+    assert_eq!(
+        s.desk("ann", 10).expect("read"),
+        [
+            row("c3", Some("third, moved"), false),
+            row("c2", None, true),
+            row("c1", Some("first"), false),
+        ]
+    );
+    assert_eq!(
+        s.desk("bob", 10).expect("read"),
+        [
+            row("c4", Some("not ann's"), false),
+            row("c2", None, false),
+            row("c1", Some("first"), true),
+        ]
+    );
+    assert_eq!(s.desk("ann", 2).expect("read").len(), 2, "bounded");
+    assert!(s.desk("dee", 10).expect("read").is_empty());
 }
 
 fn user(id: &str, origin: Origin) -> UserRecord {

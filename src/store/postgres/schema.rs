@@ -274,6 +274,15 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE tournaments ADD COLUMN owner TEXT, ADD COLUMN lease_until TIMESTAMPTZ;
     CREATE INDEX users_by_display_name ON users (display_name);
     "#,
+    // 13 and 14: other branches' (vacation, the waker's lease), numbered before this
+    // one; empty steps until those branches' migrations take their places at the merge.
+    "",
+    "",
+    // 15: SQLite's version 19, what a player's list of correspondence games shows of
+    // each while it sleeps.
+    r#"
+    ALTER TABLE correspondence_deadlines ADD COLUMN summary TEXT;
+    "#,
 ];
 
 /// The schema version this build writes and understands.

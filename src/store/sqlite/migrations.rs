@@ -296,6 +296,15 @@ const MIGRATIONS: &[&str] = &[
     "
     CREATE INDEX users_by_display_name ON users (display_name);
     ",
+    // 18: another branch's (vacation), numbered before this one; an empty step until
+    // that branch's migration takes its place at the merge.
+    "",
+    // 19: what a player's list of correspondence games shows of each while it sleeps
+    // (store/deadlines.rs); a row written before has none, and its game is woken to be
+    // listed until its next commit writes one.
+    "
+    ALTER TABLE correspondence_deadlines ADD COLUMN summary TEXT;
+    ",
 ];
 
 /// The schema version this build writes and understands.
