@@ -2,17 +2,21 @@
 //! (client-protocol/correspondence.md#list_correspondence): each as its room sums it up
 //! (whose move, the deadline) and whether its player keeps a plan in it.
 //!
-//! A sleeping game is woken to be summed up, as a join would: its deadline lives in its
-//! clock, which only its room replays. The list is the store's page of the player's live
-//! games, so it is bounded by [`GameQuery::MAX_LIMIT`].
+//! Listing wakes no game. One whose room runs (here, or on its node through a mirror
+//! here) is asked; one asleep is summed up from the store, by the summary its room wrote
+//! beside its deadline with its last commit (`room::sleep`), which says what the room
+//! would, with nobody joined. Only a game the store keeps no such summary for (its
+//! spectators see it late, or its row is older than the summaries) is woken to be summed
+//! up, as a join would. The list is one read of the store, bounded by
+//! [`GameQuery::MAX_LIMIT`].
 
 use std::sync::Arc;
 
-use crate::protocol::{CorrespondenceGame, ErrorCode, GameSettings, Refusal};
+use crate::protocol::{CorrespondenceGame, ErrorCode, GameSettings, GameSummary, Refusal};
 use crate::registry::Registry;
 use crate::room::RoomCmd;
 use crate::rules::Color;
-use crate::store::{GameQuery, GameRecord, GameStatus, Store, StoreError};
+use crate::store::{DeskRow, GameQuery, GameRecord, GameStatus, Store, StoreError};
 
 /// `user_id`'s correspondence games not over, as the store has them.
 pub async fn live_games(store: &Arc<dyn Store>, user_id: &str) -> Result<Vec<GameRecord>, Refusal> {
@@ -41,24 +45,39 @@ pub async fn list(
     games: &Registry,
     user_id: &str,
 ) -> Result<Vec<CorrespondenceGame>, Refusal> {
-    let mut listed = Vec::new();
-    for record in live_games(store, user_id).await? {
-        let you = if record.black == user_id {
+    let (reader, who) = (store.clone(), user_id.to_string());
+    let rows = blocking(move || reader.desk(&who, GameQuery::MAX_LIMIT)).await?;
+    let mut listed = Vec::with_capacity(rows.len());
+    for row in rows {
+        let Some(game) = summary(games, &row).await else {
+            continue;
+        };
+        let you = if game.black.id == user_id {
             Color::Black
         } else {
             Color::White
         };
-        let (reader, id) = (store.clone(), record.id.clone());
-        let plans = blocking(move || reader.plans(&id)).await?;
-        let planned = plans.iter().any(|(color, _)| *color == you.to_string());
-        let Ok(room) = games.room(&record.id).await else {
-            continue;
-        };
-        if let Ok(game) = room.ask(|reply| RoomCmd::Summary { reply }).await {
-            listed.push(CorrespondenceGame { game, you, planned });
-        }
+        listed.push(CorrespondenceGame {
+            game,
+            you,
+            planned: row.planned,
+        });
     }
     Ok(listed)
+}
+
+/// A game's summary: its running room's, else the one stored for it asleep, else that
+/// of its room woken for it; None when no room of it can be reached now.
+async fn summary(games: &Registry, row: &DeskRow) -> Option<GameSummary> {
+    if let Some(awake) = games.summary(&row.game_id).await {
+        return Some(awake);
+    }
+    let stored = row.summary.as_deref();
+    if let Some(asleep) = stored.and_then(|s| serde_json::from_str(s).ok()) {
+        return Some(asleep);
+    }
+    let room = games.room(&row.game_id).await.ok()?;
+    room.ask(|reply| RoomCmd::Summary { reply }).await.ok()
 }
 
 async fn blocking<T: Send + 'static>(

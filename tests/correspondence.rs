@@ -555,6 +555,80 @@ async fn each_player_lists_their_games_with_the_move_the_deadline_and_their_own_
     assert_eq!(games[0]["deadline"], json!(replied + 3 * DAY as i64));
 }
 
+#[tokio::test(start_paused = true)]
+async fn listing_wakes_no_game_and_says_what_each_room_says_awake() {
+    let server = server().await;
+    let mut black = server.login("black").await;
+    let mut white = server.login("white").await;
+    let settings = |clock: Value| json!({"board_size": 9, "color": "black", "correspondence": true, "clock": clock});
+    // White to move, with Black's plan; Black to move, untouched; White to move with
+    // weekends; both passed, marking dead stones.
+    let moved = start_game(&mut black, &mut white, settings(fischer_days())).await;
+    play(&mut black, &moved, 1, "E5").await;
+    black.ok(plan(&moved, 2, three_levels())).await;
+    let simple = json!({"system": "simple", "per_move_ms": 3 * DAY});
+    let fresh = start_game(&mut black, &mut white, settings(simple)).await;
+    let mut with_weekends = settings(fischer_days());
+    with_weekends["weekends"] = json!(true);
+    let weekends = start_game(&mut black, &mut white, with_weekends).await;
+    play(&mut black, &weekends, 1, "E5").await;
+    let scoring = start_game(&mut black, &mut white, settings(fischer_days())).await;
+    play(&mut black, &scoring, 1, "pass").await;
+    play(&mut white, &scoring, 2, "pass").await;
+    black.close().await;
+    white.close().await;
+    // Carol keeps one game awake by watching it; the others fall asleep.
+    let mut carol = server.login("carol").await;
+    carol.ok(json!({"type": "join", "game_id": moved})).await;
+    carol.recv_type("snapshot").await;
+    sleep(Duration::from_secs(31)).await;
+    let asleep = [&fresh, &weekends, &scoring];
+    assert!(awake(&server, &moved));
+    assert!(asleep.iter().all(|id| !awake(&server, id)));
+
+    let mut black = server.login("black").await;
+    let mut white = server.login("white").await;
+    let listed = [desk(&mut black).await, desk(&mut white).await];
+    assert!(
+        asleep.iter().all(|id| !awake(&server, id)),
+        "listing woke a game"
+    );
+    let mut ids: Vec<&str> = listed[0]
+        .iter()
+        .filter_map(|g| g["game_id"].as_str())
+        .collect();
+    ids.sort_unstable();
+    let mut all = [&*moved, &*fresh, &*weekends, &*scoring];
+    all.sort_unstable();
+    assert_eq!(ids, all);
+    let of = |id: &str| {
+        listed[0]
+            .iter()
+            .find(|g| g["game_id"] == id)
+            .cloned()
+            .expect("listed")
+    };
+    assert_eq!(
+        (of(&moved)["to_move"].clone(), of(&moved)["planned"].clone()),
+        (json!("white"), json!(true))
+    );
+    assert_eq!(of(&moved)["spectators"], 1, "carol, in the room awake");
+    assert_eq!(of(&fresh)["to_move"], "black");
+    assert!(of(&fresh)["deadline"].is_i64() && of(&weekends)["deadline"].is_i64());
+    assert_eq!(of(&scoring)["phase"], "scoring");
+    assert_eq!(of(&scoring).get("to_move"), None);
+
+    // Woken by their players joining, the rooms sum the games up exactly as listed.
+    for id in asleep {
+        for c in [&mut black, &mut white] {
+            c.ok(json!({"type": "join", "game_id": id})).await;
+            c.recv_type("snapshot").await;
+        }
+        assert!(awake(&server, id));
+    }
+    assert_eq!([desk(&mut black).await, desk(&mut white).await], listed);
+}
+
 #[tokio::test]
 async fn a_guest_has_no_correspondence_games_to_list() {
     let server = TestServer::start().await;

@@ -3,8 +3,10 @@
 //! subscription names. A challenge to a subscribed player arrives at the endpoint with a
 //! VAPID token that verifies with the server's public key for the endpoint's origin, and
 //! a body the test decrypts (RFC 8291) into the notice's JSON; a kind turned off is not
-//! pushed; a 410 from the service makes the server forget the subscription; bad
-//! subscriptions are refused with their codes.
+//! pushed; a 410 from the service makes the server forget the subscription; a newer
+//! notice about the same game has the older one's `Topic`, so the service replaces it;
+//! an account the operator disables is pushed nothing more; bad subscriptions are
+//! refused with their codes.
 
 mod common;
 
@@ -209,6 +211,44 @@ async fn push_server() -> (TestServer, String) {
     (server, public)
 }
 
+/// A push's `Topic` (RFC 8030 §5.4), checked to be at most 32 characters of base64url.
+fn topic(pushed: &Pushed) -> String {
+    let topic = pushed.headers["topic"].to_str().expect("text").to_string();
+    let url_safe = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    assert!(
+        (1..=32).contains(&topic.len()) && topic.chars().all(url_safe),
+        "{topic:?} is no topic"
+    );
+    topic
+}
+
+/// Subscribes `who`'s browser at an endpoint of `service`.
+async fn subscribe(server: &TestServer, service: &PushService, who: &str) -> Browser {
+    let browser = Browser::new();
+    let endpoint = format!("http://{}/wpush/{who}", service.addr);
+    let (status, _) = http_json(
+        server,
+        "POST",
+        "/api/push/subscriptions",
+        Some(&server.token(who)),
+        Some(browser.subscription(&endpoint)),
+    )
+    .await;
+    assert_eq!(status, 204);
+    browser
+}
+
+/// The next push, its `Topic` and `Urgency`, and the message the browser reads.
+async fn next_message(service: &mut PushService, browser: &Browser) -> (String, String, Value) {
+    let pushed = service.next().await;
+    let message = serde_json::from_slice(&browser.decrypt(&pushed.body)).expect("JSON inside");
+    let urgency = pushed.headers["urgency"]
+        .to_str()
+        .expect("text")
+        .to_string();
+    (topic(&pushed), urgency, message)
+}
+
 /// Alice challenges bob; the challenge's id.
 async fn challenge(alice: &mut common::Client) -> String {
     let made = alice
@@ -255,6 +295,7 @@ async fn a_notice_reaches_the_browser_encrypted_and_signed_and_a_gone_one_is_for
     assert_eq!(pushed.headers["content-encoding"], "aes128gcm");
     assert_eq!(pushed.headers["ttl"], "86400");
     assert_eq!(pushed.headers["urgency"], "normal");
+    topic(&pushed);
     check_vapid(&pushed, &public, &origin);
     let message: Value =
         serde_json::from_slice(&browser.decrypt(&pushed.body)).expect("JSON inside");
@@ -319,6 +360,122 @@ async fn a_notice_reaches_the_browser_encrypted_and_signed_and_a_gone_one_is_for
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test]
+async fn a_newer_notice_about_the_same_game_has_the_older_ones_topic() {
+    let mut service = PushService::start().await;
+    let (server, _) = push_server().await;
+    let mut alice = server.login("alice").await;
+    let mut bob = server.login("bob").await;
+    let browser = subscribe(&server, &service, "bob").await;
+    let untimed = json!({"board_size": 9, "color": "black"});
+    let first = common::start_game(&mut alice, &mut bob, untimed.clone()).await;
+    bob.ok(json!({"type": "leave", "game_id": first})).await;
+
+    // Two moves of alice's while bob is away from the board: one topic.
+    common::play(&mut alice, &first, 1, "E5").await;
+    let (moved, urgency, message) = next_message(&mut service, &browser).await;
+    assert_eq!(
+        (message["kind"].as_str(), urgency.as_str()),
+        (Some("your_move"), "normal")
+    );
+    assert_eq!(message["url"], format!("/#/game/{first}"));
+    let first_notice = message["notice_id"].clone();
+    bob.ok(json!({"type": "join", "game_id": first})).await;
+    common::play(&mut bob, &first, 2, "C3").await;
+    bob.ok(json!({"type": "leave", "game_id": first})).await;
+    common::play(&mut alice, &first, 3, "G7").await;
+    let (again, _, message) = next_message(&mut service, &browser).await;
+    assert_eq!(message["kind"], "your_move");
+    assert_ne!(message["notice_id"], first_notice, "a notice of its own");
+    assert_eq!(again, moved, "the same game's next move replaces the last");
+
+    // Another game's move, and the first game's end, are topics of their own.
+    let second = common::start_game(&mut alice, &mut bob, untimed).await;
+    bob.ok(json!({"type": "leave", "game_id": second})).await;
+    common::play(&mut alice, &second, 1, "E5").await;
+    let (other, _, message) = next_message(&mut service, &browser).await;
+    assert_eq!(message["url"], format!("/#/game/{second}"));
+    assert_ne!(other, moved);
+    alice.ok(json!({"type": "resign", "game_id": first})).await;
+    let (ended, urgency, message) = next_message(&mut service, &browser).await;
+    assert_eq!(
+        (message["kind"].as_str(), urgency.as_str()),
+        (Some("game_ended"), "low")
+    );
+    assert_eq!(message["url"], format!("/#/game/{first}"));
+    assert!(ended != moved && ended != other, "{ended}");
+}
+
+/// `who`'s push subscriptions as the store holds them.
+async fn kept_subscriptions(server: &TestServer, who: &str) -> usize {
+    let (store, who) = (server.store(), who.to_string());
+    tokio::task::spawn_blocking(move || store.push_subscriptions(&who))
+        .await
+        .expect("the store call")
+        .expect("read")
+        .len()
+}
+
+#[tokio::test]
+async fn a_disabled_account_is_pushed_nothing_more() {
+    use tengen::protocol::{NoticeKind, NoticePayload};
+    let mut service = PushService::start().await;
+    let (server, _) = push_server().await;
+    server.account("bob").await;
+    server.account("carol").await;
+    subscribe(&server, &service, "bob").await;
+    let carols = subscribe(&server, &service, "carol").await;
+    assert_eq!(kept_subscriptions(&server, "bob").await, 1);
+
+    // The operator disables bob from another process, beside the running server.
+    let (ok, _, err) = common::tengen(server.dir.path(), &["user", "disable", "bob"], "");
+    assert!(ok, "{err}");
+    assert_eq!(kept_subscriptions(&server, "bob").await, 0);
+
+    // A notice for bob, then one for carol, through the service every source calls. One
+    // account is pushed to at a time (`push.concurrency` 1), in the order queued: when
+    // carol's arrives, bob's turn has passed, and it sent nothing.
+    let notices = &server.server.as_ref().expect("running").hub().notices;
+    let payload = |game: &str| NoticePayload {
+        game_id: Some(game.into()),
+        ..NoticePayload::default()
+    };
+    let kept = notices
+        .notify_now("bob", NoticeKind::YourMove, payload("g-bob"))
+        .await
+        .expect("kept");
+    assert_eq!(
+        kept.kind,
+        NoticeKind::YourMove,
+        "bob's notice is still kept"
+    );
+    notices
+        .notify_now("carol", NoticeKind::YourMove, payload("g-carol"))
+        .await
+        .expect("kept");
+    let pushed = service.next().await;
+    assert_eq!(pushed.path, "/wpush/carol", "bob was pushed to");
+    let message: Value = serde_json::from_slice(&carols.decrypt(&pushed.body)).expect("JSON");
+    assert_eq!(message["url"], "/#/game/g-carol");
+    assert!(service.taken.try_recv().is_err(), "nothing else was pushed");
+
+    // Disabled, bob cannot subscribe again.
+    let again = Browser::new().subscription(&format!("http://{}/wpush/bob-2", service.addr));
+    let (status, reply) = http_json(
+        &server,
+        "POST",
+        "/api/push/subscriptions",
+        Some(&server.token("bob")),
+        Some(again),
+    )
+    .await;
+    assert_eq!(
+        (status, reply["code"].as_str()),
+        (401, Some("unauthorized"))
+    );
+    assert_eq!(kept_subscriptions(&server, "bob").await, 0);
 }
 
 #[tokio::test]

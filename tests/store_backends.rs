@@ -14,11 +14,11 @@ use tengen::config::CorrespondenceConfig;
 use tengen::correspondence::vacation::{DeadlineDay, Policy};
 use tengen::protocol::Role;
 use tengen::store::{
-    Append, CalendarRow, EventLog, EventRecord, GameQuery, GameRecord, GameStatus, GameStore,
-    KibitzRecord, MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport, Origin, PgStore,
-    PushSubscription, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord, Rotation,
-    SqliteStore, Store, StoreError, Subscribed, SyncMode, TOUCH_MS, TokenRecord, TournamentEntry,
-    TournamentRecord, UserChange, UserRecord, VacationChange, VacationRow,
+    Append, CalendarRow, DeskRow, EventLog, EventRecord, GameQuery, GameRecord, GameStatus,
+    GameStore, KibitzRecord, MadeBot, MailPrefs, NewInvite, NewNotice, NewRefresh, NewReport,
+    Origin, PgStore, PushSubscription, RatingChangeRow, RatingRecord, RatingRow, ReviewRecord,
+    Rotation, SqliteStore, Store, StoreError, Subscribed, SyncMode, TOUCH_MS, TokenRecord,
+    TournamentEntry, TournamentRecord, UserChange, UserRecord, VacationChange, VacationRow,
 };
 
 /// A store under test with what keeps it alive (a temp dir or a database).
@@ -111,6 +111,7 @@ on_both!(
     tournaments_keep_their_numbered_logs,
     two_nodes_appending_to_one_tournament_take_turns,
     the_deadline_index_follows_its_games,
+    a_players_correspondence_games_are_listed_from_the_index,
     notices_are_bounded_paged_and_marked_read,
     digests_wait_for_their_time_and_mail_prefs_are_kept,
     personal_tokens_are_bounded_used_and_revoked,
@@ -119,6 +120,7 @@ on_both!(
     deadlines_due_at_once_on_two_nodes_spend_one_day,
     calendars_are_kept_and_replaced,
     push_subscriptions_are_bounded_replaced_and_forgotten,
+    a_disabled_account_is_sent_nothing_more,
 );
 
 fn game(id: &str, created_at_ms: i64, black: &str, white: &str) -> GameRecord {
@@ -635,6 +637,7 @@ fn deadline(game_id: &str, due_ms: i64) -> Append {
     Append::Deadline {
         game_id: game_id.into(),
         due_ms,
+        summary: None,
     }
 }
 
@@ -667,6 +670,68 @@ fn the_deadline_index_follows_its_games(b: &Backend) {
     assert_eq!(s.due_games(1000, 10).expect("due"), ["corr1", "corr3"]);
     assert!(s.append(&[deadline("nosuch", 1)]).is_err());
     assert_eq!(s.due_games(1000, 10).expect("due"), ["corr1", "corr3"]);
+}
+
+fn a_players_correspondence_games_are_listed_from_the_index(b: &Backend) {
+    let s = &b.store;
+    let noted = |id: &str, due_ms: i64, summary: &str| Append::Deadline {
+        game_id: id.into(),
+        due_ms,
+        summary: Some(summary.into()),
+    };
+    let plan = |id: &str, color: &str| Append::Plan {
+        game_id: id.into(),
+        color: color.into(),
+        plan: Some("[]".into()),
+    };
+    for (id, at, black, white) in [
+        ("c1", 1, "ann", "bob"),
+        ("c2", 2, "bob", "ann"),
+        ("c3", 3, "ann", "cid"),
+        ("c4", 4, "bob", "cid"),
+        ("over", 5, "ann", "bob"),
+        ("live", 6, "ann", "bob"),
+    ] {
+        s.create_game(&game(id, at, black, white)).expect("create");
+    }
+    s.append(&[
+        noted("c1", 100, "first"),
+        deadline("c2", 200),
+        noted("c3", 300, "third"),
+        noted("c4", 400, "not ann's"),
+        noted("over", 500, "ended"),
+        plan("c1", "white"),
+        plan("c2", "white"),
+    ])
+    .expect("indexed");
+    // A later commit replaces the summary with the deadline; an ended game leaves.
+    s.append(&[noted("c3", 350, "third, moved")])
+        .expect("moved");
+    s.append(&[finish("over", "B+R", 600)]).expect("ended");
+    let row = |id: &str, summary: Option<&str>, planned: bool| DeskRow {
+        game_id: id.into(),
+        summary: summary.map(Into::into),
+        planned,
+    };
+    // Newest first; a plan counts only as the player's own colour's.
+    assert_eq!(
+        s.desk("ann", 10).expect("read"),
+        [
+            row("c3", Some("third, moved"), false),
+            row("c2", None, true),
+            row("c1", Some("first"), false),
+        ]
+    );
+    assert_eq!(
+        s.desk("bob", 10).expect("read"),
+        [
+            row("c4", Some("not ann's"), false),
+            row("c2", None, false),
+            row("c1", Some("first"), true),
+        ]
+    );
+    assert_eq!(s.desk("ann", 2).expect("read").len(), 2, "bounded");
+    assert!(s.desk("dee", 10).expect("read").is_empty());
 }
 
 fn user(id: &str, origin: Origin) -> UserRecord {
@@ -1675,4 +1740,52 @@ fn push_subscriptions_are_bounded_replaced_and_forgotten(b: &Backend) {
     );
     assert!(s.push_subscriptions("ann").expect("read").is_empty());
     assert!(s.push_subscriptions("bob").expect("read").is_empty());
+}
+
+fn a_disabled_account_is_sent_nothing_more(b: &Backend) {
+    let s = &b.store;
+    for who in ["ann", "bob"] {
+        s.create_user(&user(who, Origin::Local), None, 1)
+            .expect("created");
+        s.add_push_subscription(&push_sub(who, &format!("https://p/{who}"), 1), 5)
+            .expect("subscribed");
+        let prefs = MailPrefs {
+            account: who.into(),
+            address: Some(format!("{who}@example.org")),
+            verified: true,
+            modes: r#"{"game_ended":"digest"}"#.into(),
+            last_digest_ms: None,
+        };
+        s.set_mail_prefs(&prefs).expect("kept");
+        s.add_notice(&notice(who, 1, true), 10).expect("kept");
+    }
+    // A new password or role keeps what the account is sent.
+    s.update_user("ann", &UserChange::Password("$argon2id$y".into()))
+        .expect("changed");
+    s.update_user("ann", &UserChange::Role(Role::Referee))
+        .expect("changed");
+    assert_eq!(s.push_subscriptions("ann").expect("read").len(), 1);
+    assert_eq!(s.digests_due(1000, 10).expect("due"), ["ann", "bob"]);
+
+    s.update_user("ann", &UserChange::Disabled(true))
+        .expect("disabled");
+    assert!(s.push_subscriptions("ann").expect("read").is_empty());
+    let prefs = s.mail_prefs("ann").expect("read").expect("kept");
+    assert_eq!((prefs.address, prefs.verified), (None, false));
+    assert_eq!(
+        prefs.modes, r#"{"game_ended":"digest"}"#,
+        "the choices stay"
+    );
+    assert!(s.digest_notices("ann").expect("read").is_empty());
+    assert_eq!(s.notices("ann", None, 10).expect("read").len(), 1, "kept");
+    // Bob, not disabled, is sent as before; enabling ann again brings nothing back.
+    assert_eq!(s.digests_due(1000, 10).expect("due"), ["bob"]);
+    assert_eq!(s.push_subscriptions("bob").expect("read").len(), 1);
+    s.update_user("ann", &UserChange::Disabled(false))
+        .expect("enabled");
+    assert!(s.push_subscriptions("ann").expect("read").is_empty());
+    assert_eq!(
+        s.mail_prefs("ann").expect("read").expect("kept").address,
+        None
+    );
 }

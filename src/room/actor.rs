@@ -1127,23 +1127,8 @@ impl Room {
     }
 
     fn summary(&self) -> GameSummary {
-        let (move_number, phase) = self.live.as_spectators_see(self.released);
-        let turn = self.live.turn_deadline();
-        GameSummary {
-            game_id: self.id.to_string(),
-            black: self.live.black.clone(),
-            white: self.live.white.clone(),
-            // The hub adds the ranks: a room knows nothing of ratings.
-            black_rank: None,
-            white_rank: None,
-            board_size: self.live.settings.board_size,
-            move_number,
-            phase,
-            spectators: self.crowd.spectators() as u32,
-            result: self.live.result(),
-            to_move: turn.map(|(color, _)| color),
-            deadline: turn.and_then(|(_, deadline)| deadline),
-        }
+        let spectators = self.crowd.spectators() as u32;
+        self.live.summary(&self.id, self.released, spectators)
     }
 
     /// Stores a step's events, then takes its game as the room's state and broadcasts

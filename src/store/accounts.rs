@@ -78,7 +78,9 @@ pub struct UserRecord {
 
 /// A change to a user; changing the password or disabling also revokes every refresh
 /// token of the user, in the same transaction, and disabling, enabling or a new role is
-/// numbered among the user changes ([`AccountStore::user_changes`]).
+/// numbered among the user changes ([`AccountStore::user_changes`]). Disabling also
+/// forgets, in that transaction, whatever would still send the account its notices:
+/// its browsers' push subscriptions, its mail address, and its place in the digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UserChange {
     Password(String),

@@ -81,7 +81,7 @@ pub(crate) const TABLES: &[Table] = &[
     // not hold: without them the game would never wake to flag, nor play a planned reply.
     table(
         "correspondence_deadlines",
-        &[("game_id", Text), ("due_ms", Int)],
+        &[("game_id", Text), ("due_ms", Int), ("summary", Text)],
     ),
     table(
         "plans",

@@ -10,8 +10,23 @@
 //! (what a restart rebuilds) leaves these games out.
 //!
 //! [`GameStore::unfinished_games`]: super::GameStore::unfinished_games
+//!
+//! Each row also keeps what a list of the player's games shows of the game meanwhile
+//! (`list_correspondence`: its summary, written by its room with every commit), so that
+//! listing a player's games reads rows, not boards, and wakes none of them.
 
 use super::StoreError;
+
+/// One of a player's correspondence games not over, as their list of them reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeskRow {
+    pub game_id: String,
+    /// The summary its room wrote with its last commit, as JSON text; None when it wrote
+    /// none (a game whose spectators see it late, or a row older than the summaries).
+    pub summary: Option<String>,
+    /// Whether the player keeps a plan of conditional moves in it.
+    pub planned: bool,
+}
 
 /// Reading the deadline index. Synchronous like the rest; async callers use
 /// `spawn_blocking`.
@@ -21,4 +36,8 @@ pub trait DeadlineStore {
 
     /// The earliest deadline after `now_ms`, if any.
     fn next_deadline(&self, now_ms: i64) -> Result<Option<i64>, StoreError>;
+
+    /// `player`'s games in the index, newest first (as the game list pages), at most
+    /// `limit`: one read for the whole list.
+    fn desk(&self, player: &str, limit: u32) -> Result<Vec<DeskRow>, StoreError>;
 }

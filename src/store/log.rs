@@ -79,6 +79,9 @@ pub enum Append {
         game_id: String,
         /// When it must next be woken.
         due_ms: i64,
+        /// What a list of the player's games shows of it meanwhile, as JSON text the
+        /// store does not read ([`DeadlineStore::desk`](super::DeadlineStore::desk)).
+        summary: Option<String>,
     },
 }
 

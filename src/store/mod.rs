@@ -63,7 +63,7 @@ pub use accounts::{
 };
 pub use bots::{BotStore, MadeBot};
 pub use calendars::{CalendarRow, CalendarStore};
-pub use deadlines::DeadlineStore;
+pub use deadlines::{DeadlineStore, DeskRow};
 pub use error::StoreError;
 pub use fairplay::{FairPlayStore, KibitzRecord, NewReport, StoredReport};
 pub use games::{EventRecord, GameQuery, GameRecord, GameStatus, GameStore};

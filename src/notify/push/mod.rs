@@ -5,9 +5,11 @@
 //!
 //! Off the notices' path: [`Pusher::push`] only queues (a bounded queue; a notice past
 //! it is not pushed, and logged), and at most `push.concurrency` accounts are pushed to
-//! at once. A subscription the service calls gone (404, 410) is forgotten.
+//! at once. A subscription the service calls gone (404, 410) is forgotten. Each request
+//! says how urgent its message is and what it replaces ([`headers`]).
 
 pub mod ece;
+mod headers;
 mod send;
 pub mod subscription;
 pub mod vapid;
@@ -81,19 +83,12 @@ impl Message {
     }
 }
 
-/// How soon a push service should wake a browser for `kind` (RFC 8030 §5.3).
-fn urgency(kind: NoticeKind) -> &'static str {
-    match kind {
-        NoticeKind::Deadline | NoticeKind::VacationEnding => "high",
-        NoticeKind::YourMove | NoticeKind::ChallengeReceived | NoticeKind::RoundPaired => "normal",
-        NoticeKind::GameEnded => "low",
-    }
-}
-
 /// A notice waiting to be pushed to its account's browsers.
 struct Job {
     account: String,
     message: Message,
+    /// The message's `Topic` ([`headers::topic`]).
+    topic: String,
 }
 
 /// Checks `[push]` as `serve` will read it: the private key.
@@ -204,6 +199,7 @@ impl Pusher {
         let job = Job {
             account: account.to_string(),
             message: Message::of(notice),
+            topic: headers::topic(notice),
         };
         if self.jobs.try_send(job).is_err() {
             tracing::warn!(%account, "the push queue is full: a notice was not pushed");
@@ -226,11 +222,11 @@ impl Pusher {
         };
         let payload = serde_json::to_vec(&job.message).unwrap_or_default();
         for sub in subs {
-            self.deliver_one(&sub, &job.message, &payload).await;
+            self.deliver_one(&sub, &job, &payload).await;
         }
     }
 
-    async fn deliver_one(&self, sub: &PushSubscription, message: &Message, payload: &[u8]) {
+    async fn deliver_one(&self, sub: &PushSubscription, job: &Job, payload: &[u8]) {
         let account = &sub.account;
         let checked = match subscription::check(
             &sub.endpoint,
@@ -279,8 +275,9 @@ impl Pusher {
             (HeaderName::from_static("ttl"), self.ttl_secs.to_string()),
             (
                 HeaderName::from_static("urgency"),
-                urgency(message.kind).to_string(),
+                headers::urgency(job.message.kind).to_string(),
             ),
+            (HeaderName::from_static("topic"), job.topic.clone()),
         ];
         match self.sender.post(endpoint, headers, body).await {
             Outcome::Accepted => {}

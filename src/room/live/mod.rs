@@ -18,8 +18,8 @@ mod tests;
 
 use crate::clock::{ClockView, GameClock, LagQuota, LagSettings, Millis};
 use crate::protocol::{
-    ChatLine, FairPlay, GameAction, GameEvent, GameSettings, HandicapPlacement, NigiriProof, Phase,
-    Refusal, UserInfo,
+    ChatLine, FairPlay, GameAction, GameEvent, GameSettings, GameSummary, HandicapPlacement,
+    NigiriProof, Phase, Refusal, UserInfo,
 };
 use crate::rules::{Color, Game, GameResult, Vertex};
 
@@ -305,6 +305,28 @@ impl LiveGame {
             .flatten()
             .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX));
         Some((self.to_move(), deadline))
+    }
+
+    /// The game as a list of games sums it up, as seen by spectators who have been sent
+    /// up to `released` ([`LiveGame::as_spectators_see`]) with `spectators` watching. The
+    /// lobby adds the ranks: a game knows nothing of ratings.
+    pub fn summary(&self, game_id: &str, released: u64, spectators: u32) -> GameSummary {
+        let (move_number, phase) = self.as_spectators_see(released);
+        let turn = self.turn_deadline();
+        GameSummary {
+            game_id: game_id.to_string(),
+            black: self.black.clone(),
+            white: self.white.clone(),
+            black_rank: None,
+            white_rank: None,
+            board_size: self.settings.board_size,
+            move_number,
+            phase,
+            spectators,
+            result: self.result(),
+            to_move: turn.map(|(color, _)| color),
+            deadline: turn.and_then(|(_, deadline)| deadline),
+        }
     }
 
     /// Warns the player to move `ms` before their deadline (correspondence games).

@@ -179,6 +179,9 @@ async fn update_user(
         .await
         .map_err(pg_error)?;
     }
+    if matches!(change, UserChange::Disabled(true)) {
+        super::push::stop_sending(&tx, &id).await?;
+    }
     if matches!(change, UserChange::Disabled(_) | UserChange::Role(_)) {
         tx.execute("INSERT INTO user_changes (user_id) VALUES ($1)", &[&id])
             .await

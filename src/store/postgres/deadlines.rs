@@ -4,18 +4,20 @@ use tokio_postgres::Client;
 
 use super::prepared::Prepared;
 use super::{PgStore, col, pg_error};
-use crate::store::{DeadlineStore, StoreError};
+use crate::store::{DeadlineStore, DeskRow, StoreError};
 
-/// Sets `game_id`'s deadline in the index, in a log batch's transaction.
+/// Sets `game_id`'s deadline and summary in the index, in a log batch's transaction.
 pub(super) async fn set_deadline(
     b: &mut Prepared<'_>,
     game_id: &str,
     due_ms: i64,
+    summary: Option<&str>,
 ) -> Result<(), StoreError> {
     b.execute(
-        "INSERT INTO correspondence_deadlines (game_id, due_ms) VALUES ($1, $2)
-         ON CONFLICT (game_id) DO UPDATE SET due_ms = excluded.due_ms",
-        &[&game_id, &due_ms],
+        "INSERT INTO correspondence_deadlines (game_id, due_ms, summary) VALUES ($1, $2, $3)
+         ON CONFLICT (game_id) DO UPDATE SET due_ms = excluded.due_ms,
+             summary = excluded.summary",
+        &[&game_id, &due_ms, &summary],
     )
     .await?;
     Ok(())
@@ -56,6 +58,29 @@ async fn next_deadline(c: &mut Client, now_ms: i64) -> Result<Option<i64>, Store
     row.map(|row| col::<i64>(&row, 0)).transpose()
 }
 
+async fn desk(c: &mut Client, player: String, limit: i64) -> Result<Vec<DeskRow>, StoreError> {
+    c.query(
+        "SELECT d.game_id, d.summary, EXISTS (SELECT 1 FROM plans p
+             WHERE p.game_id = d.game_id
+             AND p.color = CASE WHEN g.black = $1 THEN 'black' ELSE 'white' END)
+         FROM games g JOIN correspondence_deadlines d ON d.game_id = g.id
+         WHERE (g.black = $1 OR g.white = $1) AND g.status = 'live'
+         ORDER BY g.created_at_ms DESC, g.id DESC LIMIT $2",
+        &[&player, &limit],
+    )
+    .await
+    .map_err(pg_error)?
+    .iter()
+    .map(|row| {
+        Ok(DeskRow {
+            game_id: col(row, 0)?,
+            summary: col(row, 1)?,
+            planned: col(row, 2)?,
+        })
+    })
+    .collect()
+}
+
 impl DeadlineStore for PgStore {
     fn due_games(&self, now_ms: i64, limit: u32) -> Result<Vec<String>, StoreError> {
         let limit = i64::from(limit);
@@ -66,5 +91,11 @@ impl DeadlineStore for PgStore {
     fn next_deadline(&self, now_ms: i64) -> Result<Option<i64>, StoreError> {
         self.connections
             .run(move |c| Box::pin(next_deadline(c, now_ms)))
+    }
+
+    fn desk(&self, player: &str, limit: u32) -> Result<Vec<DeskRow>, StoreError> {
+        let (player, limit) = (player.to_owned(), i64::from(limit));
+        self.connections
+            .run(move |c| Box::pin(desk(c, player, limit)))
     }
 }

@@ -92,9 +92,11 @@ async fn apply<'b>(
             Ok(())
         }
         Append::Fence { game_id, fence } => claim_fence(b, game_id, *fence).await,
-        Append::Deadline { game_id, due_ms } => {
-            super::deadlines::set_deadline(b, game_id, *due_ms).await
-        }
+        Append::Deadline {
+            game_id,
+            due_ms,
+            summary,
+        } => super::deadlines::set_deadline(b, game_id, *due_ms, summary.as_deref()).await,
         Append::Plan {
             game_id,
             color,

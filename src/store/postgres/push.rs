@@ -1,9 +1,22 @@
 //! The PostgreSQL side of [`PushStore`].
 
-use tokio_postgres::{Client, Row};
+use tokio_postgres::{Client, Row, Transaction};
 
 use super::{PgStore, col, pg_error};
 use crate::store::{PushStore, PushSubscription, StoreError, Subscribed};
+
+/// Forgets what would send `account` anything, in the transaction that disables it: its
+/// browsers' subscriptions, its mail address, and its notices' place in a digest.
+pub(super) async fn stop_sending(tx: &Transaction<'_>, account: &str) -> Result<(), StoreError> {
+    for sql in [
+        "DELETE FROM push_subscriptions WHERE account = $1",
+        "UPDATE mail_prefs SET address = NULL, verified = false WHERE account = $1",
+        "UPDATE notices SET digest = false WHERE account = $1 AND digest",
+    ] {
+        tx.execute(sql, &[&account]).await.map_err(pg_error)?;
+    }
+    Ok(())
+}
 
 fn subscription(row: &Row) -> Result<PushSubscription, StoreError> {
     Ok(PushSubscription {

@@ -287,6 +287,11 @@ const MIGRATIONS: &[&str] = &[
         lease_until TIMESTAMPTZ
     );
     "#,
+    // 15: SQLite's version 19, what a player's list of correspondence games shows of
+    // each while it sleeps.
+    r#"
+    ALTER TABLE correspondence_deadlines ADD COLUMN summary TEXT;
+    "#,
 ];
 
 /// The schema version this build writes and understands.

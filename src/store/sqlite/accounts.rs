@@ -245,6 +245,9 @@ impl AccountStore for SqliteStore {
             if revoke {
                 self.revoke_user(tx, id)?;
             }
+            if matches!(change, UserChange::Disabled(true)) {
+                super::push::stop_sending(tx, id, &self.db_err())?;
+            }
             if matches!(change, UserChange::Disabled(_) | UserChange::Role(_)) {
                 tx.prepare_cached("INSERT INTO user_changes (user_id) VALUES (?1)")
                     .map_err(self.db_err())?

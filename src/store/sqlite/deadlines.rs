@@ -4,21 +4,23 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::DbErr;
 use super::SqliteStore;
-use crate::store::{DeadlineStore, StoreError};
+use crate::store::{DeadlineStore, DeskRow, StoreError};
 
-/// Sets `game_id`'s deadline in the index, in a log batch's transaction.
+/// Sets `game_id`'s deadline and summary in the index, in a log batch's transaction.
 pub(super) fn set_deadline(
     tx: &Transaction<'_>,
     game_id: &str,
     due_ms: i64,
+    summary: Option<&str>,
     db: DbErr<'_>,
 ) -> Result<(), StoreError> {
     tx.prepare_cached(
-        "INSERT INTO correspondence_deadlines (game_id, due_ms) VALUES (?1, ?2)
-         ON CONFLICT (game_id) DO UPDATE SET due_ms = excluded.due_ms",
+        "INSERT INTO correspondence_deadlines (game_id, due_ms, summary) VALUES (?1, ?2, ?3)
+         ON CONFLICT (game_id) DO UPDATE SET due_ms = excluded.due_ms,
+             summary = excluded.summary",
     )
     .map_err(db)?
-    .execute(params![game_id, due_ms])
+    .execute(params![game_id, due_ms, summary])
     .map_err(db)?;
     Ok(())
 }
@@ -63,5 +65,30 @@ impl DeadlineStore for SqliteStore {
         .query_row([now_ms], |row| row.get(0))
         .optional()
         .map_err(&db)
+    }
+
+    fn desk(&self, player: &str, limit: u32) -> Result<Vec<DeskRow>, StoreError> {
+        let conn = self.lock()?;
+        let db = self.db_err();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT d.game_id, d.summary, EXISTS (SELECT 1 FROM plans p
+                     WHERE p.game_id = d.game_id
+                     AND p.color = CASE WHEN g.black = ?1 THEN 'black' ELSE 'white' END)
+                 FROM games g JOIN correspondence_deadlines d ON d.game_id = g.id
+                 WHERE (g.black = ?1 OR g.white = ?1) AND g.status = 'live'
+                 ORDER BY g.created_at_ms DESC, g.id DESC LIMIT ?2",
+            )
+            .map_err(&db)?;
+        let rows = stmt
+            .query_map(params![player, limit], |row| {
+                Ok(DeskRow {
+                    game_id: row.get(0)?,
+                    summary: row.get(1)?,
+                    planned: row.get(2)?,
+                })
+            })
+            .map_err(&db)?;
+        rows.collect::<Result<_, _>>().map_err(&db)
     }
 }

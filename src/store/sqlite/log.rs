@@ -181,9 +181,11 @@ impl SqliteStore {
             Write::Kibitz(line) => insert_kibitz(tx, line, &db),
             Write::Rated(game_id) => ratings::mark_rated(tx, game_id, &db),
             Write::Fence { game_id, fence } => claim_fence(tx, game_id, fence, &db),
-            Write::Deadline { game_id, due_ms } => {
-                super::deadlines::set_deadline(tx, game_id, due_ms, &db)
-            }
+            Write::Deadline {
+                game_id,
+                due_ms,
+                summary,
+            } => super::deadlines::set_deadline(tx, game_id, due_ms, summary, &db),
             Write::Plan {
                 game_id,
                 color,
@@ -437,6 +439,7 @@ enum Write<'a> {
     Deadline {
         game_id: &'a str,
         due_ms: i64,
+        summary: Option<&'a str>,
     },
     Plan {
         game_id: &'a str,
@@ -490,9 +493,14 @@ impl<'a> From<&'a Append> for Write<'a> {
                 game_id,
                 fence: *fence,
             },
-            Append::Deadline { game_id, due_ms } => Write::Deadline {
+            Append::Deadline {
+                game_id,
+                due_ms,
+                summary,
+            } => Write::Deadline {
                 game_id,
                 due_ms: *due_ms,
+                summary: summary.as_deref(),
             },
             Append::Plan {
                 game_id,

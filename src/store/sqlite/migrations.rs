@@ -301,6 +301,12 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE vacations ADD COLUMN paid_until_ms INTEGER;
     ",
+    // 19: what a player's list of correspondence games shows of each while it sleeps
+    // (store/deadlines.rs); a row written before has none, and its game is woken to be
+    // listed until its next commit writes one.
+    "
+    ALTER TABLE correspondence_deadlines ADD COLUMN summary TEXT;
+    ",
 ];
 
 /// The schema version this build writes and understands.

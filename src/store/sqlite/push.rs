@@ -1,9 +1,29 @@
 //! The SQLite side of [`PushStore`].
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, Transaction, params};
 
-use super::SqliteStore;
+use super::{DbErr, SqliteStore};
 use crate::store::{PushStore, PushSubscription, StoreError, Subscribed};
+
+/// Forgets what would send `account` anything, in the transaction that disables it: its
+/// browsers' subscriptions, its mail address, and its notices' place in a digest.
+pub(super) fn stop_sending(
+    tx: &Transaction<'_>,
+    account: &str,
+    db: DbErr<'_>,
+) -> Result<(), StoreError> {
+    for sql in [
+        "DELETE FROM push_subscriptions WHERE account = ?1",
+        "UPDATE mail_prefs SET address = NULL, verified = 0 WHERE account = ?1",
+        "UPDATE notices SET digest = 0 WHERE account = ?1 AND digest",
+    ] {
+        tx.prepare_cached(sql)
+            .map_err(db)?
+            .execute([account])
+            .map_err(db)?;
+    }
+    Ok(())
+}
 
 fn subscription(row: &Row) -> rusqlite::Result<PushSubscription> {
     Ok(PushSubscription {
