@@ -42,6 +42,22 @@ pub struct ClockView {
     pub running: Option<Color>,
     /// Whether the game is paused (then `running` is `None`).
     pub paused: bool,
+    /// The running side's weekend that its clock meets next, before its deadline
+    /// (correspondence games with `weekends`), so that a client counting down from this
+    /// view stands the clock still through it; absent when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weekend: Option<WeekendSpan>,
+}
+
+/// A stretch of the running side's weekend days, in server Unix ms: its clock stands
+/// still from `from` until `until`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WeekendSpan {
+    /// When it begins; absent when it is under way at the view's instant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Millis>,
+    /// When the clock runs again.
+    pub until: Millis,
 }
 
 impl ClockView {
@@ -384,6 +400,7 @@ impl GameClock {
             // An away side's clock stands still: to clients, none runs.
             running: self.running().filter(|c| !self.is_away(*c)),
             paused: self.is_paused(),
+            weekend: self.weekend_ahead(now),
         };
         if let (Some(turn), None) = (self.turn, self.flagged) {
             // A flag leaves the copy at zero, which is what the view should show.
@@ -392,6 +409,19 @@ impl GameClock {
                 .spend(&self.time_control, self.used(turn, now));
         }
         view
+    }
+
+    /// The weekend the running side's clock meets next from `now`, if that is before
+    /// its deadline (past it, the flag has fallen first).
+    fn weekend_ahead(&self, now: Millis) -> Option<WeekendSpan> {
+        let turn = self.turn.filter(|turn| !self.is_away(turn.color))?;
+        let deadline = self.deadline()?;
+        let weekend = self.weekends[turn.color.index()].as_ref()?;
+        let (from, until) = weekend.next_rest(now.max(turn.since))?;
+        (from < deadline).then_some(WeekendSpan {
+            from: (from > now).then_some(from),
+            until,
+        })
     }
 
     /// Stops the running clock at `now`, charging its time without a move.
@@ -498,6 +528,44 @@ mod tests {
         assert_eq!(g.deadline(), Some(thu + 6 * DAY));
         g.hold(B, 5 * 3_600_000);
         assert_eq!(g.deadline(), Some(thu + 6 * DAY + 5 * 3_600_000));
+    }
+
+    #[test]
+    fn the_view_names_the_weekend_the_running_clock_meets_next() {
+        const DAY: Millis = 86_400_000;
+        // Thursday 4 June 2026, 00:00 UTC; Black's weekend Friday and Saturday.
+        let thu = 1_780_531_200_000;
+        let fri_sat = [jiff::civil::Weekday::Friday, jiff::civil::Weekday::Saturday];
+        let mut g = GameClock::new(TimeControl::Simple {
+            per_move_ms: 3 * DAY,
+        });
+        g.set_weekend(B, Some(Weekend::new("UTC", &fri_sat).unwrap()));
+        let noon = thu + DAY / 2;
+        g.start(B, noon).unwrap();
+        let both_days = WeekendSpan {
+            from: Some(thu + DAY),
+            until: thu + 3 * DAY,
+        };
+        assert_eq!(g.view(noon).weekend, Some(both_days));
+        // Under way: no `from`, and the time shown stands at what Thursday left.
+        let saturday = g.view(thu + 2 * DAY);
+        assert_eq!(
+            saturday.weekend,
+            Some(WeekendSpan {
+                from: None,
+                until: thu + 3 * DAY
+            })
+        );
+        assert_eq!(saturday.black.period_ms, 3 * DAY - DAY / 2);
+        // The next weekend, a week later, comes after the deadline: none is named.
+        assert_eq!(g.deadline(), Some(noon + 5 * DAY));
+        assert_eq!(g.view(thu + 4 * DAY).weekend, None);
+        // Away, the clock stands still anyway; White has no weekend.
+        let mut away = g.clone();
+        away.set_away(B, true, noon).unwrap();
+        assert_eq!(away.view(noon).weekend, None);
+        g.on_move(B, thu + 4 * DAY, 0).unwrap();
+        assert_eq!(g.view(thu + 4 * DAY).weekend, None);
     }
 
     #[test]

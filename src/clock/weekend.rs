@@ -112,6 +112,28 @@ impl Weekend {
         due
     }
 
+    /// The first stretch of weekend at or after `from`: `(start, end)` with
+    /// `from <= start < end`, consecutive weekend days as one (`start == from` when
+    /// `from` falls in one). None without weekend days.
+    pub fn next_rest(&self, from: Millis) -> Option<(Millis, Millis)> {
+        if self.days == 0 {
+            return None;
+        }
+        let mut found: Option<(Millis, Millis)> = None;
+        self.walk(from, |start, end, rest| match (rest, &mut found) {
+            (true, Some(stretch)) => {
+                stretch.1 = end;
+                false
+            }
+            (true, None) => {
+                found = Some((start, end));
+                false
+            }
+            (false, found) => found.is_some(),
+        });
+        found.filter(|(start, end)| start < end)
+    }
+
     /// Calls `f(start, end, rest)` for each stretch of a local day from `from` on (the
     /// first starts at `from`), in order, until it answers true. Past the last instant
     /// the calendar knows, one stretch runs to the end of time, working.
@@ -236,6 +258,32 @@ mod tests {
         let sun = Weekend::new(s, &[Weekday::Sunday]).unwrap();
         let (sat, mon) = (at(s, "2025-09-06T12:00"), at(s, "2025-09-08T12:00"));
         assert_eq!(sun.chargeable(sat, mon), 24 * HOUR);
+    }
+
+    #[test]
+    fn the_next_rest_joins_consecutive_days() {
+        let z = "America/New_York";
+        let w = Weekend::new(z, &SAT_SUN).unwrap();
+        let (fri, sat, mon) = (
+            at(z, "2026-06-05T12:00"),
+            at(z, "2026-06-06T09:30"),
+            at(z, "2026-06-08T00:00"),
+        );
+        assert_eq!(w.next_rest(fri), Some((at(z, "2026-06-06T00:00"), mon)));
+        assert_eq!(w.next_rest(sat), Some((sat, mon)));
+        // Sunday and Monday are consecutive across the week's end.
+        let sun_mon = Weekend::new(z, &[Weekday::Monday, Weekday::Sunday]).unwrap();
+        assert_eq!(
+            sun_mon.next_rest(fri),
+            Some((at(z, "2026-06-07T00:00"), at(z, "2026-06-09T00:00")))
+        );
+        // Two days apart: only the first.
+        let apart = Weekend::new(z, &[Weekday::Tuesday, Weekday::Friday]).unwrap();
+        assert_eq!(
+            apart.next_rest(mon),
+            Some((at(z, "2026-06-09T00:00"), at(z, "2026-06-10T00:00")))
+        );
+        assert_eq!(Weekend::new(z, &[]).unwrap().next_rest(fri), None);
     }
 
     #[test]

@@ -10,8 +10,12 @@
 // branch entered and deleted); the page opened again shows the stored tree, and her
 // dashboard says a plan is stored. Bob plays the planned move: Alice's reply is on both
 // boards at once, marked as planned. A plan with a move the rules refuse (a ko
-// recapture) is refused in the server's words, and nothing is stored. On his own turn
-// Bob plans after his move, which storing plays; Alice's answer gets his planned reply.
+// recapture) is refused in the server's words, and nothing is stored: the refused tree
+// stays a draft across a reload until Alice discards it. On his own turn Bob plans after
+// his move, which storing plays; Alice's answer gets his planned reply. Alice's next plan
+// has a branch added and not stored: the draft outlives a lost connection and a reload,
+// marked as a draft, and storing it makes it the server's plan; a later draft is dropped,
+// with a notice, when Bob plays off the plan (the server drops the plan).
 
 import { PHONE, assert, devLogin, expectAttr, game, log, openPage, run, shot } from './lib.mjs';
 
@@ -121,7 +125,11 @@ await run('correspondence', async () => {
   await expectAttr(alice, '[data-testid="plan-error"]', 'data-code', 'illegal_move');
   const why = await alice.textContent('[data-testid="plan-error"]');
   assert(why.startsWith('Not stored: in the plan at move'), `the server's words: ${why}`);
+  await expectAttr(alice, '[data-testid="plan-state"]', 'data-draft', 'true');
   await alice.reload();
+  await alice.locator('[data-testid="plan-state"]', { hasText: 'Draft, not stored: it differs from your stored plan.' }).waitFor();
+  await branch('C8', 'B8').waitFor();
+  await alice.click('[data-testid="plan-discard"]');
   await alice.locator('[data-testid="plan-state"]', { hasText: 'Your stored plan.' }).waitFor();
   await branch('G3', 'C7').waitFor();
   assert(await alice.locator('[data-testid="plan-branch"]').count() === 1, 'the refused plan changed nothing');
@@ -138,4 +146,54 @@ await run('correspondence', async () => {
   await expectAttr(alice, '[data-testid="game"]', 'data-moves', '6');
   await alice.locator('[data-stone="F5"][data-color="white"]').waitFor();
   await alice.locator('[data-testid="move"][data-move="6"] [data-testid="move-planned"]').waitFor();
+
+  log('a draft outlives a lost connection and a reload, and storing makes it the plan');
+  await alice.click('[data-testid="goban"] [data-vertex="H2"]');
+  await expectAttr(alice, '[data-testid="game"]', 'data-moves', '7');
+  await alice.click('[data-testid="plan-open"]');
+  await alice.locator('[data-testid="plan-state"]', { hasText: 'No plan stored.' }).waitFor();
+  for (const v of ['H8', 'H7']) await at(v);
+  await alice.click('[data-testid="plan-store"]');
+  await alice.locator('[data-testid="plan-state"]', { hasText: 'Your stored plan.' }).waitFor();
+  await alice.click('[data-testid="plan-root"]');
+  for (const v of ['B8', 'C8']) await at(v);
+  const state = alice.locator('[data-testid="plan-state"]');
+  await alice.locator('[data-testid="plan-state"][data-draft="true"]').waitFor();
+  assert(await state.textContent() === 'Draft, not stored: it differs from your stored plan.', `marked a draft: ${await state.textContent()}`);
+  await expectAttr(alice, '[data-testid="analysis"]', 'data-moves', '9');
+  const welcomes = await alice.evaluate(() => window.tengen.conn.welcomes);
+  await alice.evaluate(() => window.tengen.conn.socket.close());
+  // The fresh snapshot puts the board back at the game's position, with the draft on it.
+  await alice.waitForFunction((w) => window.tengen.conn.welcomes > w, welcomes);
+  await expectAttr(alice, '[data-testid="analysis"]', 'data-moves', '7');
+  await branch('B8', 'C8').waitFor();
+  await branch('H8', 'H7').waitFor();
+  await expectAttr(alice, '[data-testid="plan-state"]', 'data-draft', 'true');
+  await alice.reload();
+  await alice.locator('[data-testid="plan-state"][data-draft="true"]').waitFor();
+  await branch('B8', 'C8').waitFor();
+  await alice.click('[data-testid="plan-store"]');
+  await alice.locator('[data-testid="plan-state"][data-draft="false"]', { hasText: 'Your stored plan.' }).waitFor();
+  const kept = () => alice.evaluate((id) => Object.keys(JSON.parse(localStorage.getItem('tengen.planDrafts') || '{}')).filter((k) => k.endsWith(`/${id}`)), gameId);
+  assert((await kept()).length === 0, 'a stored draft is no longer kept');
+  await alice.reload();
+  await alice.locator('[data-testid="plan-state"]', { hasText: 'Your stored plan.' }).waitFor();
+  for (const [i, p] of [['H8', 'H7'], ['B8', 'C8']]) await branch(i, p).waitFor();
+  assert(await alice.locator('[data-testid="plan-branch"]').count() === 2, 'the server\'s plan is the draft stored');
+
+  log('bob plays off the plan: the draft made over it is dropped, and alice is told');
+  await alice.click('[data-testid="plan-root"]');
+  for (const v of ['D2', 'E2']) await at(v);
+  await expectAttr(alice, '[data-testid="plan-state"]', 'data-draft', 'true');
+  assert((await kept()).length === 1, 'the draft is kept in the browser');
+  await bob.goto(new URL(`#/game/${gameId}`, bob.url()).href);
+  await game(bob).and(bob.locator('[data-phase="play"]')).waitFor();
+  await bob.click('[data-testid="goban"] [data-vertex="J1"]');
+  await expectAttr(alice, '[data-testid="analysis"]', 'data-moves', '8');
+  const notice = await alice.locator('[data-testid="plan-notice"]').textContent();
+  assert(notice === 'Your unsaved changes to the plan were dropped: it was made at move 7 and the game has moved on to move 8.', `the notice: ${notice}`);
+  await alice.locator('[data-testid="plan-state"][data-draft="false"]', { hasText: 'No plan stored.' }).waitFor();
+  assert(await alice.locator('[data-testid="plan-branch"]').count() === 0, 'no branch of the stale draft');
+  assert((await kept()).length === 0, 'the stale draft is no longer kept');
+  await shot(alice, 'correspondence-draft-dropped.png');
 });

@@ -1,7 +1,8 @@
 // Draws a ticking clock from the server's clock view (client-protocol/clocks.md): the
 // running side's time since the view is spent the way its time system spends it. The
-// server alone decides a loss on time; this only shows what is left. For review, each
-// move's clocks and the time it took (MoveTimes).
+// server alone decides a loss on time; this only shows what is left. A correspondence
+// clock stands still through its player's weekend, which the view names. For review,
+// each move's clocks and the time it took (MoveTimes).
 
 import { formatMs } from './ui.js';
 
@@ -59,6 +60,22 @@ export function showClock(tc, view, elapsed) {
     default:
       return null;
   }
+}
+
+/**
+ * The time a clock running since `since` has used by `now` (both Date.now() scale),
+ * less what of `rest` it stood still: the running side's weekend (`{from, until}`, local
+ * ms, `from` -Infinity when under way at the view; client-protocol/clocks.md, `weekend`).
+ */
+export function runningTime(since, now, rest) {
+  const all = Math.max(0, now - since);
+  if (!rest) return all;
+  return all - Math.max(0, Math.min(now, rest.until) - Math.max(since, rest.from));
+}
+
+/** Whether `now` falls in `rest` (as in runningTime): the clock stands still. */
+export function resting(rest, now) {
+  return !!rest && now >= rest.from && now < rest.until;
 }
 
 function periodsText(periods, P) {

@@ -12,7 +12,7 @@
 import { analysisLink } from './analysis.js';
 import { chainAt, parseVertex, vertexName } from './coords.js';
 import { countScore } from './count.js';
-import { MoveTimes, claimWaitMs, showClock } from './clock.js';
+import { MoveTimes, claimWaitMs, resting, runningTime, showClock } from './clock.js';
 import { Goban } from './goban.js';
 import { prefs } from './prefs.js';
 import { REFEREE_EVENTS, RefereeBox } from './referee.js';
@@ -26,6 +26,11 @@ const TITLE_MARK = '● ';
 /** A time spent, in a few characters: "3.2 s", "1:05". */
 function spent(ms) {
   return ms < 10000 ? `${formatMs(ms)} s` : formatMs(ms);
+}
+
+/** A moment of the coming days, for a clock's hint: "Sat 00:00". */
+function shortTime(ms) {
+  return new Date(ms).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 }
 
 /** The passes in a row that end a list of moves. */
@@ -165,6 +170,7 @@ export class GameView {
       toMove: snap.to_move,
       clock: snap.clock || null,
       clockAt: Math.min(Date.now(), this.conn.localTime(snap.server_time)),
+      rest: this.restOf(snap.clock),
       clockStopped: null,
       dead: new Set(),
       accepted: new Set(snap.accepted),
@@ -407,12 +413,19 @@ export class GameView {
         if (ev.clock) this.clockFrom(ev.clock);
         // A clock that waits for its player (the game's first, or after a restart) starts
         // when that player arrives (client-protocol/clocks.md#when-clocks-run), from now:
-        // the event's clock shows it still waiting.
-        if (ev.online && s.clock && s.clock.running === null && !s.clock.paused && !s.paused && !s.sealedBy
+        // the event's clock shows it still waiting. A correspondence clock never waits
+        // (one that stands still has its player on vacation).
+        if (ev.online && !s.settings.correspondence && s.clock && s.clock.running === null && !s.clock.paused && !s.paused && !s.sealedBy
             && ['play', 'handicap'].includes(s.phase) && s.toMove === ev.color) {
           s.clock = { ...s.clock, running: ev.color };
           s.clockAt = Date.now();
         }
+        break;
+      case 'vacation':
+      case 'vacation_spent':
+        // The player to move left or came back, or a vacation day moved their deadline:
+        // the events carry no clock, so the server's is asked for (correspondence.md#vacation).
+        if (ev.color === s.toMove) this.conn.request({ type: 'join', game_id: this.id }).catch((err) => err.code && showError(err));
         break;
       default:
         // An event this client does not know yet still counts for `seq`.
@@ -441,7 +454,29 @@ export class GameView {
     if (!view) return;
     s.clock = view;
     s.clockAt = at ? Math.min(Date.now(), this.conn.localTime(at)) : Date.now();
+    s.rest = this.restOf(view);
     s.clockStopped = null;
+  }
+
+  /** The running side's weekend a clock view names, on this page's clock; or null. */
+  restOf(view) {
+    const w = view?.weekend;
+    if (!w) return null;
+    // `ends` is the instant itself, to name: our clock's offset would blur its minute.
+    return { from: w.from == null ? -Infinity : this.conn.localTime(w.from), until: this.conn.localTime(w.until), ends: w.until };
+  }
+
+  /**
+   * Why `colour`'s clock stands still on its turn in a correspondence game, as the
+   * server counts it (`{kind, text}`): its player's weekend, or its player away on
+   * vacation (the view then runs no clock, correspondence.md#vacation); else null.
+   */
+  stillFor(colour, now) {
+    const s = this.s;
+    if (!s.settings.correspondence || s.phase !== 'play' || s.toMove !== colour) return null;
+    if (s.clock.running === colour && resting(s.rest, now)) return { kind: 'weekend', text: `weekend until ${shortTime(s.rest.ends)}` };
+    if (s.clock.running === null && !s.clock.paused && !s.paused && !s.refereePaused && !s.sealedBy) return { kind: 'vacation', text: 'on vacation' };
+    return null;
   }
 
   stopClock() {
@@ -583,7 +618,8 @@ export class GameView {
         seat.warnings ? el('span', { class: 'badge warning', 'data-testid': `warnings-${colour}`, title: 'referee warnings' }, `${seat.warnings} warning${seat.warnings > 1 ? 's' : ''}`) : null,
         el('span', { class: `online ${seat.online ? 'is-online' : ''}`, 'data-testid': `online-${colour}`, title: seat.online ? 'online' : 'away' })),
       s.clock ? el('div', { class: 'clock', 'data-testid': `clock-${colour}` },
-        el('span', { class: 'clock-main' }), el('span', { class: 'clock-extra' })) : el('div', { class: 'clock untimed' }, 'untimed'),
+        el('span', { class: 'clock-main' }), el('span', { class: 'clock-extra' }),
+        el('span', { class: 'clock-still', 'data-testid': `clock-still-${colour}` })) : el('div', { class: 'clock untimed' }, 'untimed'),
       this.usedLine(colour, pos),
       el('div', { class: 'captures', 'data-testid': `captures-${colour}` }, `Captures: ${pos.prisoners[colour]}`));
   }
@@ -1084,15 +1120,19 @@ export class GameView {
       if (!box) continue;
       box.classList.toggle('past', review);
       const running = !ended && s.clock.running === colour && !s.clock.paused;
+      const still = review ? null : this.stillFor(colour, now);
       let shown;
       if (colour === onTime) shown = { main: formatMs(0), extra: 'out of time', low: true, period: null };
       else if (review) shown = past ? showClock(s.settings.clock, past[colour], 0) : { main: '–', extra: 'not known here', low: false, period: null };
-      else shown = showClock(s.settings.clock, s.clock[colour], running ? now - s.clockAt : 0);
+      else shown = showClock(s.settings.clock, s.clock[colour], running ? runningTime(s.clockAt, now, s.rest) : 0);
       if (!shown) continue;
       box.querySelector('.clock-main').textContent = shown.main;
       box.querySelector('.clock-extra').textContent = shown.extra;
-      const ticking = running && s.clockStopped === null && this.frozenAt === null;
+      const ticking = running && !still && s.clockStopped === null && this.frozenAt === null;
       box.classList.toggle('running', ticking);
+      if (still) box.dataset.still = still.kind;
+      else delete box.dataset.still;
+      box.querySelector('.clock-still').textContent = still ? still.text : '';
       box.classList.toggle('low', shown.low && (running || colour === onTime));
       if (colour === s.you) this.count.update(ticking ? shown.period : null);
     }

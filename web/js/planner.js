@@ -4,10 +4,72 @@
 // your opponent's move then your reply, as deep and with as many branches as you like,
 // delete a branch, and store the tree with `plan`. On your own turn the tree begins with
 // your move, which storing plays. What the server refuses is said under the tree.
+//
+// A tree changed and not stored is a draft, kept in this browser for the player and game
+// (localStorage, bounded), so that a reconnect or a reload, which bring the stored plan
+// back from the server, show the draft again, marked as such, to store or discard. A draft
+// made at an earlier position (the game moved on: a reply was played from the plan, or the
+// opponent played off it and the server dropped the plan), or over a stored plan that has
+// changed since, is dropped, and the planner says so.
 
 import { setStones } from './replay.js';
 import { MoveNode } from './sgf.js';
 import { el, other, showError, toast } from './ui.js';
+
+const DRAFTS_KEY = 'tengen.planDrafts';
+/** The drafts kept in this browser, the oldest dropped first. */
+const MAX_DRAFTS = 20;
+/** A draft larger than a plan the server takes (16 KiB as JSON) is not kept. */
+const MAX_DRAFT_CHARS = 16 * 1024;
+
+/** The drafts of this browser, by `<user>/<game>`: `{at, base, tree, t}`. */
+const drafts = {
+  all() {
+    try {
+      const all = JSON.parse(localStorage.getItem(DRAFTS_KEY));
+      return all && typeof all === 'object' ? all : {};
+    } catch {
+      return {};
+    }
+  },
+  get(key) {
+    const d = this.all()[key];
+    return d && typeof d.at === 'number' && typeof d.base === 'string' && isTree(d.tree) ? d : null;
+  },
+  /** Keeps `draft` under `key` (none when null or too large), within MAX_DRAFTS. */
+  put(key, draft) {
+    const all = this.all();
+    delete all[key];
+    if (draft && JSON.stringify(draft).length <= MAX_DRAFT_CHARS) all[key] = { ...draft, t: Date.now() };
+    const keys = Object.keys(all).sort((a, b) => all[b].t - all[a].t);
+    for (const old of keys.slice(MAX_DRAFTS)) delete all[old];
+    try {
+      localStorage.setItem(DRAFTS_KEY, JSON.stringify(all));
+    } catch {
+      // Storage full or refused: the draft lives on in the page until it is closed.
+    }
+  },
+};
+
+/** Whether `t` has the shape treeOf gives (a kept draft is read back from storage). */
+function isTree(t) {
+  return Array.isArray(t) && t.every((e) => Array.isArray(e) && typeof e[0] === 'string' && isTree(e[1]));
+}
+
+/** The tree below `node` as data: `[[vertex, below], …]`, colours left implied. */
+function treeOf(node) {
+  return node.children.map((c) => [c.move.vertex, treeOf(c)]);
+}
+
+/** A plan's `replies` as such a tree: each of their moves with your reply below it. */
+function repliesTree(replies) {
+  return replies.map((b) => [b.if, [[b.play, repliesTree(b.then || [])]]]);
+}
+
+/** Grows `tree` (as treeOf makes it) under `node`, `colour` to play first. */
+function grow(node, tree, colour) {
+  for (const [vertex, below] of tree) grow(node.child({ color: colour, vertex }), below, other(colour));
+}
 
 /**
  * The tree below `node` (your opponent to move there) as a plan's `replies`: each of
@@ -28,14 +90,6 @@ export function toReplies(node) {
   return replies;
 }
 
-/** Grows a plan's `replies` under `node`, where `you`'s opponent is to move. */
-export function growTree(node, replies, you) {
-  for (const b of replies) {
-    const reply = node.child({ color: other(you), vertex: b.if }).child({ color: you, vertex: b.play });
-    growTree(reply, b.then || [], you);
-  }
-}
-
 export class Planner {
   /** `board`: the analysis view it plans on (its tree, its current node, `go`). */
   constructor(conn, gameId, board) {
@@ -45,6 +99,14 @@ export class Planner {
     this.game = null;
     this.error = null;
     this.state = 'Loading the game…';
+    /** The latest snapshot, which Discard goes back to. */
+    this.snap = null;
+    /** The stored plan as treeOf writes it (JSON), to tell a draft from it. */
+    this.saved = '[]';
+    /** The draft on the board (`{at, base, tree}`), or null: the stored plan is shown. */
+    this.draft = null;
+    /** Why a draft was dropped, until the tree changes again. */
+    this.notice = null;
     this.onMessage = (e) => this.frame(e.detail);
     this.onReady = () => this.join();
   }
@@ -78,20 +140,71 @@ export class Planner {
     }
   }
 
-  /** Puts the game's position on the board, with the stored plan as its tree. */
+  /**
+   * Puts the game's position on the board, with the draft as its tree if there is one
+   * for this position and stored plan, else the stored plan.
+   */
   load(s) {
+    this.snap = s;
     const size = s.settings.board_size;
     this.game = { you: s.you, ownTurn: s.to_move === s.you, moves: s.moves.length, inPlay: s.phase === 'play' };
     this.board.load(size, setStones(size, s.handicap_stones, s.settings.ruleset), new MoveNode());
     let at = this.board.tree;
     for (const m of s.moves) at = at.child({ color: m.color, vertex: m.vertex });
     this.root = at;
-    if (s.plan && !this.game.ownTurn) growTree(at, s.plan.replies, s.you);
+    this.saved = JSON.stringify(s.plan && !this.game.ownTurn ? repliesTree(s.plan.replies) : []);
+    const kept = this.draft;
+    this.draft = null;
+    if (s.you && s.settings.correspondence) {
+      // A game no longer in play has nothing to plan: its draft goes.
+      if (this.game.inPlay) this.draft = this.currentDraft(kept);
+      else this.forget();
+    }
+    grow(at, this.draft ? this.draft.tree : JSON.parse(this.saved), s.to_move);
     this.state = !s.settings.correspondence ? 'Plans are for correspondence games.'
       : !s.you ? 'Only the game\'s players make plans.'
         : !this.game.inPlay ? 'The game is not in play: there is nothing to plan.'
-          : s.plan ? 'Your stored plan.' : 'No plan stored.';
+          : this.draft ? this.draftState() : s.plan ? 'Your stored plan.' : 'No plan stored.';
     this.board.go(at);
+  }
+
+  /** Where this player's draft for this game is kept. */
+  key() {
+    return `${this.conn.user?.id}/${this.id}`;
+  }
+
+  /**
+   * The draft (`kept`, the page's own, else the one kept in this browser) if it was made
+   * at this position over this stored plan; any other is dropped, and the notice says why.
+   */
+  currentDraft(kept) {
+    const draft = kept ?? drafts.get(this.key());
+    if (!draft) return null;
+    const why = draft.at !== this.game.moves ? `it was made at move ${draft.at} and the game has moved on to move ${this.game.moves}`
+      : draft.base !== this.saved ? 'your stored plan has changed since it was made'
+        : null;
+    if (!why) return draft;
+    this.forget();
+    this.notice = `Your unsaved changes to the plan were dropped: ${why}.`;
+    return null;
+  }
+
+  draftState() {
+    return this.saved === '[]' ? 'Draft, not stored yet.' : 'Draft, not stored: it differs from your stored plan.';
+  }
+
+  /** The draft is gone: stored, discarded or stale. */
+  forget() {
+    this.draft = null;
+    drafts.put(this.key(), null);
+  }
+
+  /** Goes back to the stored plan, dropping the draft. */
+  discard() {
+    this.forget();
+    this.notice = null;
+    this.error = null;
+    if (this.snap) this.load(this.snap);
   }
 
   /** Whether `node` is in the plan (below the game's position). */
@@ -109,7 +222,7 @@ export class Planner {
     if (!this.inPlan(here)) return;
     const n = here.move.color === this.game.you && here.parent !== this.root ? here.parent : here;
     n.parent.children.splice(n.parent.children.indexOf(n), 1);
-    this.state = 'Changed, not stored yet.';
+    this.changed();
     this.board.go(n.parent);
   }
 
@@ -132,8 +245,16 @@ export class Planner {
     try {
       await this.conn.request(msg);
       this.error = null;
+      this.notice = null;
+      this.forget();
       this.state = msg.replies.length ? 'Your stored plan.' : 'No plan stored.';
       toast(msg.replies.length ? 'Plan stored' : 'Plan dropped', 'ok');
+      // The tree as stored (an opponent's move left without a reply is not); on your own
+      // turn the move is played, and the game's next snapshot brings the plan.
+      if (!g.ownTurn) {
+        this.load({ ...this.snap, plan: msg.replies.length ? { move_number: msg.move_number, replies: msg.replies } : null });
+        return;
+      }
     } catch (err) {
       this.error = { code: err.code || 'offline', message: err.message };
     }
@@ -160,18 +281,30 @@ export class Planner {
       el('p', { class: 'small muted' }, g?.ownTurn
         ? 'It is your move: play it, then enter your opponent\'s possible answers, each with your reply. Storing the plan plays your move.'
         : 'Enter your opponent\'s possible move, then your reply; go back up the tree to add other branches. When they play a move of the plan, your reply is played at once.'),
-      el('p', { class: 'small', 'data-testid': 'plan-state' }, this.state),
+      el('p', { class: `small${this.draft ? ' plan-draft' : ''}`, 'data-testid': 'plan-state', 'data-draft': this.draft ? 'true' : 'false' }, this.state),
+      this.notice ? el('p', { class: 'plan-notice small', role: 'status', 'data-testid': 'plan-notice' }, this.notice) : null,
       top ? el('ul', { class: 'plan-tree', 'data-testid': 'plan-tree' }, top.children.map(item)) : null,
       this.error ? el('p', { class: 'plan-error small', role: 'alert', 'data-testid': 'plan-error', 'data-code': this.error.code }, `Not stored: ${this.error.message}`) : null,
       el('div', { class: 'actions' },
         b('Store plan', 'plan-store', () => this.store(), { class: 'primary', disabled: !g?.inPlay }),
         b('Delete this branch', 'plan-delete', () => this.deleteBranch(), { disabled: !this.inPlan(here) }),
         b('Game position', 'plan-root', () => this.root && this.board.go(this.root)),
+        b('Discard draft', 'plan-discard', () => this.discard(), { disabled: !this.draft }),
         b('Drop plan', 'plan-drop', () => this.store([]), { disabled: !g?.inPlay || g.ownTurn })));
   }
 
-  /** Changing the tree makes it unsaved. */
+  /** The tree changed: it is a draft, kept, unless it is the stored plan again. */
   changed() {
-    this.state = 'Changed, not stored yet.';
+    if (!this.game?.inPlay) return;
+    const tree = treeOf(this.root);
+    this.notice = null;
+    if (JSON.stringify(tree) === this.saved) {
+      this.forget();
+      this.state = this.saved === '[]' ? 'No plan stored.' : 'Your stored plan.';
+      return;
+    }
+    this.draft = { at: this.game.moves, base: this.saved, tree };
+    drafts.put(this.key(), this.draft);
+    this.state = this.draftState();
   }
 }
