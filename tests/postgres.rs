@@ -526,6 +526,7 @@ fn the_sweep_for_orphans_leaves_the_games_of_the_deadline_index_to_the_waker() {
     let deadline = |id: &str, due_ms| Append::Deadline {
         game_id: id.into(),
         due_ms,
+        summary: None,
     };
     let now = tengen::time::wall_ms();
     store
