@@ -1,7 +1,7 @@
 //! The deadline index of correspondence games: for each one not finished, the calendar
 //! instant (Unix ms) it must next be woken at (its clock's flag, the end of its
 //! dead-stone phase). A correspondence game asleep holds no room; the waker
-//! (`correspondence::waker`) reads this index to wake the one that is due.
+//! (`registry::waker`) reads this index to wake the one that is due.
 //!
 //! A row is written in the same batch as the events that move the deadline
 //! ([`Append::Deadline`](super::Append::Deadline)), so the index never says later than
