@@ -213,8 +213,12 @@ impl Placement for Clustered {
         &'a self,
         registry: &'a Registry,
         game_id: &'a str,
-    ) -> BoxFuture<'a, Result<(), Refusal>> {
-        Box::pin(self.take_over(registry, game_id))
+    ) -> BoxFuture<'a, Result<bool, Refusal>> {
+        Box::pin(async move {
+            let ran = self.node.owns(game_id) && registry.registered(game_id).is_some();
+            self.take_over(registry, game_id).await?;
+            Ok(!ran && self.node.owns(game_id))
+        })
     }
 
     fn runs_here(&self, game_id: &str) -> bool {

@@ -36,12 +36,13 @@ impl Placement for Local {
         &'a self,
         registry: &'a Registry,
         game_id: &'a str,
-    ) -> BoxFuture<'a, Result<(), Refusal>> {
+    ) -> BoxFuture<'a, Result<bool, Refusal>> {
         Box::pin(async move {
-            if !registry.is_awake(game_id) {
-                registry.room(game_id).await?;
+            if registry.is_awake(game_id) {
+                return Ok(false);
             }
-            Ok(())
+            registry.room(game_id).await?;
+            Ok(true)
         })
     }
 

@@ -43,12 +43,12 @@ pub trait Placement: Send + Sync {
     fn disown(&self, game_id: &str, fence: Option<u64>);
     /// Wakes a sleeping correspondence game that is due (the waker's call): its room
     /// rebuilt here, unless one runs (in a cluster, anywhere: its owner's timer sees to
-    /// it).
+    /// it). Whether it was rebuilt here.
     fn wake<'a>(
         &'a self,
         registry: &'a Registry,
         game_id: &'a str,
-    ) -> BoxFuture<'a, Result<(), Refusal>>;
+    ) -> BoxFuture<'a, Result<bool, Refusal>>;
     /// Whether the registered room of a game runs here (not a mirror of one elsewhere).
     fn runs_here(&self, game_id: &str) -> bool;
     /// Stops every room here and hands their games to the other nodes (a graceful stop).

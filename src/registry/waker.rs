@@ -132,10 +132,14 @@ async fn wake_due(registry: &Weak<Registry>, turn: &Turn) -> Option<Millis> {
             return Some(now + RETRY.as_millis() as Millis);
         }
     };
+    let mut woken = 0;
     for game_id in due.iter().take_while(|_| turn.holds()) {
         tracing::debug!(game = %game_id, "a correspondence game is due");
-        if let Err(refusal) = registry.place.wake(&registry, game_id).await {
-            tracing::warn!(game = %game_id, %refusal, "a due correspondence game could not be woken");
+        match registry.place.wake(&registry, game_id).await {
+            Ok(here) => woken += usize::from(here),
+            Err(refusal) => {
+                tracing::warn!(game = %game_id, %refusal, "a due correspondence game could not be woken")
+            }
         }
     }
     // A game due never (its player away) is in the index too: sleep at most `longest`.
@@ -143,7 +147,10 @@ async fn wake_due(registry: &Weak<Registry>, turn: &Turn) -> Option<Millis> {
     let next = next.map_or(longest, |t| (t.max(0) as Millis).min(longest));
     Some(match due.len() {
         0 => next,
-        n if n as u32 == BATCH => now,
+        // A full batch that woke games: the next one at once. One whose games all run
+        // already (their rooms record what is due and leave the index) is read again
+        // after RECHECK, not in a loop.
+        n if n as u32 == BATCH && woken > 0 => now,
         _ => next.min(now + RECHECK),
     })
 }
