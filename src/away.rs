@@ -22,8 +22,10 @@ use crate::notify::Notices;
 use crate::protocol::{ErrorCode, GameSettings, NoticeKind, NoticePayload, Refusal, Vacation};
 use crate::registry::Registry;
 use crate::room::RoomCmd;
-use crate::store::{Store, StoreError, VacationRow};
+use crate::store::{GameQuery, GameStatus, Store, VacationRow, blocking};
 
+/// What a failed store call of a vacation request names.
+const WHAT: &str = "vacation";
 /// The longest the task sleeps with nobody away: a vacation begun is a nudge.
 const IDLE: Millis = 3_600_000;
 /// The wait after the store could not be read.
@@ -67,7 +69,7 @@ impl Vacations {
             user_id.to_string(),
             now_ms(),
         );
-        let row = blocking(move || Ok(policy.settle(store.vacation(&who)?, now))).await?;
+        let row = blocking(WHAT, move || Ok(policy.settle(store.vacation(&who)?, now))).await?;
         match Policy::ends_at(&row) {
             Some(ends) if ends <= row.as_of_ms => self.back(user_id).await,
             _ => Ok(view(&row)),
@@ -120,7 +122,10 @@ impl Vacations {
         change: impl Fn(Option<VacationRow>, i64) -> VacationRow + Send + 'static,
     ) -> Result<(Option<VacationRow>, VacationRow), Refusal> {
         let (store, who, now) = (self.store.clone(), user_id.to_string(), now_ms());
-        blocking(move || store.change_vacation(&who, Box::new(move |row| change(row, now)))).await
+        blocking(WHAT, move || {
+            store.change_vacation(&who, Box::new(move |row| change(row, now)))
+        })
+        .await
     }
 
     /// Tells each of `user_id`'s correspondence games not over that they are away or
@@ -149,7 +154,7 @@ impl Vacations {
     async fn sweep(&self) -> Millis {
         let store = self.store.clone();
         let now = now_ms();
-        let away = match blocking(move || store.away_accounts()).await {
+        let away = match blocking(WHAT, move || store.away_accounts()).await {
             Ok(away) => away,
             Err(refusal) => {
                 tracing::warn!(%refusal, "the accounts on vacation could not be read");
@@ -228,11 +233,20 @@ pub(crate) async fn tell_games(
     wanted: impl Fn(&GameSettings) -> bool,
     ask: impl Fn(String, tokio::sync::oneshot::Sender<bool>) -> RoomCmd,
 ) -> Result<(Vec<String>, Vec<String>), Refusal> {
-    let listed = crate::desk::live_games(store, user_id).await?;
+    let (store, who) = (store.clone(), user_id.to_string());
+    let listed = blocking("correspondence games", move || {
+        store.list_games(&GameQuery {
+            player: Some(who),
+            status: Some(GameStatus::Live),
+            limit: GameQuery::MAX_LIMIT,
+            ..GameQuery::default()
+        })
+    })
+    .await?;
     let (mut done, mut not) = (Vec::new(), Vec::new());
     for game in listed {
-        let fits = serde_json::from_str::<GameSettings>(&game.settings).is_ok_and(|s| wanted(&s));
-        if !fits {
+        let settings = serde_json::from_str::<GameSettings>(&game.settings);
+        if !settings.is_ok_and(|s| s.correspondence && wanted(&s)) {
             continue;
         }
         match tell_game(games, &game.id, user_id, &ask).await {
@@ -275,14 +289,5 @@ fn view(row: &VacationRow) -> Vacation {
         paid_until: row.paid_until_ms.filter(|until| *until > row.as_of_ms),
         paused: Vec::new(),
         running: Vec::new(),
-    }
-}
-
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, Refusal> {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(done) => done.map_err(|e| Refusal::new(ErrorCode::Unavailable, e.to_string())),
-        Err(e) => Err(Refusal::new(ErrorCode::Unavailable, e.to_string())),
     }
 }

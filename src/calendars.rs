@@ -10,12 +10,15 @@
 
 use std::sync::Arc;
 
-use crate::away::{blocking, tell_games};
+use crate::away::tell_games;
 use crate::clock::WeekendError;
 use crate::protocol::{Calendar, ErrorCode, Refusal};
 use crate::registry::Registry;
 use crate::room::RoomCmd;
-use crate::store::{CalendarRow, Store};
+use crate::store::{CalendarRow, Store, blocking};
+
+/// What a failed store call of a calendar request names.
+const WHAT: &str = "calendar";
 
 /// The calendar service.
 pub struct Calendars {
@@ -31,7 +34,7 @@ impl Calendars {
     /// `user_id`'s calendar: UTC, Saturday and Sunday until they set one.
     pub async fn get(&self, user_id: &str) -> Result<Calendar, Refusal> {
         let (store, who) = (self.store.clone(), user_id.to_string());
-        let row = blocking(move || store.calendar(&who)).await?;
+        let row = blocking(WHAT, move || store.calendar(&who)).await?;
         Ok(row.map_or_else(Calendar::default, |r| {
             Calendar::from_bits(r.time_zone, r.weekend)
         }))
@@ -53,7 +56,7 @@ impl Calendars {
         };
         let calendar = Calendar::from_bits(row.time_zone.clone(), row.weekend);
         let (store, who) = (self.store.clone(), user_id.to_string());
-        blocking(move || store.put_calendar(&who, &row)).await?;
+        blocking(WHAT, move || store.put_calendar(&who, &row)).await?;
         let told = calendar.clone();
         let (_, missed) = tell_games(
             &self.store,

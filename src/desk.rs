@@ -12,31 +12,14 @@
 
 use std::sync::Arc;
 
-use crate::protocol::{CorrespondenceGame, ErrorCode, GameSettings, GameSummary, Refusal};
+use crate::protocol::{CorrespondenceGame, GameSummary, Refusal};
 use crate::registry::Registry;
 use crate::room::RoomCmd;
 use crate::rules::Color;
-use crate::store::{DeskRow, GameQuery, GameRecord, GameStatus, Store, StoreError};
+use crate::store::{DeskRow, GameQuery, Store, blocking};
 
-/// `user_id`'s correspondence games not over, as the store has them.
-pub async fn live_games(store: &Arc<dyn Store>, user_id: &str) -> Result<Vec<GameRecord>, Refusal> {
-    let (store, who) = (store.clone(), user_id.to_string());
-    let games = blocking(move || {
-        store.list_games(&GameQuery {
-            player: Some(who),
-            status: Some(GameStatus::Live),
-            limit: GameQuery::MAX_LIMIT,
-            ..GameQuery::default()
-        })
-    })
-    .await?;
-    Ok(games
-        .into_iter()
-        .filter(|g| {
-            serde_json::from_str::<GameSettings>(&g.settings).is_ok_and(|s| s.correspondence)
-        })
-        .collect())
-}
+/// What a failed store call of the dashboard names.
+const WHAT: &str = "correspondence games";
 
 /// `user_id`'s dashboard: each game's summary, their colour, and whether they keep a
 /// plan there. A game whose room cannot be reached now is left out.
@@ -46,7 +29,7 @@ pub async fn list(
     user_id: &str,
 ) -> Result<Vec<CorrespondenceGame>, Refusal> {
     let (reader, who) = (store.clone(), user_id.to_string());
-    let rows = blocking(move || reader.desk(&who, GameQuery::MAX_LIMIT)).await?;
+    let rows = blocking(WHAT, move || reader.desk(&who, GameQuery::MAX_LIMIT)).await?;
     let mut listed = Vec::with_capacity(rows.len());
     for row in rows {
         let Some(game) = summary(games, &row).await else {
@@ -78,13 +61,4 @@ async fn summary(games: &Registry, row: &DeskRow) -> Option<GameSummary> {
     }
     let room = games.room(&row.game_id).await.ok()?;
     room.ask(|reply| RoomCmd::Summary { reply }).await.ok()
-}
-
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, Refusal> {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(done) => done.map_err(|e| Refusal::new(ErrorCode::Unavailable, e.to_string())),
-        Err(e) => Err(Refusal::new(ErrorCode::Unavailable, e.to_string())),
-    }
 }

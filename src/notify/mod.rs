@@ -29,7 +29,7 @@ use crate::protocol::{
     ErrorCode, MailMode, Notice, NoticeKind, NoticePayload, NotificationSettings, Refusal,
     ServerMsg, UserInfo,
 };
-use crate::store::{NewNotice, NoticeRow, Store, StoreError};
+use crate::store::{NewNotice, NoticeRow, Store, blocking};
 use crate::time::wall_ms;
 pub use links::{Link, LinkError, Links};
 pub use mail::{MailError, Mailer, check as check_mail};
@@ -95,22 +95,8 @@ pub enum Followed {
     Stale,
 }
 
-fn unavailable(e: StoreError) -> Refusal {
-    Refusal::new(
-        ErrorCode::Unavailable,
-        format!("notices cannot be read or changed now: {e}"),
-    )
-}
-
-/// Runs a store call on the blocking pool; a failure is `unavailable`.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, Refusal> {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(done) => done.map_err(unavailable),
-        Err(e) => Err(Refusal::new(ErrorCode::Unavailable, e.to_string())),
-    }
-}
+/// What a failed store call of a notice request names.
+const WHAT: &str = "notices";
 
 fn notice_of(row: NoticeRow) -> Option<Notice> {
     Some(Notice {
@@ -184,7 +170,7 @@ impl Notices {
     ) -> Result<Notice, Refusal> {
         let store = self.store.clone();
         let who = account.to_string();
-        let prefs = blocking(move || store.mail_prefs(&who)).await?;
+        let prefs = blocking(WHAT, move || store.mail_prefs(&who)).await?;
         let prefs = Prefs::from_row(prefs);
         let mode = match &self.mail {
             Some(_) => prefs.mode(kind),
@@ -199,7 +185,7 @@ impl Notices {
             digest: mode == MailMode::Digest,
         };
         let (store, keep, who) = (self.store.clone(), self.keep, account.to_string());
-        let (notice_id, unread) = blocking(move || {
+        let (notice_id, unread) = blocking(WHAT, move || {
             let id = store.add_notice(&new, keep)?;
             Ok((id, store.unread_notices(&who)?))
         })
@@ -249,7 +235,7 @@ impl Notices {
             ));
         }
         let (store, who) = (self.store.clone(), account.to_string());
-        let (rows, unread) = blocking(move || {
+        let (rows, unread) = blocking(WHAT, move || {
             let rows = store.notices(&who, before, limit)?;
             Ok((rows, store.unread_notices(&who)?))
         })
@@ -265,7 +251,7 @@ impl Notices {
     /// account how many remain unread.
     pub async fn mark_read(&self, account: &str, up_to: u64) -> Result<u64, Refusal> {
         let (store, who) = (self.store.clone(), account.to_string());
-        let unread = blocking(move || {
+        let unread = blocking(WHAT, move || {
             store.mark_notices_read(&who, up_to)?;
             store.unread_notices(&who)
         })
@@ -278,7 +264,7 @@ impl Notices {
     async fn prefs(&self, account: &str) -> Result<Prefs, Refusal> {
         let (store, who) = (self.store.clone(), account.to_string());
         Ok(Prefs::from_row(
-            blocking(move || store.mail_prefs(&who)).await?,
+            blocking(WHAT, move || store.mail_prefs(&who)).await?,
         ))
     }
 
@@ -318,7 +304,7 @@ impl Notices {
         prefs.modes.extend(modes);
         prefs.push.extend(push_kinds);
         let (store, row) = (self.store.clone(), prefs.to_row(account));
-        blocking(move || store.set_mail_prefs(&row)).await?;
+        blocking(WHAT, move || store.set_mail_prefs(&row)).await?;
         if let (Some(mail), Some(address)) = (&self.mail, verify)
             && let Err(e) = mail.send_verify(account, &address).await
         {
@@ -351,7 +337,7 @@ impl Notices {
             Link::Verify { .. } => return Ok(Followed::Stale),
         };
         let (store, row) = (self.store.clone(), prefs.to_row(&account));
-        blocking(move || store.set_mail_prefs(&row)).await?;
+        blocking(WHAT, move || store.set_mail_prefs(&row)).await?;
         Ok(followed)
     }
 
@@ -430,12 +416,12 @@ impl Notices {
         };
         let store = self.store.clone();
         let before = wall_ms() - self.digest_every_ms;
-        let due = blocking(move || store.digests_due(before, DIGESTS_PER_SWEEP)).await?;
+        let due = blocking(WHAT, move || store.digests_due(before, DIGESTS_PER_SWEEP)).await?;
         let mut sent = 0;
         for account in due {
             // In a cluster every node sweeps: the one that claims the digest sends it.
             let (store, who) = (self.store.clone(), account.clone());
-            let claimed = blocking(move || {
+            let claimed = blocking(WHAT, move || {
                 if !store.claim_digest(&who, before, wall_ms())? {
                     return Ok(None);
                 }
@@ -462,7 +448,7 @@ impl Notices {
                 continue;
             }
             let (store, who) = (self.store.clone(), account.clone());
-            blocking(move || store.digest_sent(&who, up_to)).await?;
+            blocking(WHAT, move || store.digest_sent(&who, up_to)).await?;
             sent += usize::from(!notices.is_empty());
         }
         Ok(sent)

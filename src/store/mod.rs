@@ -37,6 +37,7 @@
 mod accounts;
 mod bots;
 mod calendars;
+mod call;
 pub mod copy;
 mod deadlines;
 mod error;
@@ -63,6 +64,7 @@ pub use accounts::{
 };
 pub use bots::{BotStore, MadeBot};
 pub use calendars::{CalendarRow, CalendarStore};
+pub use call::blocking;
 pub use deadlines::{DeadlineStore, DeskRow};
 pub use error::StoreError;
 pub use fairplay::{FairPlayStore, KibitzRecord, NewReport, StoredReport};

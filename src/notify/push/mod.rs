@@ -24,7 +24,7 @@ use tokio::sync::{Semaphore, mpsc};
 
 use crate::config::PushConfig;
 use crate::protocol::{ErrorCode, Notice, NoticeKind, Refusal};
-use crate::store::{PushSubscription, Store, Subscribed};
+use crate::store::{PushSubscription, Store, Subscribed, blocking};
 use crate::time::wall_ms;
 use send::{Outcome, Sender};
 pub use vapid::Vapid;
@@ -110,12 +110,8 @@ pub struct Pusher {
     jobs: mpsc::Sender<Job>,
 }
 
-fn unavailable(e: impl std::fmt::Display) -> Refusal {
-    Refusal::new(
-        ErrorCode::Unavailable,
-        format!("push subscriptions cannot be read or changed now: {e}"),
-    )
-}
+/// What a failed store call of a subscription request names.
+const WHAT: &str = "push subscriptions";
 
 impl Pusher {
     /// The pusher `[push]` asks for; None when push is off.
@@ -163,10 +159,7 @@ impl Pusher {
             created_ms: wall_ms(),
         };
         let (store, max) = (self.store.clone(), self.max_subscriptions);
-        let kept = tokio::task::spawn_blocking(move || store.add_push_subscription(&row, max))
-            .await
-            .map_err(unavailable)?
-            .map_err(unavailable)?;
+        let kept = blocking(WHAT, move || store.add_push_subscription(&row, max)).await?;
         match kept {
             Subscribed::Kept => Ok(()),
             Subscribed::Full => Err(Refusal::new(
@@ -186,12 +179,10 @@ impl Pusher {
             account.to_string(),
             endpoint.to_string(),
         );
-        tokio::task::spawn_blocking(move || {
+        blocking(WHAT, move || {
             store.remove_push_subscription(&endpoint, Some(&account))
         })
         .await
-        .map_err(unavailable)?
-        .map_err(unavailable)
     }
 
     /// Queues `notice` for every browser `account` subscribed. Returns at once.
