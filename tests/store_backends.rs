@@ -1778,6 +1778,14 @@ fn a_disabled_account_is_sent_nothing_more(b: &Backend) {
     );
     assert!(s.digest_notices("ann").expect("read").is_empty());
     assert_eq!(s.notices("ann", None, 10).expect("read").len(), 1, "kept");
+    // A subscribe that reaches the store after the disable (its login checked before)
+    // keeps nothing.
+    assert_eq!(
+        s.add_push_subscription(&push_sub("ann", "https://p/ann-late", 2), 5)
+            .expect("answered"),
+        Subscribed::Disabled
+    );
+    assert!(s.push_subscriptions("ann").expect("read").is_empty());
     // Bob, not disabled, is sent as before; enabling ann again brings nothing back.
     assert_eq!(s.digests_due(1000, 10).expect("due"), ["bob"]);
     assert_eq!(s.push_subscriptions("bob").expect("read").len(), 1);

@@ -25,6 +25,9 @@ pub enum Subscribed {
     Kept,
     /// Not kept: the account already has its most.
     Full,
+    /// Not kept: the account is disabled (it was disabled while the request was on its
+    /// way: a disabled account's subscriptions are forgotten with the change).
+    Disabled,
 }
 
 /// Push subscriptions. Synchronous like the rest; async callers use `spawn_blocking`.

@@ -162,6 +162,10 @@ impl Pusher {
         let kept = blocking(WHAT, move || store.add_push_subscription(&row, max)).await?;
         match kept {
             Subscribed::Kept => Ok(()),
+            Subscribed::Disabled => Err(Refusal::new(
+                ErrorCode::Unauthorized,
+                "this account is disabled",
+            )),
             Subscribed::Full => Err(Refusal::new(
                 ErrorCode::LimitReached,
                 format!(

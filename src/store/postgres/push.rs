@@ -41,6 +41,19 @@ async fn add(
     )
     .await
     .map_err(pg_error)?;
+    // The account's row, shared: a disable under way (which updates the row, then
+    // forgets the subscriptions) commits first and is seen here, or waits for this one
+    // and forgets what it adds.
+    let disabled = tx
+        .query_opt(
+            "SELECT disabled FROM users WHERE id = $1 FOR SHARE",
+            &[&sub.account],
+        )
+        .await
+        .map_err(pg_error)?;
+    if disabled.is_some_and(|row| row.get::<_, bool>(0)) {
+        return Ok(Subscribed::Disabled);
+    }
     let known = tx
         .query_opt(
             "SELECT 1 FROM push_subscriptions WHERE endpoint = $1",

@@ -44,6 +44,17 @@ impl PushStore for SqliteStore {
         let mut conn = self.lock()?;
         let db = self.db_err();
         let tx = conn.transaction().map_err(&db)?;
+        // One connection: a disable is before this transaction or after it (and then
+        // forgets what it adds).
+        let disabled: Option<bool> = tx
+            .prepare_cached("SELECT disabled FROM users WHERE id = ?1")
+            .map_err(&db)?
+            .query_row(params![sub.account], |row| row.get(0))
+            .optional()
+            .map_err(&db)?;
+        if disabled == Some(true) {
+            return Ok(Subscribed::Disabled);
+        }
         let known = tx
             .prepare_cached("SELECT 1 FROM push_subscriptions WHERE endpoint = ?1")
             .map_err(&db)?
