@@ -37,8 +37,19 @@ fn fischer_days() -> Value {
 
 /// A correspondence game, Black's first move E5 played, White to move.
 async fn game(server: &TestServer, extra: Value) -> (Client, Client, String) {
-    let mut black = server.login("black").await;
-    let mut white = server.login("white").await;
+    game_of(server, "black", "white", extra).await
+}
+
+/// A correspondence game of `black` and `white` with `extra` settings, Black's first
+/// move E5 played, White to move: both players' clients and the game's id.
+async fn game_of(
+    server: &TestServer,
+    black: &str,
+    white: &str,
+    extra: Value,
+) -> (Client, Client, String) {
+    let mut black = server.login(black).await;
+    let mut white = server.login(white).await;
     let mut settings =
         json!({"board_size": 9, "color": "black", "correspondence": true, "clock": fischer_days()});
     if let (Some(s), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
@@ -212,15 +223,7 @@ async fn game_against(
     player: &str,
     extra: Value,
 ) -> (String, i64) {
-    let mut black = server.login(opponent).await;
-    let mut white = server.login(player).await;
-    let mut settings =
-        json!({"board_size": 9, "color": "black", "correspondence": true, "clock": fischer_days()});
-    if let (Some(s), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
-        s.extend(extra.clone());
-    }
-    let id = start_game(&mut black, &mut white, settings).await;
-    play(&mut black, &id, 1, "E5").await;
+    let (black, white, id) = game_of(server, opponent, player, extra).await;
     black.close().await;
     white.close().await;
     let began = server.stored_game(&id).await.created_at_ms;

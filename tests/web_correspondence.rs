@@ -7,20 +7,11 @@
 mod browser;
 mod common;
 
-use common::{Client, TestServer, start_game};
+use common::{Client, TestServer, WEEKDAYS, start_game};
 use serde_json::json;
 use tengen::correspondence::calendar;
 
 const DAY: u64 = 86_400_000;
-const DAYS: [&str; 7] = [
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_correspondence_game_is_challenged_listed_planned_and_answered_from_the_plan() {
@@ -50,7 +41,7 @@ async fn a_correspondence_clock_stands_still_on_the_page_on_its_players_weekend_
     let mut val = Client::connect(&url("val")).await;
     // 1 January 1970 was a Thursday.
     let today = (calendar::now_ms() / DAY + 3) as usize;
-    let weekend = json!([DAYS[today % 7], DAYS[(today + 1) % 7]]);
+    let weekend = json!([WEEKDAYS[today % 7], WEEKDAYS[(today + 1) % 7]]);
     let set = wes
         .ok(json!({"type": "set_calendar", "calendar": {"time_zone": "UTC", "weekend": weekend}}))
         .await;

@@ -10,7 +10,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, TestServer, play, start_game};
+use common::{Client, TestServer, WEEKDAYS, play, start_game};
 use serde_json::{Value, json};
 use tengen::correspondence::calendar;
 use tokio::time::sleep;
@@ -20,15 +20,6 @@ const DAY: u64 = 24 * HOUR;
 /// Asia/Kolkata: UTC+5:30 all year, so its midnights are not UTC's and no DST moves them.
 const ZONE: &str = "Asia/Kolkata";
 const OFFSET: u64 = 5 * HOUR + HOUR / 2;
-const DAYS: [&str; 7] = [
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
 
 fn quiet(c: &mut tengen::config::Config) {
     c.limits.heartbeat_secs = 100_000_000;
@@ -42,8 +33,8 @@ fn quiet(c: &mut tengen::config::Config) {
 fn days_after(ms: u64, n: u64) -> Value {
     let day = (ms + OFFSET) / DAY;
     json!([
-        DAYS[((day + n + 3) % 7) as usize],
-        DAYS[((day + n + 4) % 7) as usize]
+        WEEKDAYS[((day + n + 3) % 7) as usize],
+        WEEKDAYS[((day + n + 4) % 7) as usize]
     ])
 }
 

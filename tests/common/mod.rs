@@ -26,6 +26,17 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 /// How long a test waits for a message before it fails (real or paused time).
 pub const WAIT: Duration = Duration::from_secs(10);
 
+/// The weekday names a calendar's `weekend` takes, Monday first.
+pub const WEEKDAYS: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
 /// Runs `fut` with tokio's paused clock held still. A paused clock jumps to the next
 /// timer whenever the runtime looks idle, and a task waiting for a socket looks idle;
 /// a blocking-pool task in flight stops those jumps, so the waits on the network below
