@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use tengen::config::{JwtAlgorithm, Registration};
 use tengen::protocol::Role;
 use tengen::store::{NewInvite, UserChange};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// One HTTP/1.1 exchange.
 struct Reply {
@@ -49,40 +48,18 @@ impl Reply {
 
 async fn send(server: &TestServer, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
     let addr = server.server.as_ref().expect("running").addr();
-    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let mut req = format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
+    let mut all = headers.to_vec();
     if !headers
         .iter()
         .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
     {
-        req.push_str("Content-Type: application/json\r\n");
+        all.push(("Content-Type", "application/json"));
     }
-    req.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    let mut raw_req = req.into_bytes();
-    raw_req.extend_from_slice(body);
-    s.write_all(&raw_req).await.expect("write");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).await.expect("read");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|c| c.parse().ok())
-        .expect("status");
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let body = serde_json::from_str(body).unwrap_or(Value::Null);
+    let reply = common::exchange(addr, "POST", path, &all, body).await;
     Reply {
-        status,
-        headers,
-        body,
+        status: reply.status,
+        headers: reply.headers(),
+        body: serde_json::from_str(&reply.body).unwrap_or(Value::Null),
     }
 }
 

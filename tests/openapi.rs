@@ -7,10 +7,8 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{TestServer, frozen, get_json};
+use common::{TestServer, get_json};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use tengen::net::openapi::document;
 
@@ -204,21 +202,8 @@ fn the_document_has_every_route_of_the_router_and_no_other() {
 /// One request by hand: the status and the body.
 async fn request(server: &TestServer, method: &str, path: &str) -> (u16, String) {
     let addr = server.server.as_ref().expect("running").addr();
-    let mut s = frozen(TcpStream::connect(addr)).await.expect("connects");
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    );
-    frozen(s.write_all(req.as_bytes())).await.expect("sends");
-    let mut raw = Vec::new();
-    frozen(s.read_to_end(&mut raw)).await.expect("reads");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    (status, body.to_string())
+    let reply = common::exchange(addr, method, path, &[], b"").await;
+    (reply.status, reply.body)
 }
 
 #[tokio::test]

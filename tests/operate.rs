@@ -18,30 +18,10 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// A minimal HTTP/1.1 GET: the status code and the body.
+/// A plain HTTP/1.1 GET: the status code and the body.
 async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
-        .await
-        .expect("an answer within 10 s")
-        .expect("read");
-    let text = String::from_utf8(raw).expect("UTF-8");
-    let (head, body) = text.split_once("\r\n\r\n").expect("headers end");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status line");
-    assert!(
-        !head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked"),
-        "this little client reads only plain bodies"
-    );
-    (status, body.to_string())
+    let (status, _, body) = common::get_at(addr, path).await;
+    (status, body)
 }
 
 fn addr(server: &TestServer) -> SocketAddr {

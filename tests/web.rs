@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use common::{Client, TestServer, play, start_game};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// The line a scenario prints to have the server restarted; it is answered on the
 /// scenario's stdin with `restarted` once the server is back on the same address.
@@ -134,28 +134,8 @@ async fn http(
     body: &str,
 ) -> (u16, Vec<(String, String)>, String) {
     let addr = server.server.as_ref().expect("running").addr();
-    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    s.write_all(req.as_bytes()).await.expect("write");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).await.expect("read");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|c| c.parse().ok())
-        .expect("status");
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    (status, headers, body.to_string())
+    let reply = common::exchange(addr, method, path, headers, body.as_bytes()).await;
+    (reply.status, reply.headers(), reply.body)
 }
 
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> &'a str {

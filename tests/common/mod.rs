@@ -430,21 +430,75 @@ pub async fn get_with_head(server: &TestServer, path: &str) -> (u16, String, Str
 
 /// A plain HTTP/1.1 GET to any server: status, the head (lower case) and body.
 pub async fn get_at(addr: std::net::SocketAddr, path: &str) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).await.unwrap();
+    let reply = exchange(addr, "GET", path, &[], b"").await;
+    (reply.status, reply.head.to_ascii_lowercase(), reply.body)
+}
+
+/// What a plain HTTP/1.1 exchange got back.
+pub struct Reply {
+    pub status: u16,
+    /// The status line and headers as sent.
+    pub head: String,
+    /// The body, de-chunked.
+    pub body: String,
+}
+
+impl Reply {
+    /// The headers, names in lower case.
+    pub fn headers(&self) -> Vec<(String, String)> {
+        self.head
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+            .collect()
+    }
+}
+
+/// One plain HTTP/1.1 request to `addr` (`Connection: close`, with `Content-Length`),
+/// whatever its method, headers and body, on a held paused clock ([`frozen`]).
+pub async fn exchange(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    let mut raw_req = req.into_bytes();
+    raw_req.extend_from_slice(body);
+    let raw = frozen(async {
+        let mut s = TcpStream::connect(addr).await.expect("connects");
+        s.write_all(&raw_req).await.expect("sends");
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).await.expect("reads");
+        raw
+    })
+    .await;
     let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let head = head.to_ascii_lowercase();
-    let body = if head.contains("transfer-encoding: chunked") {
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         dechunk(body)
     } else {
         body.to_string()
     };
-    (status, head, body)
+    Reply {
+        status,
+        head: head.to_string(),
+        body,
+    }
 }
 
 fn dechunk(mut body: &str) -> String {
@@ -462,37 +516,12 @@ fn dechunk(mut body: &str) -> String {
 
 /// A plain HTTP/1.1 GET of a JSON body: the status and the body read as JSON.
 pub async fn get_json(server: &TestServer, path: &str) -> (u16, Value) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let addr = server.server.as_ref().expect("running").addr();
-    let mut s = frozen(TcpStream::connect(addr)).await.expect("connects");
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    frozen(s.write_all(req.as_bytes())).await.expect("sends");
-    let mut raw = Vec::new();
-    frozen(s.read_to_end(&mut raw)).await.expect("reads");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, mut body) = text.split_once("\r\n\r\n").expect("a head");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    let mut json = String::new();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        while let Some((size, rest)) = body.split_once("\r\n") {
-            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            json.push_str(&rest[..n]);
-            body = &rest[n + 2..];
-        }
-    } else {
-        json.push_str(body);
-    }
-    (status, serde_json::from_str(&json).expect("a JSON body"))
+    let reply = exchange(addr, "GET", path, &[], b"").await;
+    (
+        reply.status,
+        serde_json::from_str(&reply.body).expect("a JSON body"),
+    )
 }
 
 /// Writes finished rated games straight into the data directory's store, as if the
@@ -641,32 +670,14 @@ pub async fn http_typed(
     body: &str,
 ) -> (u16, String) {
     let addr = server.server.as_ref().expect("running").addr();
-    let mut s = TcpStream::connect(addr).await.expect("connects");
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    if let Some(token) = bearer {
-        req.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    let auth = bearer.map(|token| format!("Bearer {token}"));
+    let mut headers = Vec::new();
+    if let Some(auth) = &auth {
+        headers.push(("Authorization", auth.as_str()));
     }
     if !body.is_empty() {
-        req.push_str(&format!("Content-Type: {media}\r\n"));
+        headers.push(("Content-Type", media));
     }
-    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    s.write_all(req.as_bytes()).await.expect("sends");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).await.expect("reads");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(body)
-    } else {
-        body.to_string()
-    };
-    (status, body)
+    let reply = exchange(addr, method, path, &headers, body.as_bytes()).await;
+    (reply.status, reply.body)
 }
