@@ -158,19 +158,8 @@ fn standings_table(standings: &[Value]) -> String {
 async fn gnugo_levels_play_a_mcmahon() {
     require_gnugo();
     let server = TestServer::start().await;
-    let mut td = Client::connect(&format!(
-        "{}?token={}",
-        server.url,
-        server.token_as("td", Role::Admin)
-    ))
-    .await;
-    let created = td
-        .ok(json!({"type": "create_tournament", "setup": setup()}))
-        .await;
-    let t = created["tournament"]["tournament_id"]
-        .as_str()
-        .expect("an id")
-        .to_string();
+    let mut td = server.connect_as("td", Role::Admin).await;
+    let (_, t) = common::create_tournament(&mut td, setup()).await;
 
     let _bots: Vec<Bot> = LEVELS
         .iter()

@@ -880,12 +880,7 @@ async fn an_illegal_engine_move_becomes_a_pass_on_the_engines_board_too() {
 async fn bots_enter_a_tournament_and_play_its_round() {
     require_gnugo();
     let server = TestServer::start().await;
-    let mut td = Client::connect(&format!(
-        "{}?token={}",
-        server.url,
-        server.token_as("td", Role::Admin)
-    ))
-    .await;
+    let mut td = server.connect_as("td", Role::Admin).await;
     let setup = json!({
         "name": "Bot Cup",
         "regulations": {"system": {"kind": "swiss"}, "rounds": 1, "handicap": null,
@@ -895,13 +890,7 @@ async fn bots_enter_a_tournament_and_play_its_round() {
         "registration_opens": 0,
         "registration_closes": 4_102_444_800_000_i64
     });
-    let created = td
-        .ok(json!({"type": "create_tournament", "setup": setup}))
-        .await;
-    let t = created["tournament"]["tournament_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (_, t) = common::create_tournament(&mut td, setup).await;
     td.ok(json!({"type": "watch_tournament", "tournament_id": t}))
         .await;
     let engine = gnugo(false);

@@ -74,13 +74,7 @@ async fn a_tournament_survives_the_loss_of_the_node_that_directs_it() {
     let cluster = Processes::new(Cluster::new(), 2, Vec::new());
     let (mut n0, n1) = (cluster.spawn(0), cluster.spawn(1));
     let mut td0 = cluster.cluster.login_as(&n0.url, "td", Role::Admin).await;
-    let created = td0
-        .ok(json!({"type": "create_tournament", "setup": setup()}))
-        .await;
-    let t = created["tournament"]["tournament_id"]
-        .as_str()
-        .expect("an id")
-        .to_string();
+    let (_, t) = common::create_tournament(&mut td0, setup()).await;
 
     // Everything else goes through node 1, to the director on node 0.
     let mut td = cluster.cluster.login_as(&n1.url, "td", Role::Admin).await;

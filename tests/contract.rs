@@ -72,12 +72,7 @@ async fn save_review(server: &TestServer, token: &str) -> String {
 /// A tournament that `td` (an admin) directs, with `players` registered and round one
 /// paired: its id.
 async fn paired_tournament(server: &TestServer, players: &mut [&mut Client]) -> String {
-    let mut td = Client::connect(&format!(
-        "{}?token={}",
-        server.url,
-        server.token_as("td", Role::Admin)
-    ))
-    .await;
+    let mut td = server.connect_as("td", Role::Admin).await;
     let setup = json!({
         "name": "Contract Cup",
         "regulations": {
@@ -89,13 +84,7 @@ async fn paired_tournament(server: &TestServer, players: &mut [&mut Client]) -> 
         "registration_opens": 0,
         "registration_closes": 4_102_444_800_000_i64
     });
-    let created = td
-        .ok(json!({"type": "create_tournament", "setup": setup}))
-        .await;
-    let id = created["tournament"]["tournament_id"]
-        .as_str()
-        .expect("an id")
-        .to_string();
+    let (_, id) = common::create_tournament(&mut td, setup).await;
     for player in players {
         player
             .ok(json!({"type": "register", "tournament_id": id, "rank": "5k"}))

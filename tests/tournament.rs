@@ -99,15 +99,6 @@ fn setup() -> Value {
     })
 }
 
-async fn director(server: &TestServer) -> Client {
-    Client::connect(&format!(
-        "{}?token={}",
-        server.url,
-        server.token_as("td", Role::Admin)
-    ))
-    .await
-}
-
 async fn players(server: &TestServer) -> Vec<Client> {
     let mut clients = Vec::new();
     for i in 0..PLAYERS {
@@ -339,14 +330,8 @@ async fn view_round(td: &mut Client, t: &str, number: usize) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_mcmahon_tournament_runs_through_the_server() {
     let mut server = TestServer::start_with(tweak).await;
-    let mut td = director(&server).await;
-    let created = td
-        .ok(json!({"type": "create_tournament", "setup": setup()}))
-        .await;
-    let t = created["tournament"]["tournament_id"]
-        .as_str()
-        .expect("an id")
-        .to_string();
+    let mut td = server.connect_as("td", Role::Admin).await;
+    let (created, t) = common::create_tournament(&mut td, setup()).await;
     let commitments: Vec<String> = created["tournament"]["draws"]
         .as_array()
         .expect("draws")
@@ -407,7 +392,7 @@ async fn a_whole_mcmahon_tournament_runs_through_the_server() {
             let dir = server.stop().await;
             server = TestServer::start_in(dir, tweak).await;
             ps = players(&server).await;
-            td = director(&server).await;
+            td = server.connect_as("td", Role::Admin).await;
             let again = td.ok(msg(&t, "watch_tournament", json!({}))).await;
             assert_eq!(again["tournament"]["stage"], "ready");
             assert_eq!(again["tournament"]["rounds"].as_array().unwrap().len(), 3);
@@ -689,14 +674,8 @@ fn gotha(players: &[(&str, &str, &str)]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score() {
     let mut server = TestServer::start_with(tweak).await;
-    let mut td = director(&server).await;
-    let created = td
-        .ok(json!({"type": "create_tournament", "setup": setup()}))
-        .await;
-    let t = created["tournament"]["tournament_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let mut td = server.connect_as("td", Role::Admin).await;
+    let (_, t) = common::create_tournament(&mut td, setup()).await;
     td.ok(msg(&t, "watch_tournament", json!({}))).await;
     // Matched by name, in either order.
     server.account_named("leeann", "Ann Lee").await;
@@ -800,7 +779,7 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
     td.close().await;
     let dir = server.stop().await;
     server = TestServer::start_in(dir, tweak).await;
-    let mut td = director(&server).await;
+    let mut td = server.connect_as("td", Role::Admin).await;
     let (_, standings) = get_json(&server, &format!("/api/tournaments/{t}/standings")).await;
     assert_eq!(lee(&standings["standings"])["adjustments"], wanted);
     assert_eq!(lee(&standings["standings"])["score"], score);
@@ -827,14 +806,8 @@ async fn a_director_imports_players_from_an_opengotha_file_and_adjusts_a_score()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watcher_hears_a_new_setup_and_a_bye_given_ahead() {
     let server = TestServer::start_with(tweak).await;
-    let mut td = director(&server).await;
-    let created = td
-        .ok(json!({"type": "create_tournament", "setup": setup()}))
-        .await;
-    let t = created["tournament"]["tournament_id"]
-        .as_str()
-        .expect("an id")
-        .to_string();
+    let mut td = server.connect_as("td", Role::Admin).await;
+    let (created, t) = common::create_tournament(&mut td, setup()).await;
     assert!(created["tournament"]["standings"].as_array().is_some());
     let mut watcher = server.login("kibitzer").await;
     watcher.ok(msg(&t, "watch_tournament", json!({}))).await;

@@ -112,6 +112,12 @@ impl TestServer {
         Client::connect(&format!("{}?token={}", self.url, self.token(sub))).await
     }
 
+    /// A connection of `sub` with `role` (no account needed: an admin directing a
+    /// tournament, a referee).
+    pub async fn connect_as(&self, sub: &str, role: Role) -> Client {
+        Client::connect(&format!("{}?token={}", self.url, self.token_as(sub, role))).await
+    }
+
     /// Gives `sub` an account unless they have one: a player's, with no password (only
     /// accounts play rated games).
     pub async fn account(&self, sub: &str) {
@@ -375,6 +381,18 @@ pub async fn start_game(a: &mut Client, b: &mut Client, settings: Value) -> Stri
         c.recv_type("snapshot").await;
     }
     game_id
+}
+
+/// `td` creates a tournament of `setup`: the answer, and the tournament's id.
+pub async fn create_tournament(td: &mut Client, setup: Value) -> (Value, String) {
+    let created = td
+        .ok(json!({"type": "create_tournament", "setup": setup}))
+        .await;
+    let id = created["tournament"]["tournament_id"]
+        .as_str()
+        .expect("a tournament id")
+        .to_string();
+    (created, id)
 }
 
 /// Plays `vertex` (or "pass") as move `n` and returns the ack. The mover's own copy of
